@@ -1,0 +1,318 @@
+import { assign, fromCallback, fromPromise, setup } from 'xstate'
+import { UserQuestionError, toUserQuestionError } from '../protocol/errors.js'
+import type {
+  Agent,
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+  ProviderRequest,
+  UserQuestionProvider,
+} from '../protocol/types.js'
+import { validateAnswer } from '../protocol/validate.js'
+
+/** How an ask ended: errors are data here; only the seam adapter rejects a promise. */
+export type AskOutput =
+  | { status: 'answered'; answer: AskUserQuestionAnswer }
+  | { status: 'rejected'; error: UserQuestionError }
+
+/** What one ask starts from. Times are epoch milliseconds so a restored ask keeps its deadline. */
+export interface AskInput {
+  askId: string
+  /** Validated questions (see `validateRequest`). */
+  questions: AskUserQuestionItem[]
+  agent?: Agent
+  /** The provider active when the ask starts, if any. */
+  provider?: UserQuestionProvider
+  /** The caller's signal; aborting it ends the ask with `ASK_ABORTED`. */
+  callerSignal?: AbortSignal
+  startedAt: number
+  /** Absolute deadline; absent waits indefinitely and arms no timer. */
+  deadline?: number
+  /** How long to wait for a first provider when none is registered. 0: fail at once. */
+  waitForProviderMs: number
+  /** How long a disposed provider's asks wait for the next one. 0: abort at once. */
+  providerGraceMs: number
+}
+
+export interface AskContext {
+  askId: string
+  questions: AskUserQuestionItem[]
+  agent: Agent | undefined
+  provider: UserQuestionProvider | undefined
+  callerSignal: AbortSignal | undefined
+  startedAt: number
+  deadline: number | undefined
+  waitForProviderMs: number
+  providerGraceMs: number
+  /** Controls the signal handed to the presenting provider; its reason is the error that took the ask away. */
+  presentation: AbortController | undefined
+  outcome: AskOutput | undefined
+}
+
+export type AskEvent =
+  | { type: 'provider.available'; provider: UserQuestionProvider }
+  | { type: 'provider.disposed' }
+  | { type: 'ask.aborted'; reason?: unknown }
+  | { type: 'seam.closed' }
+
+/** The provider's settlement, already validated into the canonical answer. */
+export const presentToProvider = fromPromise<
+  AskUserQuestionAnswer,
+  { provider: UserQuestionProvider; request: ProviderRequest }
+>(async ({ input }) => {
+  const { provider, request } = input
+  let answer: unknown
+  try {
+    const pending: unknown = provider.ask(request)
+    if (typeof (pending as { then?: unknown } | null)?.then !== 'function') {
+      throw new UserQuestionError(
+        'the provider must return a promise from ask()',
+        'PROVIDER_FAILED',
+        {
+          details: { rule: 'returns-promise' },
+        },
+      )
+    }
+    answer = await pending
+  } catch (error: unknown) {
+    throw toUserQuestionError(error)
+  }
+  return validateAnswer(request.questions, answer)
+})
+
+/** Listens once to the caller's signal for the life of the pending ask. */
+export const watchCallerSignal = fromCallback<AskEvent, AbortSignal | undefined>(
+  ({ input, sendBack }) => {
+    const signal = input
+    if (signal === undefined) return undefined
+    const onAbort = () => sendBack({ type: 'ask.aborted', reason: signal.reason })
+    if (signal.aborted) {
+      onAbort()
+      return undefined
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    return () => signal.removeEventListener('abort', onAbort)
+  },
+)
+
+const reject = (error: UserQuestionError): AskOutput => ({ status: 'rejected', error })
+
+/**
+ * One pending ask, from admission to its single outcome. Each ask is its own
+ * root actor (DESIGN §6): a shared parent would copy its children on every
+ * spawn. The deadline region arms a timer only when the ask has a deadline.
+ */
+export const askMachine = setup({
+  types: {
+    context: {} as AskContext,
+    events: {} as AskEvent,
+    input: {} as AskInput,
+    output: {} as AskOutput,
+  },
+  actors: { presentToProvider, watchCallerSignal },
+  guards: {
+    hasProvider: ({ context }) => context.provider !== undefined,
+    mayWaitForProvider: ({ context }) => context.waitForProviderMs > 0,
+    hasDeadline: ({ context }) => context.deadline !== undefined,
+    hasProviderGrace: ({ context }) => context.providerGraceMs > 0,
+    isCancellation: (_, error: unknown) => toUserQuestionError(error).code === 'ASK_CANCELLED',
+  },
+  delays: {
+    deadline: ({ context }) => Math.max(0, (context.deadline ?? 0) - Date.now()),
+    providerWait: ({ context }) => context.waitForProviderMs,
+    providerGrace: ({ context }) => context.providerGraceMs,
+  },
+  actions: {
+    openPresentation: assign({ presentation: () => new AbortController() }),
+    adoptProvider: assign({
+      provider: ({ event }) =>
+        (event as Extract<AskEvent, { type: 'provider.available' }>).provider,
+    }),
+    releaseProvider: assign(({ context }) => {
+      context.presentation?.abort(
+        new UserQuestionError(
+          'the provider was disposed; the ask waits for the next one',
+          'ASK_ABORTED',
+          {
+            details: { reason: 'provider-disposed', handOver: true },
+          },
+        ),
+      )
+      return { provider: undefined, presentation: undefined }
+    }),
+    takeDownPresentation: ({ context }) => {
+      if (context.outcome?.status === 'rejected') context.presentation?.abort(context.outcome.error)
+    },
+    recordAnswer: assign((_, answer: AskUserQuestionAnswer) => ({
+      outcome: { status: 'answered' as const, answer },
+    })),
+    recordProviderError: assign((_, error: unknown) => ({
+      outcome: reject(toUserQuestionError(error)),
+    })),
+    recordNoProvider: assign({
+      outcome: () =>
+        reject(
+          new UserQuestionError(
+            'no question provider is registered to ask the user',
+            'NO_PROVIDER',
+          ),
+        ),
+    }),
+    recordProviderGone: assign({
+      provider: undefined,
+      outcome: () =>
+        reject(
+          new UserQuestionError(
+            'the provider was disposed while the ask was pending',
+            'ASK_ABORTED',
+            {
+              details: { reason: 'provider-disposed' },
+            },
+          ),
+        ),
+    }),
+    recordCallerAbort: assign({
+      outcome: ({ event }) =>
+        reject(
+          new UserQuestionError('the caller aborted the ask', 'ASK_ABORTED', {
+            cause: (event as { reason?: unknown }).reason,
+            details: { reason: 'caller-aborted' },
+          }),
+        ),
+    }),
+    recordSeamClosed: assign({
+      outcome: () =>
+        reject(
+          new UserQuestionError('the seam was closed while the ask was pending', 'SEAM_CLOSED'),
+        ),
+    }),
+    recordTimeout: assign({
+      outcome: ({ context }) =>
+        reject(
+          new UserQuestionError('nobody answered before the deadline', 'ASK_TIMEOUT', {
+            details: { deadline: context.deadline, startedAt: context.startedAt },
+          }),
+        ),
+    }),
+  },
+}).createMachine({
+  id: 'ask',
+  context: ({ input }) => ({
+    askId: input.askId,
+    questions: input.questions,
+    agent: input.agent,
+    provider: input.provider,
+    callerSignal: input.callerSignal,
+    startedAt: input.startedAt,
+    deadline: input.deadline,
+    waitForProviderMs: input.waitForProviderMs,
+    providerGraceMs: input.providerGraceMs,
+    presentation: undefined,
+    outcome: undefined,
+  }),
+  initial: 'pending',
+  output: ({ context }) => context.outcome as AskOutput,
+  states: {
+    pending: {
+      type: 'parallel',
+      invoke: { src: 'watchCallerSignal', input: ({ context }) => context.callerSignal },
+      on: {
+        'ask.aborted': { target: 'aborted', actions: 'recordCallerAbort' },
+        'seam.closed': { target: 'aborted', actions: 'recordSeamClosed' },
+      },
+      states: {
+        flow: {
+          initial: 'starting',
+          states: {
+            starting: {
+              always: [
+                { guard: 'hasProvider', target: 'presenting' },
+                { guard: 'mayWaitForProvider', target: 'waitingForProvider' },
+                { target: '#ask.failed', actions: 'recordNoProvider' },
+              ],
+            },
+            waitingForProvider: {
+              initial: 'first',
+              on: { 'provider.available': { target: 'presenting', actions: 'adoptProvider' } },
+              states: {
+                first: {
+                  after: { providerWait: { target: '#ask.failed', actions: 'recordNoProvider' } },
+                },
+                handOver: {
+                  after: {
+                    providerGrace: { target: '#ask.aborted', actions: 'recordProviderGone' },
+                  },
+                },
+              },
+            },
+            presenting: {
+              entry: 'openPresentation',
+              invoke: {
+                src: 'presentToProvider',
+                input: ({ context }) => ({
+                  provider: context.provider as UserQuestionProvider,
+                  request: providerRequest(context),
+                }),
+                onDone: {
+                  target: '#ask.answered',
+                  actions: { type: 'recordAnswer', params: ({ event }) => event.output },
+                },
+                onError: [
+                  {
+                    guard: {
+                      type: 'isCancellation',
+                      params: ({ event }: { event: { error: unknown } }) => event.error,
+                    },
+                    target: '#ask.cancelled',
+                    actions: {
+                      type: 'recordProviderError',
+                      params: ({ event }: { event: { error: unknown } }) => event.error,
+                    },
+                  },
+                  {
+                    target: '#ask.failed',
+                    actions: {
+                      type: 'recordProviderError',
+                      params: ({ event }: { event: { error: unknown } }) => event.error,
+                    },
+                  },
+                ],
+              },
+              on: {
+                'provider.disposed': [
+                  {
+                    guard: 'hasProviderGrace',
+                    target: 'waitingForProvider.handOver',
+                    actions: 'releaseProvider',
+                  },
+                  { target: '#ask.aborted', actions: 'recordProviderGone' },
+                ],
+              },
+            },
+          },
+        },
+        deadline: {
+          initial: 'unarmed',
+          states: {
+            unarmed: { always: { guard: 'hasDeadline', target: 'armed' } },
+            armed: { after: { deadline: { target: '#ask.timedOut', actions: 'recordTimeout' } } },
+          },
+        },
+      },
+    },
+    answered: { type: 'final' },
+    cancelled: { type: 'final' },
+    aborted: { type: 'final', entry: 'takeDownPresentation' },
+    timedOut: { type: 'final', entry: 'takeDownPresentation' },
+    failed: { type: 'final' },
+  },
+})
+
+function providerRequest(context: AskContext): ProviderRequest {
+  const request: ProviderRequest = {
+    askId: context.askId,
+    questions: context.questions,
+    signal: (context.presentation as AbortController).signal,
+  }
+  if (context.agent !== undefined) request.agent = context.agent
+  return request
+}

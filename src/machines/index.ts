@@ -1,0 +1,13 @@
+/**
+ * Every statechart of askseam, for embedding, inspection and Stately.
+ *
+ * @example
+ * ```ts
+ * import { askMachine } from 'askseam/machines'
+ * import { createActor } from 'xstate'
+ * ```
+ */
+export { askMachine, presentToProvider, watchCallerSignal } from './ask.machine.js'
+export type { AskContext, AskEvent, AskInput, AskOutput } from './ask.machine.js'
+export { seamMachine } from './seam.machine.js'
+export type { SeamContext, SeamEmitted, SeamEvent } from './seam.machine.js'

@@ -1,0 +1,74 @@
+import { assign, emit, setup } from 'xstate'
+import type { UserQuestionProvider } from '../protocol/types.js'
+
+export interface SeamContext {
+  provider: UserQuestionProvider | undefined
+  /** Which registration holds the slot; a disposer only frees its own. */
+  registration: number | undefined
+}
+
+export type SeamEvent =
+  | { type: 'provider.registered'; provider: UserQuestionProvider; registration: number }
+  | { type: 'provider.disposed'; registration: number }
+  | { type: 'seam.closed' }
+
+/** What the slot tells the pending asks; the seam adapter forwards each to every ask. */
+export type SeamEmitted =
+  | { type: 'provider.available'; provider: UserQuestionProvider }
+  | { type: 'provider.disposed' }
+  | { type: 'seam.closed' }
+
+/**
+ * The provider slot: one active provider at most. A registration while one is
+ * active, or after close, is not accepted (the adapter reads that with
+ * `snapshot.can` and throws the matching code). A disposer frees the slot only
+ * while its own registration holds it, so a stale one is harmless.
+ */
+export const seamMachine = setup({
+  types: {
+    context: {} as SeamContext,
+    events: {} as SeamEvent,
+    emitted: {} as SeamEmitted,
+  },
+  guards: {
+    isCurrentRegistration: ({ context, event }) =>
+      event.type === 'provider.disposed' && event.registration === context.registration,
+  },
+  actions: {
+    occupySlot: assign(({ event }) =>
+      event.type === 'provider.registered'
+        ? { provider: event.provider, registration: event.registration }
+        : {},
+    ),
+    vacateSlot: assign({ provider: undefined, registration: undefined }),
+    announceProvider: emit(({ context }) => ({
+      type: 'provider.available' as const,
+      provider: context.provider as UserQuestionProvider,
+    })),
+    announceDisposal: emit({ type: 'provider.disposed' as const }),
+    announceClose: emit({ type: 'seam.closed' as const }),
+  },
+}).createMachine({
+  id: 'seam',
+  context: { provider: undefined, registration: undefined },
+  initial: 'vacant',
+  states: {
+    vacant: {
+      on: {
+        'provider.registered': { target: 'active', actions: ['occupySlot', 'announceProvider'] },
+        'seam.closed': { target: 'closed', actions: 'announceClose' },
+      },
+    },
+    active: {
+      on: {
+        'provider.disposed': {
+          guard: 'isCurrentRegistration',
+          target: 'vacant',
+          actions: ['vacateSlot', 'announceDisposal'],
+        },
+        'seam.closed': { target: 'closed', actions: ['vacateSlot', 'announceClose'] },
+      },
+    },
+    closed: {},
+  },
+})

@@ -1,0 +1,96 @@
+import { HarnessError, UserQuestionError } from './errors.js'
+import type { Agent, AgentRegistry } from './types.js'
+
+/** A registry the runtime keeps up to date as agents start and end. */
+export interface MutableAgentRegistry extends AgentRegistry {
+  /**
+   * Marks `agent` live, owned by `owner` (a live agent) or a runtime root when
+   * `owner` is absent. Returns its exit: idempotent, and stale-safe (it never
+   * removes a later instance that reuses the id). Throws `AGENT_ID_IN_USE`
+   * when another instance with that id is live, `OWNER_NOT_LIVE` when the
+   * owner is not live.
+   */
+  enter(agent: Agent, owner?: Agent): () => void
+}
+
+/**
+ * Creates the registry the seam consults for caller authority: only the exact
+ * live instance that is a runtime root may ask.
+ *
+ * @example
+ * ```ts
+ * const agents = createAgentRegistry()
+ * const exit = agents.enter(rootAgent)
+ * const seam = createUserQuestions({ agents })
+ * ```
+ */
+export function createAgentRegistry(): MutableAgentRegistry {
+  const live = new Map<string, Agent>()
+  const owners = new WeakMap<Agent, Agent>()
+  return {
+    get: (id) => live.get(id),
+    ownerOf: (agent) => (live.get(agent.id) === agent ? owners.get(agent) : undefined),
+    enter(agent, owner) {
+      if (
+        typeof agent !== 'object' ||
+        agent === null ||
+        typeof agent.id !== 'string' ||
+        agent.id === ''
+      ) {
+        throw new TypeError('enter(agent): agent must be an object with a non-blank string id')
+      }
+      if (live.has(agent.id)) {
+        throw new HarnessError(`an agent with id "${agent.id}" is already live`, 'AGENT_ID_IN_USE')
+      }
+      if (owner !== undefined && live.get(owner.id) !== owner) {
+        throw new HarnessError(
+          `the owner "${owner.id}" of "${agent.id}" is not live`,
+          'OWNER_NOT_LIVE',
+        )
+      }
+      live.set(agent.id, agent)
+      if (owner === undefined) owners.delete(agent)
+      else owners.set(agent, owner)
+      return () => {
+        if (live.get(agent.id) === agent) live.delete(agent.id)
+      }
+    },
+  }
+}
+
+/**
+ * The caller-authority check of DESIGN §3: `CALLER_NOT_LIVE` unless `agent` is
+ * the registry's exact live instance, then `DELEGATED_CALLER` if it is owned.
+ * Lineage is not authority: only the registry's present word counts.
+ */
+export function checkCaller(agents: AgentRegistry | undefined, agent: unknown): void {
+  if (agent === undefined) return
+  const id =
+    typeof agent === 'object' && agent !== null ? (agent as { id?: unknown }).id : undefined
+  const shown = typeof id === 'string' ? `"${id}"` : 'without an id'
+  if (agents === undefined) {
+    throw new UserQuestionError(
+      `the caller agent ${shown} cannot be checked: this seam has no agent registry`,
+      'CALLER_NOT_LIVE',
+      { details: { reason: 'no-registry' } },
+    )
+  }
+  if (typeof id !== 'string' || agents.get(id) !== agent) {
+    throw new UserQuestionError(
+      `the caller agent ${shown} is not the live instance`,
+      'CALLER_NOT_LIVE',
+      {
+        details:
+          typeof id === 'string' ? { agentId: id, reason: 'not-live' } : { reason: 'not-live' },
+      },
+    )
+  }
+  const owner = agents.ownerOf(agent as { id: string })
+  if (owner !== undefined) {
+    throw new UserQuestionError(
+      `agent "${id}" is a subagent of "${owner.id}" and has no human to ask: put the question in its result`,
+      'DELEGATED_CALLER',
+      { details: { agentId: id, ownerId: owner.id } },
+    )
+  }
+}
