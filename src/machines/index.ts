@@ -7,7 +7,27 @@
  * import { createActor } from 'xstate'
  * ```
  */
-export { askMachine, presentToProvider, watchCallerSignal } from './ask.machine.js'
+export { askMachine, presentToProvider } from './ask.machine.js'
 export type { AskContext, AskEvent, AskInput, AskOutput } from './ask.machine.js'
 export { seamMachine } from './seam.machine.js'
 export type { SeamContext, SeamEmitted, SeamEvent } from './seam.machine.js'
+export {
+  canSubmit,
+  currentQuestion,
+  describePlanReview,
+  draftOf,
+  isQuestionAnswered,
+  previewAnswer,
+  qualifiesForPlanReview,
+  questionnaireAnswer,
+  questionnaireMachine,
+} from './questionnaire.machine.js'
+export type {
+  PlanReviewChoice,
+  QuestionDraft,
+  QuestionnaireCancelReason,
+  QuestionnaireContext,
+  QuestionnaireEvent,
+  QuestionnaireInput,
+  QuestionnaireOutput,
+} from './questionnaire.machine.js'
