@@ -1,4 +1,4 @@
-import { assign, fromCallback, fromPromise, setup } from 'xstate'
+import { assign, fromPromise, setup } from 'xstate'
 import { UserQuestionError, toUserQuestionError } from '../protocol/errors.js'
 import type {
   Agent,
@@ -22,8 +22,6 @@ export interface AskInput {
   agent?: Agent
   /** The provider active when the ask starts, if any. */
   provider?: UserQuestionProvider
-  /** The caller's signal; aborting it ends the ask with `ASK_ABORTED`. */
-  callerSignal?: AbortSignal
   startedAt: number
   /** Absolute deadline; absent waits indefinitely and arms no timer. */
   deadline?: number
@@ -38,7 +36,6 @@ export interface AskContext {
   questions: AskUserQuestionItem[]
   agent: Agent | undefined
   provider: UserQuestionProvider | undefined
-  callerSignal: AbortSignal | undefined
   startedAt: number
   deadline: number | undefined
   waitForProviderMs: number
@@ -48,6 +45,11 @@ export interface AskContext {
   outcome: AskOutput | undefined
 }
 
+/**
+ * What an ask hears from outside. `ask.aborted` comes from whoever runs the
+ * actor and watches the caller's signal (the seam does, one listener per
+ * signal); the provider announcements come from `seamMachine`.
+ */
 export type AskEvent =
   | { type: 'provider.available'; provider: UserQuestionProvider }
   | { type: 'provider.disposed' }
@@ -79,21 +81,6 @@ export const presentToProvider = fromPromise<
   return validateAnswer(request.questions, answer)
 })
 
-/** Listens once to the caller's signal for the life of the pending ask. */
-export const watchCallerSignal = fromCallback<AskEvent, AbortSignal | undefined>(
-  ({ input, sendBack }) => {
-    const signal = input
-    if (signal === undefined) return undefined
-    const onAbort = () => sendBack({ type: 'ask.aborted', reason: signal.reason })
-    if (signal.aborted) {
-      onAbort()
-      return undefined
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    return () => signal.removeEventListener('abort', onAbort)
-  },
-)
-
 const reject = (error: UserQuestionError): AskOutput => ({ status: 'rejected', error })
 
 /**
@@ -108,7 +95,7 @@ export const askMachine = setup({
     input: {} as AskInput,
     output: {} as AskOutput,
   },
-  actors: { presentToProvider, watchCallerSignal },
+  actors: { presentToProvider },
   guards: {
     hasProvider: ({ context }) => context.provider !== undefined,
     mayWaitForProvider: ({ context }) => context.waitForProviderMs > 0,
@@ -201,7 +188,6 @@ export const askMachine = setup({
     questions: input.questions,
     agent: input.agent,
     provider: input.provider,
-    callerSignal: input.callerSignal,
     startedAt: input.startedAt,
     deadline: input.deadline,
     waitForProviderMs: input.waitForProviderMs,
@@ -214,7 +200,6 @@ export const askMachine = setup({
   states: {
     pending: {
       type: 'parallel',
-      invoke: { src: 'watchCallerSignal', input: ({ context }) => context.callerSignal },
       on: {
         'ask.aborted': { target: 'aborted', actions: 'recordCallerAbort' },
         'seam.closed': { target: 'aborted', actions: 'recordSeamClosed' },

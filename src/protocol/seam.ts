@@ -2,6 +2,7 @@ import { createActor } from 'xstate'
 import type { Actor, InspectionEvent, Observer } from 'xstate'
 import { askMachine } from '../machines/ask.machine.js'
 import { seamMachine } from '../machines/seam.machine.js'
+import { createAbortFanout } from './abort-fanout.js'
 import { checkCaller } from './agents.js'
 import { UserQuestionError } from './errors.js'
 import type {
@@ -79,6 +80,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   const waitForProviderMs = options.waitForProviderMs ?? 0
   const providerGraceMs = options.providerGraceMs ?? 0
   const asks = new Map<string, AskActor>()
+  const callerSignals = createAbortFanout()
   const prefix = Math.random().toString(36).slice(2, 8)
   let asked = 0
   let registrations = 0
@@ -148,7 +150,6 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
             ? {}
             : { deadline: startedAt + timeoutMs }),
           ...(admitted.agent === undefined ? {} : { agent: admitted.agent as Agent }),
-          ...(admitted.signal === undefined ? {} : { callerSignal: admitted.signal }),
           ...(seam.getSnapshot().context.provider === undefined
             ? {}
             : { provider: seam.getSnapshot().context.provider as UserQuestionProvider }),
@@ -156,10 +157,16 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
         ...(inspect === undefined ? {} : { inspect }),
       }
       const actor = createActor(askMachine, input)
+      const signal = admitted.signal
+      const unwatch =
+        signal === undefined
+          ? undefined
+          : callerSignals.watch(signal, (reason) => actor.send({ type: 'ask.aborted', reason }))
       return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
         actor.subscribe({
           complete() {
             asks.delete(askId)
+            unwatch?.()
             const output = actor.getSnapshot().output
             if (output?.status === 'answered') resolve(output.answer)
             else if (output !== undefined) reject(output.error)
