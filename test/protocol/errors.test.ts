@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest'
+import {
+  HarnessError,
+  UserQuestionError,
+  UserQuestionErrorCodes,
+  isUserQuestionError,
+  toUserQuestionError,
+} from '../../src/protocol/index.js'
+
+/** The code table of DESIGN §3, written out independently of the implementation. */
+const DESIGN_CODES = [
+  'ASK_ABORTED',
+  'EMPTY_QUESTIONS',
+  'INVALID_REQUEST',
+  'CALLER_NOT_LIVE',
+  'DELEGATED_CALLER',
+  'BAD_INTENT',
+  'NO_PROVIDER',
+  'DUPLICATE_PROVIDER',
+  'ASK_CANCELLED',
+  'ASK_TIMEOUT',
+  'BAD_ANSWER',
+  'PROVIDER_FAILED',
+  'SEAM_CLOSED',
+] as const
+
+describe('UserQuestionError', () => {
+  it('is named UserQuestionError and is a HarnessError and an Error', () => {
+    const error = new UserQuestionError('The user closed the dialog', 'ASK_CANCELLED')
+    expect(error.name).toBe('UserQuestionError')
+    expect(error).toBeInstanceOf(UserQuestionError)
+    expect(error).toBeInstanceOf(HarnessError)
+    expect(error).toBeInstanceOf(Error)
+    expect(error.code).toBe('ASK_CANCELLED')
+    expect(error.message).toBe('The user closed the dialog')
+    expect(error.stack).toContain('UserQuestionError')
+  })
+
+  it('constructs in the reference order (message, code, options) and keeps cause and details', () => {
+    const cause = new Error('socket closed')
+    const error = new UserQuestionError('the provider failed', 'PROVIDER_FAILED', {
+      cause,
+      details: { questionId: 'db', reason: 'io' },
+    })
+    expect(error.cause).toBe(cause)
+    expect(error.details).toEqual({ questionId: 'db', reason: 'io' })
+  })
+
+  it('keeps a cause that is not an Error, and an explicit undefined cause', () => {
+    expect(new UserQuestionError('m', 'ASK_ABORTED', { cause: 'why' }).cause).toBe('why')
+    const withUndefined = new UserQuestionError('m', 'ASK_ABORTED', { cause: undefined })
+    expect('cause' in withUndefined).toBe(true)
+    expect(withUndefined.cause).toBeUndefined()
+  })
+
+  it('toJSON gives { name, code, message, details }', () => {
+    const error = new UserQuestionError('question "db" has no answer', 'BAD_ANSWER', {
+      cause: new Error('hidden'),
+      details: { questionId: 'db', rule: 'missing-answer' },
+    })
+    expect(error.toJSON()).toEqual({
+      name: 'UserQuestionError',
+      code: 'BAD_ANSWER',
+      message: 'question "db" has no answer',
+      details: { questionId: 'db', rule: 'missing-answer' },
+    })
+  })
+
+  it('survives a JSON.stringify round trip with its name, code, message and details', () => {
+    const error = new UserQuestionError('nobody answered before the deadline', 'ASK_TIMEOUT', {
+      details: { reason: 'deadline', startedAt: 5 },
+    })
+    const parsed: unknown = JSON.parse(JSON.stringify(error))
+    expect(parsed).toEqual({
+      name: 'UserQuestionError',
+      code: 'ASK_TIMEOUT',
+      message: 'nobody answered before the deadline',
+      details: { reason: 'deadline', startedAt: 5 },
+    })
+    expect(isUserQuestionError(parsed)).toBe(true)
+    const revived = toUserQuestionError(parsed)
+    expect(revived).toBeInstanceOf(UserQuestionError)
+    expect(revived.code).toBe('ASK_TIMEOUT')
+    expect(revived.message).toBe('nobody answered before the deadline')
+    expect(revived.details).toEqual({ reason: 'deadline', startedAt: 5 })
+  })
+
+  it('serialises inside a larger payload, as a tool runner would', () => {
+    const error = new UserQuestionError('the seam is closed', 'SEAM_CLOSED')
+    const wire = JSON.parse(JSON.stringify({ ok: false, error })) as {
+      error: { name: string; code: string; message: string }
+    }
+    expect(wire.error).toMatchObject({
+      name: 'UserQuestionError',
+      code: 'SEAM_CLOSED',
+      message: 'the seam is closed',
+    })
+  })
+})
+
+describe('HarnessError', () => {
+  it('carries a free string code and the standard cause', () => {
+    const cause = new Error('root')
+    const error = new HarnessError('agent id in use', 'AGENT_ID_IN_USE', { cause })
+    expect(error).toBeInstanceOf(Error)
+    expect(error).not.toBeInstanceOf(UserQuestionError)
+    expect(error.code).toBe('AGENT_ID_IN_USE')
+    expect(error.cause).toBe(cause)
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({
+      code: 'AGENT_ID_IN_USE',
+      message: 'agent id in use',
+    })
+  })
+})
+
+describe('UserQuestionErrorCodes', () => {
+  it('holds every code of the DESIGN §3 table exactly once, each mapped to itself', () => {
+    const keys = Object.keys(UserQuestionErrorCodes)
+    expect([...keys].sort()).toEqual([...DESIGN_CODES].sort())
+    expect(new Set(Object.values(UserQuestionErrorCodes)).size).toBe(DESIGN_CODES.length)
+    for (const code of DESIGN_CODES) expect(UserQuestionErrorCodes[code]).toBe(code)
+  })
+
+  it('constructs an error for every code', () => {
+    for (const code of DESIGN_CODES) {
+      const error = new UserQuestionError(`m ${code}`, code)
+      expect(error.code).toBe(code)
+      expect(isUserQuestionError(error)).toBe(true)
+    }
+  })
+})
+
+describe('isUserQuestionError', () => {
+  it('recognises ours and look-alikes with a known code, and nothing else', () => {
+    expect(isUserQuestionError(new UserQuestionError('m', 'NO_PROVIDER'))).toBe(true)
+    expect(isUserQuestionError({ name: 'UserQuestionError', code: 'NO_PROVIDER' })).toBe(true)
+    expect(isUserQuestionError({ name: 'UserQuestionError', code: 'NOT_A_CODE' })).toBe(false)
+    expect(isUserQuestionError({ name: 'Error', code: 'NO_PROVIDER' })).toBe(false)
+    expect(isUserQuestionError(new HarnessError('m', 'NO_PROVIDER'))).toBe(false)
+    expect(isUserQuestionError(new Error('m'))).toBe(false)
+    expect(isUserQuestionError(null)).toBe(false)
+    expect(isUserQuestionError('ASK_CANCELLED')).toBe(false)
+  })
+})
+
+describe('toUserQuestionError', () => {
+  it('passes one of ours through unchanged', () => {
+    const error = new UserQuestionError('dismissed', 'ASK_CANCELLED')
+    expect(toUserQuestionError(error)).toBe(error)
+  })
+
+  it('turns anything else into PROVIDER_FAILED by default, keeping it as cause', () => {
+    const plain = new Error('boom')
+    const converted = toUserQuestionError(plain)
+    expect(converted).toBeInstanceOf(UserQuestionError)
+    expect(converted.code).toBe('PROVIDER_FAILED')
+    expect(converted.cause).toBe(plain)
+    expect(converted.message).toContain('boom')
+
+    const fromString = toUserQuestionError('just a string')
+    expect(fromString.code).toBe('PROVIDER_FAILED')
+    expect(fromString.cause).toBe('just a string')
+  })
+
+  it('uses the fallback code and message it is given', () => {
+    const converted = toUserQuestionError(new Error('x'), 'ASK_ABORTED', 'the caller went away')
+    expect(converted.code).toBe('ASK_ABORTED')
+    expect(converted.message).toContain('the caller went away')
+  })
+
+  it('adopts a foreign copy of the class, keeping its code and details', () => {
+    const foreign = Object.assign(new Error('dismissed elsewhere'), {
+      name: 'UserQuestionError',
+      code: 'ASK_CANCELLED',
+      details: { reason: 'user' },
+    })
+    const converted = toUserQuestionError(foreign)
+    expect(converted).toBeInstanceOf(UserQuestionError)
+    expect(converted.code).toBe('ASK_CANCELLED')
+    expect(converted.message).toBe('dismissed elsewhere')
+    expect(converted.details).toEqual({ reason: 'user' })
+    expect(converted.cause).toBe(foreign)
+  })
+})

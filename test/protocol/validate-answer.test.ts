@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest'
+import { encodeAnswer, validateAnswer } from '../../src/protocol/index.js'
+import type { AskUserQuestionItem } from '../../src/protocol/index.js'
+import { thrownBy } from '../support/controllable-provider.js'
+
+const questions: AskUserQuestionItem[] = [
+  {
+    id: 'db',
+    question: 'Which database?',
+    options: [{ label: 'Postgres' }, { label: 'SQLite' }],
+  },
+  {
+    id: 'features',
+    question: 'Which features?',
+    multiSelect: true,
+    options: [{ label: 'Auth' }, { label: 'Billing' }, { label: 'Search' }],
+  },
+  { id: 'name', question: 'Project name?' },
+]
+
+function expectBadAnswer(answer: unknown, questionId: string | undefined, rule: string): void {
+  const error = thrownBy(() => validateAnswer(questions, answer), 'BAD_ANSWER')
+  expect(error.details).toEqual(questionId === undefined ? { rule } : { questionId, rule })
+  if (questionId !== undefined) expect(error.message).toContain(`"${questionId}"`)
+}
+
+describe('validateAnswer: what it accepts', () => {
+  it('returns the answer in question order and multi-select labels in option order', () => {
+    const answer = validateAnswer(questions, {
+      answers: [
+        { id: 'name', selected: [], custom: 'atlas' },
+        { id: 'features', selected: ['Search', 'Auth'], custom: 'SSO too' },
+        { id: 'db', selected: ['SQLite'] },
+      ],
+    })
+    expect(answer).toEqual({
+      answers: [
+        { id: 'db', selected: ['SQLite'] },
+        { id: 'features', selected: ['Auth', 'Search'], custom: 'SSO too' },
+        { id: 'name', selected: [], custom: 'atlas' },
+      ],
+    })
+    expect(answer.answers.map((item) => item.id)).toEqual(['db', 'features', 'name'])
+  })
+
+  it('accepts a batch where every question is skipped', () => {
+    const skipped = { answers: questions.map(({ id }) => ({ id, selected: [] })) }
+    expect(validateAnswer(questions, skipped)).toEqual(skipped)
+  })
+
+  it('accepts custom alone on a single-select question', () => {
+    const answer = validateAnswer(questions, {
+      answers: [
+        { id: 'db', selected: [], custom: 'MariaDB' },
+        { id: 'features', selected: [] },
+        { id: 'name', selected: [] },
+      ],
+    })
+    expect(answer.answers[0]).toEqual({ id: 'db', selected: [], custom: 'MariaDB' })
+  })
+
+  it('drops fields the encoding does not know', () => {
+    const answer = validateAnswer(questions, {
+      answers: [
+        { id: 'db', selected: ['Postgres'], note: 'x' },
+        { id: 'features', selected: [] },
+        { id: 'name', selected: [] },
+      ],
+    })
+    expect(answer.answers[0]).toEqual({ id: 'db', selected: ['Postgres'] })
+  })
+
+  it('returns a new object, not the provider’s', () => {
+    const given = {
+      answers: [
+        { id: 'db', selected: ['Postgres'] },
+        { id: 'features', selected: [] },
+        { id: 'name', selected: [] },
+      ],
+    }
+    const answer = validateAnswer(questions, given)
+    given.answers[0]!.selected.push('SQLite')
+    expect(answer.answers[0]?.selected).toEqual(['Postgres'])
+  })
+})
+
+describe('validateAnswer: BAD_ANSWER naming the question and the rule', () => {
+  const rest = [
+    { id: 'features', selected: [] },
+    { id: 'name', selected: [] },
+  ]
+
+  it('an answer that is not an object with an answers array', () => {
+    expectBadAnswer(null, undefined, 'shape')
+    expectBadAnswer({ answers: 'db' }, undefined, 'shape')
+    expectBadAnswer([], undefined, 'shape')
+  })
+
+  it('an item without a string id', () => {
+    expectBadAnswer({ answers: [{ selected: [] }, ...rest] }, undefined, 'shape')
+  })
+
+  it('an unknown id', () => {
+    expectBadAnswer(
+      { answers: [{ id: 'db', selected: [] }, ...rest, { id: 'cache', selected: [] }] },
+      'cache',
+      'unknown-id',
+    )
+  })
+
+  it('a missing id', () => {
+    expectBadAnswer({ answers: rest }, 'db', 'missing-answer')
+  })
+
+  it('the same id twice', () => {
+    expectBadAnswer(
+      { answers: [{ id: 'db', selected: [] }, { id: 'db', selected: [] }, ...rest] },
+      'db',
+      'duplicate-id',
+    )
+  })
+
+  it('a label that is not one of the question’s options', () => {
+    expectBadAnswer(
+      { answers: [{ id: 'db', selected: ['MySQL'] }, ...rest] },
+      'db',
+      'unknown-label',
+    )
+  })
+
+  it('a label of another question', () => {
+    expectBadAnswer({ answers: [{ id: 'db', selected: ['Auth'] }, ...rest] }, 'db', 'unknown-label')
+  })
+
+  it('any label on an optionless question', () => {
+    expectBadAnswer(
+      {
+        answers: [
+          { id: 'db', selected: [] },
+          { id: 'features', selected: [] },
+          { id: 'name', selected: ['atlas'] },
+        ],
+      },
+      'name',
+      'unknown-label',
+    )
+  })
+
+  it('two labels on a single-select question', () => {
+    expectBadAnswer(
+      { answers: [{ id: 'db', selected: ['Postgres', 'SQLite'] }, ...rest] },
+      'db',
+      'single-select',
+    )
+  })
+
+  it('custom beside selected on a single-select question', () => {
+    expectBadAnswer(
+      { answers: [{ id: 'db', selected: ['Postgres'], custom: 'MariaDB' }, ...rest] },
+      'db',
+      'custom-with-selection',
+    )
+  })
+
+  it.each(['', '   ', '\n\t'])('a blank custom (%j)', (custom) => {
+    expectBadAnswer(
+      { answers: [{ id: 'db', selected: [], custom }, ...rest] },
+      'db',
+      'blank-custom',
+    )
+  })
+
+  it('a repeated label on a multi-select question', () => {
+    expectBadAnswer(
+      {
+        answers: [
+          { id: 'db', selected: [] },
+          { id: 'features', selected: ['Auth', 'Auth'] },
+          { id: 'name', selected: [] },
+        ],
+      },
+      'features',
+      'repeated-label',
+    )
+  })
+
+  it('selected that is not an array of strings, or a custom that is not a string', () => {
+    expectBadAnswer({ answers: [{ id: 'db', selected: 'Postgres' }, ...rest] }, 'db', 'shape')
+    expectBadAnswer({ answers: [{ id: 'db', selected: [1] }, ...rest] }, 'db', 'shape')
+    expectBadAnswer({ answers: [{ id: 'db', selected: [], custom: 5 }, ...rest] }, 'db', 'shape')
+  })
+})
+
+describe('encodeAnswer', () => {
+  it('answers a question without a draft, or a skipped one, as { id, selected: [] }', () => {
+    expect(encodeAnswer(questions, [{ id: 'db', selected: ['Postgres'], skipped: true }])).toEqual({
+      answers: [
+        { id: 'db', selected: [] },
+        { id: 'features', selected: [] },
+        { id: 'name', selected: [] },
+      ],
+    })
+  })
+
+  it('lets typed text override the choice on a single-select question only', () => {
+    const answer = encodeAnswer(questions, [
+      { id: 'db', selected: ['Postgres'], custom: 'MariaDB' },
+      { id: 'features', selected: ['Search', 'Auth'], custom: 'SSO' },
+      { id: 'name', custom: 'atlas' },
+    ])
+    expect(answer).toEqual({
+      answers: [
+        { id: 'db', selected: [], custom: 'MariaDB' },
+        { id: 'features', selected: ['Auth', 'Search'], custom: 'SSO' },
+        { id: 'name', selected: [], custom: 'atlas' },
+      ],
+    })
+  })
+
+  it('treats blank text as no answer', () => {
+    const answer = encodeAnswer(questions, [{ id: 'db', selected: ['SQLite'], custom: '   ' }])
+    expect(answer.answers[0]).toEqual({ id: 'db', selected: ['SQLite'] })
+  })
+
+  it('throws BAD_ANSWER for a label the question does not offer', () => {
+    const error = thrownBy(
+      () => encodeAnswer(questions, [{ id: 'db', selected: ['MySQL'] }]),
+      'BAD_ANSWER',
+    )
+    expect(error.details).toEqual({ questionId: 'db', rule: 'unknown-label' })
+  })
+
+  it('throws BAD_ANSWER for a draft of a question that was not asked', () => {
+    const error = thrownBy(() => encodeAnswer(questions, [{ id: 'cache' }]), 'BAD_ANSWER')
+    expect(error.details).toEqual({ questionId: 'cache', rule: 'unknown-id' })
+  })
+})

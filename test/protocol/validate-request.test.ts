@@ -1,0 +1,389 @@
+import { describe, expect, it } from 'vitest'
+import {
+  createAgentRegistry,
+  createUserQuestions,
+  validateRequest,
+} from '../../src/protocol/index.js'
+import type { AskUserQuestionRequest } from '../../src/protocol/index.js'
+import {
+  choice,
+  createControllableProvider,
+  rejectionOf,
+  thrownBy,
+} from '../support/controllable-provider.js'
+
+/** Builds a request from loosely typed questions: the point here is malformed input. */
+function requestOf(...questions: unknown[]): unknown {
+  return { questions }
+}
+
+function planReview(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 'plan',
+    question: 'Proceed with this plan?',
+    detail: '1. migrate\n2. deploy',
+    options: [{ label: 'Approve' }, { label: 'Refuse' }],
+    intent: { kind: 'plan-review', approve: 'Approve' },
+    ...overrides,
+  }
+}
+
+/** Asks through the seam with a request the type system would refuse. */
+function askLoose(
+  seam: ReturnType<typeof createUserQuestions>,
+  request: unknown,
+): Promise<unknown> {
+  return seam.ask(request as AskUserQuestionRequest)
+}
+
+describe('validateRequest: the request itself', () => {
+  it.each([
+    ['null', null],
+    ['a string', 'which database?'],
+    ['a number', 42],
+    ['an array', [choice('a')]],
+    ['undefined', undefined],
+  ])('rejects a request that is %s with INVALID_REQUEST', (_name, request) => {
+    const error = thrownBy(() => validateRequest(request), 'INVALID_REQUEST')
+    expect(error.details).toEqual({ field: 'request' })
+    expect(error.message).toContain('request')
+  })
+
+  it.each([
+    ['missing', undefined],
+    ['a string', 'a,b'],
+    ['an object', { 0: choice('a') }],
+    ['null', null],
+  ])('rejects questions that is %s with INVALID_REQUEST', (_name, questions) => {
+    const error = thrownBy(() => validateRequest({ questions }), 'INVALID_REQUEST')
+    expect(error.details).toEqual({ field: 'questions' })
+    expect(error.message).toContain('questions')
+  })
+
+  it('rejects an empty questions array with EMPTY_QUESTIONS', () => {
+    const error = thrownBy(() => validateRequest({ questions: [] }), 'EMPTY_QUESTIONS')
+    expect(error.details).toEqual({ field: 'questions' })
+  })
+
+  it.each([
+    ['null', null],
+    ['a string', 'Which database?'],
+    ['an array', [choice('a')]],
+  ])('rejects a question that is %s with INVALID_REQUEST naming its position', (_n, question) => {
+    const error = thrownBy(
+      () => validateRequest(requestOf(choice('a'), question)),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toEqual({ field: 'questions[1]' })
+    expect(error.message).toContain('questions[1]')
+  })
+})
+
+describe('validateRequest: question fields', () => {
+  it.each([
+    ['empty', ''],
+    ['blank', '   \t'],
+    ['a number', 7],
+    ['missing', undefined],
+  ])('rejects an id that is %s', (_name, id) => {
+    const error = thrownBy(
+      () => validateRequest(requestOf(choice('a'), { ...choice('b'), id })),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toEqual({ field: 'questions[1].id' })
+    expect(error.message).toContain('questions[1].id')
+  })
+
+  it.each([
+    ['empty', ''],
+    ['blank', '  '],
+    ['a number', 3],
+    ['missing', undefined],
+  ])('rejects question text that is %s, naming the question', (_name, question) => {
+    const error = thrownBy(
+      () => validateRequest(requestOf({ ...choice('db'), question })),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toEqual({ questionId: 'db', field: 'questions[0].question' })
+    expect(error.message).toContain('questions[0].question')
+  })
+
+  it.each([
+    ['empty', ''],
+    ['blank', ' '],
+    ['a number', 1],
+    ['missing', undefined],
+  ])('rejects an option label that is %s, naming the question and option', (_name, label) => {
+    const error = thrownBy(
+      () =>
+        validateRequest(
+          requestOf({ id: 'db', question: 'Which?', options: [{ label: 'Postgres' }, { label }] }),
+        ),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toEqual({ questionId: 'db', field: 'questions[0].options[1].label' })
+    expect(error.message).toContain('questions[0].options[1].label')
+  })
+
+  it('rejects two questions with one id, naming the id', () => {
+    const error = thrownBy(
+      () => validateRequest(requestOf(choice('db'), choice('cache'), choice('db'))),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toEqual({ questionId: 'db', field: 'questions[2].id' })
+    expect(error.message).toContain('"db"')
+  })
+
+  it('rejects two options with one label in a question, naming the label', () => {
+    const error = thrownBy(
+      () =>
+        validateRequest(requestOf(choice('a'), choice('db', ['Postgres', 'SQLite', 'Postgres']))),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toEqual({ questionId: 'db', field: 'questions[1].options[2].label' })
+    expect(error.message).toContain('questions[1]')
+    expect(error.message).toContain('"Postgres"')
+  })
+
+  it('accepts one label in two different questions', () => {
+    expect(() =>
+      validateRequest(requestOf(choice('a', ['Yes', 'No']), choice('b', ['Yes', 'No']))),
+    ).not.toThrow()
+  })
+
+  it.each([
+    ['a string', 'yes'],
+    ['a number', 1],
+    ['null', null],
+  ])('rejects multiSelect that is %s', (_name, multiSelect) => {
+    const error = thrownBy(
+      () => validateRequest(requestOf({ ...choice('db'), multiSelect })),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toEqual({ questionId: 'db', field: 'questions[0].multiSelect' })
+  })
+
+  it('rejects options that are not an array, and an option that is not an object', () => {
+    const notArray = thrownBy(
+      () => validateRequest(requestOf({ ...choice('db'), options: { label: 'x' } })),
+      'INVALID_REQUEST',
+    )
+    expect(notArray.details).toEqual({ questionId: 'db', field: 'questions[0].options' })
+    const notObject = thrownBy(
+      () => validateRequest(requestOf({ ...choice('db'), options: ['Postgres'] })),
+      'INVALID_REQUEST',
+    )
+    expect(notObject.details).toEqual({ questionId: 'db', field: 'questions[0].options[0]' })
+  })
+
+  it.each(['detail', 'header'])('rejects a %s that is not a string', (field) => {
+    const error = thrownBy(
+      () => validateRequest(requestOf({ ...choice('db'), [field]: 5 })),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toEqual({ questionId: 'db', field: `questions[0].${field}` })
+  })
+
+  it('rejects an option description that is not a string', () => {
+    const error = thrownBy(
+      () =>
+        validateRequest(
+          requestOf({ id: 'db', question: 'Which?', options: [{ label: 'A', description: 1 }] }),
+        ),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toEqual({
+      questionId: 'db',
+      field: 'questions[0].options[0].description',
+    })
+  })
+})
+
+describe('validateRequest: intents', () => {
+  it('accepts a plan review whose approve names one of its options', () => {
+    const { questions } = validateRequest(requestOf(planReview()))
+    expect(questions[0]?.intent).toEqual({ kind: 'plan-review', approve: 'Approve' })
+  })
+
+  it('rejects an approve that names none of the options with BAD_INTENT', () => {
+    const error = thrownBy(
+      () =>
+        validateRequest(
+          requestOf(planReview({ intent: { kind: 'plan-review', approve: 'Ship it' } })),
+        ),
+      'BAD_INTENT',
+    )
+    expect(error.details).toMatchObject({ questionId: 'plan', rule: 'approve-not-an-option' })
+    expect(error.message).toContain('"plan"')
+    expect(error.message).toContain('Ship it')
+  })
+
+  it('rejects an approve on a question that has no options with BAD_INTENT', () => {
+    const withoutOptions = planReview()
+    delete withoutOptions.options
+    const error = thrownBy(() => validateRequest(requestOf(withoutOptions)), 'BAD_INTENT')
+    expect(error.details).toMatchObject({ questionId: 'plan', rule: 'approve-not-an-option' })
+    expect(error.message).toContain('"plan"')
+  })
+
+  it('does not match approve by position', () => {
+    thrownBy(
+      () =>
+        validateRequest(requestOf(planReview({ intent: { kind: 'plan-review', approve: '0' } }))),
+      'BAD_INTENT',
+    )
+  })
+
+  it.each([
+    ['missing', undefined],
+    ['blank', '   '],
+  ])('rejects an intent on a question whose detail is %s with BAD_INTENT', (_name, detail) => {
+    const question = planReview({ detail })
+    if (detail === undefined) delete question.detail
+    const error = thrownBy(() => validateRequest(requestOf(question)), 'BAD_INTENT')
+    expect(error.details).toMatchObject({ questionId: 'plan', rule: 'needs-detail' })
+    expect(error.message).toContain('"plan"')
+  })
+
+  it('rejects an intent that is not an object with approve as INVALID_REQUEST (shape, not intent)', () => {
+    const error = thrownBy(
+      () => validateRequest(requestOf(planReview({ intent: { kind: 'plan-review' } }))),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toEqual({ questionId: 'plan', field: 'questions[0].intent' })
+  })
+})
+
+describe('validateRequest: timeoutMs and signal', () => {
+  it.each([
+    ['negative', -1],
+    ['NaN', Number.NaN],
+    ['negative Infinity', -Infinity],
+    ['a string', '1000'],
+    ['longer than a timer can hold', 2_147_483_648],
+  ])('rejects a timeoutMs that is %s with INVALID_REQUEST', (_name, timeoutMs) => {
+    const error = thrownBy(
+      () => validateRequest({ questions: [choice('a')], timeoutMs }),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toEqual({ field: 'timeoutMs' })
+    expect(error.message).toContain('timeoutMs')
+  })
+
+  it.each([0, 1, 60_000, 2_147_483_647, Infinity])('accepts timeoutMs %s', (timeoutMs) => {
+    expect(validateRequest({ questions: [choice('a')], timeoutMs }).timeoutMs).toBe(timeoutMs)
+  })
+
+  it('rejects a signal that is not an AbortSignal', () => {
+    const error = thrownBy(
+      () => validateRequest({ questions: [choice('a')], signal: { aborted: 'no' } }),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toEqual({ field: 'signal' })
+  })
+})
+
+describe('validateRequest: the copy it returns', () => {
+  it('copies the known fields and drops unknown ones', () => {
+    const original = {
+      id: 'db',
+      question: 'Which?',
+      header: 'Storage',
+      detail: 'we need one',
+      multiSelect: true,
+      options: [{ label: 'Postgres', description: 'relational', color: 'blue' }],
+      extra: 'dropped',
+    }
+    const { questions } = validateRequest(requestOf(original))
+    expect(questions).toEqual([
+      {
+        id: 'db',
+        question: 'Which?',
+        header: 'Storage',
+        detail: 'we need one',
+        multiSelect: true,
+        options: [{ label: 'Postgres', description: 'relational' }],
+      },
+    ])
+    original.options[0]!.label = 'MySQL'
+    original.question = 'changed'
+    expect(questions[0]?.options?.[0]?.label).toBe('Postgres')
+    expect(questions[0]?.question).toBe('Which?')
+  })
+})
+
+describe('check order of DESIGN §3 through the seam', () => {
+  const malformed = [{ id: '', question: '' }]
+
+  it('an aborted signal wins over an invalid request: ASK_ABORTED', async () => {
+    const seam = createUserQuestions()
+    const controller = new AbortController()
+    controller.abort(new Error('tool call cancelled'))
+    await rejectionOf(
+      askLoose(seam, { questions: 'nope', signal: controller.signal }),
+      'ASK_ABORTED',
+    )
+    await rejectionOf(askLoose(seam, { questions: [], signal: controller.signal }), 'ASK_ABORTED')
+  })
+
+  it('empty wins over a caller that is not live', async () => {
+    const seam = createUserQuestions({ agents: createAgentRegistry() })
+    await rejectionOf(askLoose(seam, { questions: [], agent: { id: 'ghost' } }), 'EMPTY_QUESTIONS')
+  })
+
+  it('a caller that is not live wins over a malformed question', async () => {
+    const seam = createUserQuestions({ agents: createAgentRegistry() })
+    await rejectionOf(
+      askLoose(seam, { questions: malformed, agent: { id: 'ghost' } }),
+      'CALLER_NOT_LIVE',
+    )
+  })
+
+  it('a delegated caller wins over a malformed question', async () => {
+    const agents = createAgentRegistry()
+    const root = { id: 'root' }
+    const child = { id: 'child' }
+    agents.enter(root)
+    agents.enter(child, root)
+    const seam = createUserQuestions({ agents })
+    await rejectionOf(askLoose(seam, { questions: malformed, agent: child }), 'DELEGATED_CALLER')
+  })
+
+  it('a malformed question wins over a bad intent in an earlier question', async () => {
+    const seam = createUserQuestions()
+    const badIntent = planReview({ intent: { kind: 'plan-review', approve: 'nowhere' } })
+    await rejectionOf(askLoose(seam, { questions: [badIntent, ...malformed] }), 'INVALID_REQUEST')
+    await rejectionOf(askLoose(seam, { questions: [badIntent], timeoutMs: -5 }), 'INVALID_REQUEST')
+  })
+
+  it('a bad intent wins over a missing provider', async () => {
+    const seam = createUserQuestions()
+    const badIntent = planReview({ intent: { kind: 'plan-review', approve: 'nowhere' } })
+    await rejectionOf(askLoose(seam, { questions: [badIntent] }), 'BAD_INTENT')
+    await rejectionOf(seam.ask({ questions: [choice('a')] }), 'NO_PROVIDER')
+  })
+
+  it('a rejected ask never reaches the provider and never becomes pending', async () => {
+    const agents = createAgentRegistry()
+    const root = { id: 'root' }
+    const child = { id: 'child' }
+    agents.enter(root)
+    agents.enter(child, root)
+    const seam = createUserQuestions({ agents })
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    const aborted = AbortSignal.abort()
+    const bad: Array<[unknown, Parameters<typeof rejectionOf>[1]]> = [
+      [{ questions: [choice('a')], signal: aborted }, 'ASK_ABORTED'],
+      [{ questions: [] }, 'EMPTY_QUESTIONS'],
+      [{ questions: [choice('a')], agent: { id: 'root' } }, 'CALLER_NOT_LIVE'],
+      [{ questions: [choice('a')], agent: child }, 'DELEGATED_CALLER'],
+      [{ questions: [choice('a'), choice('a')] }, 'INVALID_REQUEST'],
+      [{ questions: [planReview({ detail: undefined })] }, 'BAD_INTENT'],
+      [null, 'INVALID_REQUEST'],
+    ]
+    for (const [request, code] of bad) await rejectionOf(askLoose(seam, request), code)
+    expect(provider.calls).toHaveLength(0)
+    expect(seam.pending()).toEqual([])
+  })
+})
