@@ -3,7 +3,7 @@ import type { UserQuestionProvider } from '../protocol/types.js'
 
 export interface SeamContext {
   provider: UserQuestionProvider | undefined
-  /** Which registration holds the slot; a disposer only frees its own. */
+  /** The latest registration to hold the slot; a disposer frees the slot only while it is its own. */
   registration: number | undefined
 }
 
@@ -32,7 +32,9 @@ export const seamMachine = setup({
   },
   guards: {
     isCurrentRegistration: ({ context, event }) =>
-      event.type === 'provider.disposed' && event.registration === context.registration,
+      context.provider !== undefined &&
+      event.type === 'provider.disposed' &&
+      event.registration === context.registration,
   },
   actions: {
     occupySlot: assign(({ event }) =>
@@ -40,7 +42,7 @@ export const seamMachine = setup({
         ? { provider: event.provider, registration: event.registration }
         : {},
     ),
-    vacateSlot: assign({ provider: undefined, registration: undefined }),
+    vacateSlot: assign({ provider: undefined }),
     announceProvider: emit(({ context }) => ({
       type: 'provider.available' as const,
       provider: context.provider as UserQuestionProvider,

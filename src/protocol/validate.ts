@@ -5,7 +5,6 @@ import type {
   AskUserQuestionAnswerItem,
   AskUserQuestionItem,
   AskUserQuestionOption,
-  AskUserQuestionRequest,
 } from './types.js'
 
 /** The longest deadline a timer can hold; a longer one would fire at once. */
