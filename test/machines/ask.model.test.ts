@@ -189,7 +189,7 @@ class World {
     this.dispose = this.seam.registerProvider({
       ask: (request) =>
         new Promise((resolve, reject) => {
-          this.requests.push({ request, resolve, reject })
+          this.requests.push({ request, resolve: resolve as (value: unknown) => void, reject })
         }),
     })
   }

@@ -108,7 +108,7 @@ class World {
 }
 
 describe('seamMachine paths drive the seam', () => {
-  const model = new TestModel(seamMachine, {
+  const model = new TestModel(seamMachine as never, {
     events: eventsFor as never,
     serializeState: serializeState as never,
     serializeEvent: serializeEvent as never,

@@ -86,7 +86,7 @@ class Real {
         ask: (request) =>
           new Promise((resolve, reject) => {
             const list = this.presented.get(request.askId) ?? []
-            list.push({ request, resolve, reject })
+            list.push({ request, resolve: resolve as (value: unknown) => void, reject })
             this.presented.set(request.askId, list)
           }),
       })
@@ -199,7 +199,7 @@ class Respond extends OnPending {
     }
     await flush()
   }
-  toString = () => `${this.how}(#${this.pick})`
+  override toString = () => `${this.how}(#${this.pick})`
 }
 
 class Abort extends OnPending {
@@ -217,7 +217,7 @@ class Abort extends OnPending {
     }
     await flush()
   }
-  toString = () => `abort(#${this.pick})`
+  override toString = () => `abort(#${this.pick})`
 }
 
 class Advance implements Command {
