@@ -31,3 +31,18 @@ export type {
   QuestionnaireInput,
   QuestionnaireOutput,
 } from './questionnaire.machine.js'
+export { relayAskMachine } from './relayAsk.machine.js'
+export type {
+  RelayAskContext,
+  RelayAskEvent,
+  RelayAskInput,
+  RelayAskOutput,
+  RelayOutcome,
+} from './relayAsk.machine.js'
+export { relayClientMachine } from './relayClient.machine.js'
+export type {
+  RelayClientContext,
+  RelayClientEmitted,
+  RelayClientEvent,
+  RelayClientInput,
+} from './relayClient.machine.js'

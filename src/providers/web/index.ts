@@ -1,0 +1,37 @@
+/**
+ * askseam/web: the host relay (the seam's provider, forwarding each ask to
+ * connected clients over pinned JSON frames) and the web console (one HTTP
+ * server with the console page and the relay's WebSocket endpoint).
+ *
+ * @example
+ * ```ts
+ * import { createUserQuestions } from 'askseam'
+ * import { startWebConsole } from 'askseam/web'
+ *
+ * const seam = createUserQuestions({ timeoutMs: 600_000 })
+ * const web = await startWebConsole({ seam })
+ * console.log(`Answer in your browser: ${web.url}`)
+ * ```
+ */
+export { createRelay } from './relay.js'
+export type { Relay, RelayClient, RelayConnection, RelayOptions, RelayPendingAsk } from './relay.js'
+export { MAX_FRAME_BYTES, startWebConsole } from './server.js'
+export type { WebConsole, WebConsoleClient, WebConsoleOptions } from './server.js'
+export { RelayErrorCodes, interpretResult, parseClientFrame } from './frames.js'
+export type {
+  CancelReason,
+  ClientFrame,
+  ErrorFrame,
+  InterpretedResult,
+  ParsedClientFrame,
+  ParsedRespondFrame,
+  QuestionRequestedFrame,
+  QuestionResolvedFrame,
+  QuestionRespondFrame,
+  ReceiptFrame,
+  ReceiptReason,
+  RelayErrorCode,
+  RespondResult,
+  ServerFrame,
+} from './frames.js'
+export type { RelayOutcome } from '../../machines/index.js'

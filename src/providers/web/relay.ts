@@ -1,0 +1,356 @@
+import { createActor } from 'xstate'
+import type { Actor } from 'xstate'
+import { relayAskMachine, relayClientMachine } from '../../machines/index.js'
+import type { RelayAskOutput } from '../../machines/index.js'
+import { UserQuestionError, toUserQuestionError, validateAnswer } from '../../protocol/index.js'
+import type {
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+  ProviderRequest,
+  UserQuestionProvider,
+  UserQuestions,
+} from '../../protocol/index.js'
+import { RelayErrorCodes, interpretResult, parseClientFrame } from './frames.js'
+import type { ErrorFrame, ReceiptFrame, ReceiptReason, ServerFrame } from './frames.js'
+
+/**
+ * Anything the relay can talk to: a WebSocket, a test double, a pipe. The
+ * relay core knows no transport.
+ */
+export interface RelayClient {
+  /** Sends the JSON text of one {@link ServerFrame}. May throw if the peer is gone. */
+  send(data: string): void
+  /** Ends the connection (the relay calls it when it drops a client or is disposed). */
+  close(): void
+  /**
+   * Bytes queued for the peer and not yet written. When present, the relay
+   * drops a client whose backlog passes `maxBufferedBytes` (a peer that never
+   * reads must not grow the host's memory without bound).
+   */
+  readonly bufferedAmount?: number
+}
+
+/** Options of {@link createRelay}. */
+export interface RelayOptions<TClient extends RelayClient = RelayClient> {
+  /**
+   * Whether `client` may see and answer the asks of `sessionId` (the asking
+   * agent's id; `undefined` for asks without an agent). A throw counts as no.
+   * @default every client sees every session
+   */
+  authorize?: (client: TClient, sessionId: string | undefined) => boolean
+  /** Frames one client may send per rate window before it is throttled. @default 200 */
+  maxFramesPerWindow?: number
+  /** The rate window, and how long a throttled client's frames are dropped. @default 1000 */
+  rateWindowMs?: number
+  /** A client's unsent backlog past which it is dropped. @default 4194304 (4 MiB) */
+  maxBufferedBytes?: number
+}
+
+/** One client's link into the relay, returned by {@link Relay.connect}. */
+export interface RelayConnection {
+  /** Hands the relay the text of one frame the client sent. */
+  receive(data: string): void
+  /** Tells the relay the client went away. Idempotent. */
+  disconnect(): void
+  /** Whether the connection is closed (disconnected, dropped, or the relay disposed). */
+  readonly closed: boolean
+}
+
+/** One ask the relay holds, as {@link Relay.pending} lists it. */
+export interface RelayPendingAsk {
+  rpcId: string
+  sessionId?: string
+  questions: AskUserQuestionItem[]
+}
+
+/** The host relay: the seam's provider, forwarding each ask to connected clients. */
+export interface Relay<TClient extends RelayClient = RelayClient> {
+  /** Attaches a client: it is sent every pending ask it may see, then every new one. */
+  connect(client: TClient): RelayConnection
+  /** The asks waiting for a client's answer, oldest first. */
+  pending(): RelayPendingAsk[]
+  /** How many clients are connected. */
+  clientCount(): number
+  /** Unregisters from the seam, settles every ask still held, and closes every client. Idempotent. */
+  dispose(): void
+}
+
+type RelayAskActor = Actor<typeof relayAskMachine>
+type RelayClientActor = Actor<typeof relayClientMachine>
+
+interface Entry {
+  rpcId: string
+  sessionId: string | undefined
+  questions: AskUserQuestionItem[]
+  actor: RelayAskActor
+  /** The `question/requested` frame, serialised once for every client and every replay. */
+  requested: string
+}
+
+interface Connection<TClient> {
+  client: TClient
+  actor: RelayClientActor
+}
+
+const receipt = (rpcId: string, reason?: ReceiptReason, message?: string): string => {
+  const frame: ReceiptFrame =
+    reason === undefined
+      ? { type: 'receipt', rpcId, accepted: true }
+      : { type: 'receipt', rpcId, accepted: false, reason }
+  if (message !== undefined) frame.message = message
+  return JSON.stringify(frame)
+}
+
+const frameText = (frame: ServerFrame): string => JSON.stringify(frame)
+
+/**
+ * Creates the host relay and registers it as `seam`'s provider. Each ask the
+ * seam hands it is entered in a pending table keyed by `askId` (the wire's
+ * `rpcId`) and then sent as `question/requested` to every connected client
+ * allowed to see its session; a client that connects later is sent every
+ * still-pending ask, same `rpcId`. The first valid `question/respond` settles
+ * the ask and removes it at once; everything after gets a `not-pending`
+ * receipt. Whatever ends an ask, every client that may see it is sent
+ * `question/resolved`.
+ *
+ * Throws `DUPLICATE_PROVIDER` when the seam already has a provider.
+ *
+ * @example
+ * ```ts
+ * const relay = createRelay(seam, { authorize: (client, sessionId) => sessionId === 'main' })
+ * const connection = relay.connect({ send: (text) => socket.send(text), close: () => socket.close() })
+ * socket.on('message', (data) => connection.receive(String(data)))
+ * socket.on('close', () => connection.disconnect())
+ * ```
+ */
+export function createRelay<TClient extends RelayClient = RelayClient>(
+  seam: Pick<UserQuestions, 'registerProvider'>,
+  options: RelayOptions<TClient> = {},
+): Relay<TClient> {
+  const authorize = options.authorize
+  const maxFrames = options.maxFramesPerWindow ?? 200
+  const windowMs = options.rateWindowMs ?? 1000
+  const maxBufferedBytes = options.maxBufferedBytes ?? 4 * 1024 * 1024
+  const entries = new Map<string, Entry>()
+  const connections = new Set<Connection<TClient>>()
+  let clients = 0
+  let disposed = false
+
+  const mayAccess = (client: TClient, sessionId: string | undefined): boolean => {
+    if (authorize === undefined) return true
+    try {
+      return authorize(client, sessionId) === true
+    } catch {
+      return false
+    }
+  }
+
+  const isOpen = (connection: Connection<TClient>) =>
+    connection.actor.getSnapshot().status === 'active'
+
+  const sendTo = (connection: Connection<TClient>, data: string): void => {
+    if (!isOpen(connection)) return
+    try {
+      connection.client.send(data)
+    } catch {
+      connection.actor.send({ type: 'client.disconnected' })
+      return
+    }
+    const backlog = connection.client.bufferedAmount
+    if (typeof backlog === 'number' && backlog > maxBufferedBytes) {
+      connection.actor.send({ type: 'client.congested' })
+    }
+  }
+
+  const broadcast = (sessionId: string | undefined, data: string, stillDue?: () => boolean) => {
+    for (const connection of [...connections]) {
+      // A client may answer synchronously inside send(); stop announcing an ask that has ended.
+      if (stillDue !== undefined && !stillDue()) return
+      if (mayAccess(connection.client, sessionId)) sendTo(connection, data)
+    }
+  }
+
+  const handleFrame = (connection: Connection<TClient>, data: string): void => {
+    const parsed = parseClientFrame(data)
+    if (!parsed.ok) {
+      sendTo(connection, frameText(parsed.error))
+      return
+    }
+    const { rpcId } = parsed.frame
+    const entry = entries.get(rpcId)
+    if (entry === undefined) {
+      sendTo(connection, receipt(rpcId, 'not-pending'))
+      return
+    }
+    if (!mayAccess(connection.client, entry.sessionId)) {
+      sendTo(connection, receipt(rpcId, 'forbidden'))
+      return
+    }
+    const result = interpretResult(parsed.frame.result)
+    if (result.kind === 'invalid') {
+      sendTo(connection, receipt(rpcId, 'bad-response', result.message))
+      return
+    }
+    if (result.kind === 'cancel') {
+      entry.actor.send({
+        type: 'batch.cancelled',
+        error: new UserQuestionError(
+          'the user dismissed the questions in the web console',
+          'ASK_CANCELLED',
+          { details: { reason: result.reason ?? 'dismissed' } },
+        ),
+      })
+    } else {
+      let answer: AskUserQuestionAnswer
+      try {
+        answer = validateAnswer(entry.questions, result.value)
+      } catch (error: unknown) {
+        sendTo(connection, receipt(rpcId, 'bad-response', toUserQuestionError(error).message))
+        return
+      }
+      entry.actor.send({ type: 'answer.received', answer })
+    }
+    sendTo(connection, receipt(rpcId))
+  }
+
+  const provider: UserQuestionProvider = {
+    ask(request: ProviderRequest) {
+      return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
+        const { askId: rpcId, questions, signal } = request
+        if (disposed) {
+          reject(
+            new UserQuestionError('the web relay was disposed', 'ASK_ABORTED', {
+              details: { reason: 'relay-disposed' },
+            }),
+          )
+          return
+        }
+        if (signal.aborted) {
+          reject(toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask ended'))
+          return
+        }
+        const sessionId = request.agent?.id
+        const actor = createActor(relayAskMachine, {
+          input:
+            sessionId === undefined
+              ? { askId: rpcId, questions }
+              : { askId: rpcId, sessionId, questions },
+        })
+        const entry: Entry = {
+          rpcId,
+          sessionId,
+          questions,
+          actor,
+          requested: frameText(
+            sessionId === undefined
+              ? { type: 'question/requested', rpcId, questions }
+              : { type: 'question/requested', rpcId, sessionId, questions },
+          ),
+        }
+        const onAbort = () =>
+          actor.send({
+            type: 'ask.ended',
+            error: toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask ended'),
+          })
+        actor.subscribe({
+          complete() {
+            // One settle path: out of the table, off the signal, every client told, then the seam.
+            if (entries.get(rpcId) === entry) entries.delete(rpcId)
+            signal.removeEventListener('abort', onAbort)
+            const output = actor.getSnapshot().output as RelayAskOutput
+            broadcast(
+              sessionId,
+              frameText(
+                sessionId === undefined
+                  ? { type: 'question/resolved', rpcId, outcome: output.outcome }
+                  : { type: 'question/resolved', rpcId, sessionId, outcome: output.outcome },
+              ),
+            )
+            if (output.outcome === 'answered') resolve(output.answer)
+            else reject(output.error)
+          },
+        })
+        // The wait is registered before the question goes out, so an answer can never outrun it.
+        entries.set(rpcId, entry)
+        signal.addEventListener('abort', onAbort, { once: true })
+        actor.start()
+        broadcast(sessionId, entry.requested, () => entries.get(rpcId) === entry)
+      })
+    },
+  }
+
+  const unregister = seam.registerProvider(provider)
+
+  return {
+    connect(client) {
+      const actor = createActor(relayClientMachine, {
+        input: { clientId: `client-${++clients}`, maxFrames, windowMs },
+      })
+      const connection: Connection<TClient> = { client, actor }
+      actor.on('frame.accepted', ({ data }) => handleFrame(connection, data))
+      actor.on('client.throttled', ({ maxFrames: limit, windowMs: window }) => {
+        const notice: ErrorFrame = {
+          type: 'error',
+          code: RelayErrorCodes.RATE_LIMITED,
+          message: `more than ${limit} frames in ${window} ms: frames are dropped for ${window} ms, then accepted again`,
+        }
+        sendTo(connection, frameText(notice))
+      })
+      actor.subscribe({
+        complete() {
+          connections.delete(connection)
+          const reason = actor.getSnapshot().context.closeReason
+          if (reason === 'congested' || reason === 'relay-disposed') {
+            try {
+              client.close()
+            } catch {
+              // The transport is already gone; nothing is left to close.
+            }
+          }
+        },
+      })
+      actor.start()
+      if (disposed) {
+        actor.send({ type: 'relay.disposed' })
+      } else {
+        connections.add(connection)
+        for (const entry of [...entries.values()]) {
+          if (entries.get(entry.rpcId) === entry && mayAccess(client, entry.sessionId)) {
+            sendTo(connection, entry.requested)
+          }
+        }
+      }
+      return {
+        receive: (data: string) => actor.send({ type: 'frame.received', data }),
+        disconnect: () => actor.send({ type: 'client.disconnected' }),
+        get closed() {
+          return actor.getSnapshot().status !== 'active'
+        },
+      }
+    },
+
+    pending() {
+      return [...entries.values()].map(({ rpcId, sessionId, questions }) =>
+        sessionId === undefined ? { rpcId, questions } : { rpcId, sessionId, questions },
+      )
+    },
+
+    clientCount: () => connections.size,
+
+    dispose() {
+      if (disposed) return
+      disposed = true
+      // Unregister first: with a provider grace the seam hands these asks to the next provider.
+      unregister()
+      for (const entry of [...entries.values()]) {
+        entry.actor.send({
+          type: 'ask.ended',
+          error: new UserQuestionError('the web relay was disposed', 'ASK_ABORTED', {
+            details: { reason: 'relay-disposed' },
+          }),
+        })
+      }
+      for (const connection of [...connections]) connection.actor.send({ type: 'relay.disposed' })
+    },
+  }
+}
