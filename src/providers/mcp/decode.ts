@@ -1,0 +1,125 @@
+import { UserQuestionError } from '../../protocol/index.js'
+import type { AnswerDraft } from '../../protocol/index.js'
+import type { ElicitationForm, QuestionField } from './form.js'
+
+type Role =
+  | { field: QuestionField; role: 'choice' | 'custom' | 'text' }
+  | { field: QuestionField; role: 'option'; label: string }
+
+function badAnswer(message: string, rule: string, details: Record<string, unknown> = {}) {
+  return new UserQuestionError(
+    `The MCP client's answer does not fit the form: ${message}. The client must send only the form's properties, with values of the declared types.`,
+    'BAD_ANSWER',
+    { details: { ...details, rule } },
+  )
+}
+
+function rolesOf(form: ElicitationForm): Map<string, Role> {
+  const roles = new Map<string, Role>()
+  for (const field of form.fields) {
+    if (field.key !== undefined) {
+      roles.set(field.key, { field, role: field.kind === 'text' ? 'text' : 'choice' })
+    }
+    if (field.customKey !== undefined) roles.set(field.customKey, { field, role: 'custom' })
+    field.optionKeys?.forEach((key, index) => {
+      const label = field.question.options?.[index]?.label as string
+      roles.set(key, { field, role: 'option', label })
+    })
+  }
+  return roles
+}
+
+function labelsOf(field: QuestionField): string[] {
+  return (field.question.options ?? []).map((option) => option.label)
+}
+
+/**
+ * Reads accepted form content back into one draft per question, or throws
+ * `BAD_ANSWER` naming the question, the property and the rule: an unknown
+ * property, a value of the wrong type, a label the question does not offer, a
+ * label chosen twice. A question whose properties are absent is a skip; blank
+ * typed text is no answer.
+ */
+export function decodeContent(form: ElicitationForm, content: unknown): AnswerDraft[] {
+  if (content === undefined) return []
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) {
+    throw badAnswer('content must be an object of form values', 'content-shape')
+  }
+  const roles = rolesOf(form)
+  const drafts = new Map<string, { selected: string[]; custom?: string }>()
+  const draftFor = (field: QuestionField) => {
+    let draft = drafts.get(field.question.id)
+    if (draft === undefined) {
+      draft = { selected: [] }
+      drafts.set(field.question.id, draft)
+    }
+    return draft
+  }
+  for (const [property, value] of Object.entries(content)) {
+    const role = roles.get(property)
+    if (role === undefined) {
+      throw badAnswer(`"${property}" is not a property of the form`, 'unknown-property', {
+        property,
+      })
+    }
+    const { field } = role
+    const at = { questionId: field.question.id, property }
+    const where = `"${property}" (question "${field.question.id}")`
+    switch (role.role) {
+      case 'text':
+      case 'custom': {
+        if (typeof value !== 'string') throw badAnswer(`${where} must be text`, 'not-text', at)
+        if (value.trim() !== '') draftFor(field).custom = value
+        break
+      }
+      case 'option': {
+        if (typeof value !== 'boolean') {
+          throw badAnswer(`${where} must be true or false`, 'not-boolean', at)
+        }
+        if (value) draftFor(field).selected.push(role.label)
+        break
+      }
+      case 'choice': {
+        const offered = labelsOf(field)
+        const chosen =
+          field.kind === 'single'
+            ? typeof value === 'string'
+              ? [value]
+              : undefined
+            : Array.isArray(value) && value.every((item) => typeof item === 'string')
+              ? (value as string[])
+              : undefined
+        if (chosen === undefined) {
+          throw badAnswer(
+            `${where} must be ${field.kind === 'single' ? 'one option label' : 'a list of option labels'}`,
+            'not-a-choice',
+            at,
+          )
+        }
+        const seen = new Set<string>()
+        for (const label of chosen) {
+          if (!offered.includes(label)) {
+            throw badAnswer(`${where}: "${label}" is not one of its options`, 'unknown-label', {
+              ...at,
+              label,
+            })
+          }
+          if (seen.has(label)) {
+            throw badAnswer(`${where}: "${label}" is chosen twice`, 'repeated-label', {
+              ...at,
+              label,
+            })
+          }
+          seen.add(label)
+        }
+        draftFor(field).selected.push(...chosen)
+        break
+      }
+    }
+  }
+  return [...drafts.entries()].map(([id, draft]) =>
+    draft.custom === undefined
+      ? { id, selected: draft.selected }
+      : { id, selected: draft.selected, custom: draft.custom },
+  )
+}
