@@ -151,7 +151,7 @@ const mutations: fc.Arbitrary<Mutation> = fc.oneof(
           : { ...content, [`x${name}`]: 'extra' },
   ),
   fc
-    .tuple(fc.nat(), fc.oneof(fc.integer(), fc.boolean(), fc.constant(['a'])))
+    .tuple(fc.nat(), fc.oneof(fc.integer(), fc.boolean(), fc.constant<string[]>(['a'])))
     .map(([at, wrong]): Mutation => (params, content) => {
       const entries = Object.entries(params.requestedSchema.properties)
       if (entries.length === 0) return undefined
