@@ -15,4 +15,5 @@
  */
 export { createTerminalProvider, notInteractiveError } from './provider.js'
 export type { TerminalProvider, TerminalProviderOptions } from './provider.js'
-export { supportsColor } from './style.js'
+export { createStyle, supportsColor } from './style.js'
+export type { TerminalStyle } from './style.js'

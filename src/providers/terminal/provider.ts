@@ -120,7 +120,7 @@ function describeOutcome(
     const parts = [...item.selected, ...(item.custom === undefined ? [] : [`“${item.custom}”`])]
     const value = parts.length === 0 ? 'skipped' : sanitize(parts.join(', '))
     const line = truncate(`${title} · ${value}`, width - 2)
-    return parts.length === 0 ? style.dim(`↷ ${line}`) : `${style.success('✔')} ${line}`
+    return parts.length === 0 ? ` ${style.dim(`↷ ${line}`)}` : ` ${style.success('✔')} ${line}`
   })
 }
 
@@ -133,7 +133,7 @@ function withdrawnLine(error: UserQuestionError, style: TerminalStyle): string {
       : error.code === 'ASK_TIMEOUT'
         ? 'The questions timed out'
         : `The questions were withdrawn (${error.code})`
-  return `${style.danger('✖')} ${why}`
+  return ` ${style.danger('✖')} ${why}`
 }
 
 /**
@@ -174,8 +174,14 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
   }
   const watchResize = (listener: () => void) => {
     const sized = output as SizedOutput
-    sized.on?.('resize', listener)
-    return () => void sized.off?.('resize', listener)
+    // Terminals reflow what is on screen when resized, so the prompt cannot erase its old
+    // frame line by line; it starts again on a clear screen (the scrollback keeps the rest).
+    const onResize = () => {
+      output.write('\u001b[H\u001b[2J')
+      listener()
+    }
+    sized.on?.('resize', onResize)
+    return () => void sized.off?.('resize', onResize)
   }
 
   const takeDownAll = (error: UserQuestionError) => {

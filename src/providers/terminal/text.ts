@@ -108,6 +108,7 @@ export function wrapText(text: string, width: number): string[] {
 export function clampLines(lines: readonly string[], max: number, width: number): string[] {
   if (lines.length <= max) return [...lines]
   if (max <= 0) return []
+  if (max === 1) return [truncate(`${lines[0] ?? ''} …`, width)]
   const kept = lines.slice(0, max - 1)
   kept.push(
     truncate(

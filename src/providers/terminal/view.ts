@@ -283,45 +283,58 @@ export function renderView(model: ViewModel): ViewFrame {
     ),
   )
   const rowsWanted = blocks.reduce((sum, block) => sum + block.lines.length, 0)
-  // The highlighted row always shows; on a tiny terminal its description gives way first.
+  // The highlighted row always shows, with room for the "more" marks; on a tiny terminal
+  // its description gives way first.
+  const marks = blocks.length > 1 ? 2 : 0
   const focusedBlock = blocks[focus]
-  if (focusedBlock !== undefined && focusedBlock.lines.length > Math.max(1, remaining)) {
-    focusedBlock.lines = focusedBlock.lines.slice(0, Math.max(1, remaining))
+  if (focusedBlock !== undefined && focusedBlock.lines.length > remaining - marks - 1) {
+    focusedBlock.lines = focusedBlock.lines.slice(0, Math.max(1, remaining - marks - 1))
   }
+  const rowsNeeded = (focusedBlock?.lines.length ?? 1) + marks
 
-  let middle: string[] = []
+  // The middle is built plain, clamped, then styled: widths are measured on plain text.
+  let plain: string[] = []
+  let paint: (line: string, index: number) => string = (line) => line
   if (screen === 'review') {
-    middle = context.questions.map((item, index) => {
+    const summary = context.questions.map((item, index) => {
       const draft = draftOf(context, item.id)
-      const title = truncate(sanitize(item.header ?? `Q${index + 1}`), 18).padEnd(18)
       const parts = [
         ...draft.selected,
         ...(draft.custom === undefined ? [] : [`“${draft.custom}”`]),
       ]
-      const room = width - 21
-      const value = draft.skipped
-        ? style.dim('skipped')
-        : parts.length > 0
-          ? truncate(sanitize(parts.join(', ')), room)
-          : style.warning('not answered')
-      return `  ${style.dim(title)} ${value}`
+      const value = draft.skipped ? 'skipped' : parts.length > 0 ? parts.join(', ') : 'not answered'
+      const title = truncate(sanitize(item.header ?? `Q${index + 1}`), 18).padEnd(18)
+      return { title, value: truncate(sanitize(value), width - 21), open: parts.length === 0 }
     })
-  } else if (question.detail !== undefined) {
-    const detail = wrapText(sanitize(question.detail, true), width - (screen === 'plan' ? 2 : 0))
-    middle =
-      screen === 'plan'
-        ? detail.map((line) => `${style.accent('│')} ${line}`)
-        : detail.map((line) => style.dim(line))
-  }
-  if (middle.length > 0) {
-    const rowsShare = Math.min(rowsWanted, Math.max(3, remaining - middle.length))
-    const room = Math.max(1, remaining - rowsShare)
-    const clamped = clampLines(middle, room, width)
-    if (clamped.length < middle.length) {
-      const more = clamped.pop() ?? ''
-      clamped.push(screen === 'plan' ? `${style.accent('│')} ${style.dim(more)}` : style.dim(more))
+    plain = summary.map(({ title, value }) => `  ${title} ${value}`)
+    paint = (line, index) => {
+      const entry = summary[index]
+      if (entry === undefined || line.startsWith('…')) return style.dim(line)
+      const value =
+        entry.value === 'not answered'
+          ? style.warning(entry.value)
+          : entry.open
+            ? style.dim(entry.value)
+            : entry.value
+      return `  ${style.dim(entry.title)} ${value}`
     }
-    middle = clamped
+  } else if (question.detail !== undefined) {
+    const isPlan = screen === 'plan'
+    plain = wrapText(sanitize(question.detail, true), width - (isPlan ? 2 : 0))
+    paint = (line) => {
+      if (!isPlan) return style.dim(line)
+      const text = /^#{1,6} /.test(line) ? style.bold(line.replace(/^#+ /, '')) : line
+      return `${style.accent('│')} ${line.startsWith('… ') ? style.dim(line) : text}`
+    }
+  }
+  let middle: string[] = []
+  if (plain.length > 0) {
+    // A question's detail yields to its options beyond a third of the screen; a plan or a
+    // summary takes whatever the few rows under it leave.
+    const share = screen === 'question' ? Math.max(2, Math.floor(remaining / 3)) : 2
+    const wanted = Math.max(share, remaining - rowsWanted)
+    const room = Math.max(1, Math.min(plain.length, wanted, remaining - rowsNeeded))
+    middle = clampLines(plain, room, width - (screen === 'plan' ? 2 : 0)).map(paint)
     remaining -= middle.length
   }
   middle.push('')

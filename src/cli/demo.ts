@@ -1,0 +1,111 @@
+import type { AskUserQuestionItem, UserQuestions } from '../protocol/index.js'
+import type { TerminalStyle } from '../providers/terminal/index.js'
+import { deploymentPlan, deploymentQuestions, planReviewQuestion } from './scenario.js'
+
+/** One call of the model-facing tool: what the model sent and the exact string it got back. */
+export interface ToolCallRecord {
+  /** What the call was for, in a few words. */
+  purpose: string
+  /** The tool's result string, exactly as the model receives it. */
+  result: string
+}
+
+/** Runs the model-facing `ask_user_question` tool with a batch; resolves with its result string. */
+export type AskTool = (questions: AskUserQuestionItem[], signal?: AbortSignal) => Promise<string>
+
+/** Options of {@link runDemo}. */
+export interface DemoOptions {
+  /** The seam the agent asks through (its provider is the terminal or the web console). */
+  seam: UserQuestions
+  /** How the agent calls `ask_user_question`. */
+  askTool: AskTool
+  /** Where the agent's steps are printed. */
+  write: (text: string) => void
+  style: TerminalStyle
+  /** Waits between steps so they read like an agent at work. @default no wait */
+  pause?: (milliseconds: number) => Promise<void>
+}
+
+interface ParsedAnswer {
+  answers?: { id?: string; selected?: string[]; custom?: string }[]
+}
+
+function parseAnswers(result: string): ParsedAnswer | undefined {
+  try {
+    const parsed = JSON.parse(result) as unknown
+    if (typeof parsed !== 'object' || parsed === null) return undefined
+    return Array.isArray((parsed as ParsedAnswer).answers) ? (parsed as ParsedAnswer) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function answerOf(parsed: ParsedAnswer, id: string): { selected: string[]; custom?: string } {
+  const item = parsed.answers?.find((answer) => answer.id === id)
+  const selected = item?.selected ?? []
+  return item?.custom === undefined ? { selected } : { selected, custom: item.custom }
+}
+
+/**
+ * The scripted agent of `askseam demo`: it prepares a deployment, stops
+ * halfway to ask three questions through `ask_user_question`, writes its plan
+ * from the answers, submits the plan for review, and finally prints exactly
+ * what the model received from each call. No model and no network.
+ */
+export async function runDemo(options: DemoOptions): Promise<ToolCallRecord[]> {
+  const { style, write } = options
+  const pause = options.pause ?? (async () => undefined)
+  const calls: ToolCallRecord[] = []
+  const step = async (text: string) => {
+    await pause(250)
+    write(` ${style.accent('●')} ${text}\n`)
+  }
+  const call = async (purpose: string, questions: AskUserQuestionItem[]) => {
+    write(
+      ` ${style.warning('◆')} ${style.bold(purpose)} ${style.dim('· calling ask_user_question')}\n\n`,
+    )
+    const result = await options.askTool(questions)
+    calls.push({ purpose, result })
+    write(`\n ${style.dim('↳ the model receives')}\n    ${result}\n\n`)
+    return result
+  }
+
+  write(
+    `\n ${style.bold('askseam demo')} ${style.dim('· a scripted agent; no model, no network')}\n\n`,
+  )
+  await step('Read the service manifest: checkout-service v2.4.0')
+  await step('Found the running release: v2.3.9 in eu-west-1, 3 replicas')
+  await step('Drafted a rollout: build, gates, canary, full shift')
+  await pause(250)
+  const first = parseAnswers(await call('Three decisions need a human', deploymentQuestions))
+
+  if (first === undefined) {
+    await step('No answers, so the agent stops here and will ask in the chat instead')
+  } else {
+    const region = answerOf(first, 'region')
+    const checks = answerOf(first, 'checks')
+    const chosenRegion = region.custom ?? region.selected[0] ?? 'eu-west-1 (Recommended)'
+    const gates = [...checks.selected, ...(checks.custom === undefined ? [] : [checks.custom])]
+    await step(`Wrote the plan for ${chosenRegion}`)
+    await pause(250)
+    const review = planReviewQuestion(deploymentPlan(chosenRegion, gates))
+    const verdict = parseAnswers(await call('The plan needs approval', [review]))
+    const decision = verdict === undefined ? undefined : answerOf(verdict, review.id)
+    if (decision === undefined) {
+      await step('No verdict, so nothing is deployed; the agent waits to talk it over')
+    } else if (decision.selected.includes(review.intent?.approve ?? 'Approve')) {
+      await step('Approved: the agent would deploy now (the demo stops here)')
+    } else if (decision.custom !== undefined || decision.selected.length > 0) {
+      await step('Sent back: the agent revises the plan and does not deploy')
+    } else {
+      await step('Skipped: without approval the agent does not deploy')
+    }
+  }
+
+  write(`\n ${style.bold('What the model received')}\n`)
+  calls.forEach((record, index) => {
+    write(` ${style.dim(`${index + 1}.`)} ${record.purpose}\n    ${record.result}\n`)
+  })
+  write('\n')
+  return calls
+}

@@ -1,0 +1,158 @@
+import { parseArgs } from 'node:util'
+import { createUserQuestions, isUserQuestionError } from '../protocol/index.js'
+import type { UserQuestions } from '../protocol/index.js'
+import { createStyle, createTerminalProvider, supportsColor } from '../providers/terminal/index.js'
+import { runDemo } from './demo.js'
+import type { AskTool } from './demo.js'
+
+const HELP = `askseam: an AI agent stops halfway through a task to ask a human.
+
+Usage:
+  askseam [demo] [--timeout SECONDS] [--web]
+  askseam mcp
+  askseam --help
+
+Commands:
+  demo   (default) a scripted agent plans a deployment, asks you three
+         questions and then submits its plan for your review; it prints
+         exactly what the model receives from each call. No model, no network.
+  mcp    the same agent as an MCP server on stdio, asking through
+         elicitation (for a desktop assistant or any MCP client)
+
+Options:
+  --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
+  --web               answer in the browser: starts the web console on
+                      127.0.0.1 and prints its URL instead of asking here
+  -h, --help          show this help
+
+From a source checkout: npm start, npm start -- --timeout 30, npm start -- --web
+`
+
+/** A failure the user caused or can fix: one line on stderr, no stack trace. */
+class UsageError extends Error {}
+
+function parse(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        timeout: { type: 'string' },
+        web: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    })
+  } catch (error: unknown) {
+    throw new UsageError(
+      `${error instanceof Error ? error.message : String(error)} (see askseam --help)`,
+    )
+  }
+}
+
+function timeoutOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const seconds = Number(value)
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 2_147_483) {
+    throw new UsageError(`--timeout takes a number of seconds greater than 0, not "${value}"`)
+  }
+  return Math.round(seconds * 1000)
+}
+
+/** The model-facing call: the answer as compact JSON, or the error's code and what to do. */
+function askToolFor(seam: UserQuestions): AskTool {
+  return async (questions, signal) => {
+    try {
+      return JSON.stringify(
+        await seam.ask({ questions, ...(signal === undefined ? {} : { signal }) }),
+      )
+    } catch (error: unknown) {
+      if (!isUserQuestionError(error)) throw error
+      return JSON.stringify({ error: { code: error.code, message: error.message } })
+    }
+  }
+}
+
+const pause = (milliseconds: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, milliseconds))
+
+async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void> {
+  const style = createStyle(supportsColor(process.stdout))
+  const write = (text: string) => void process.stdout.write(text)
+  const seam = createUserQuestions(
+    options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
+  )
+  if (options.web) {
+    const { startWebConsole } = await import('../providers/web/index.js')
+    const console = await startWebConsole({ seam })
+    write(
+      `\n${style.bold('Web console')} ${style.dim('· open this page to answer:')}\n${style.accent(console.url)}\n`,
+    )
+    try {
+      await runDemo({ seam, askTool: askToolFor(seam), write, style, pause })
+    } finally {
+      await console.close()
+      await seam.close()
+    }
+    return
+  }
+  if (process.stdin.isTTY !== true) {
+    throw new UsageError(
+      'askseam demo asks its questions in an interactive terminal, and stdin is not one: run it in a terminal, or answer in the browser with `npm start -- --web` (askseam demo --web)',
+    )
+  }
+  const terminal = createTerminalProvider()
+  const unregister = seam.registerProvider(terminal)
+  // Ctrl-C inside a question dismisses the batch; between questions it stops the demo.
+  const interrupted = () => {
+    write(`\n${style.dim('Interrupted.')}\n`)
+    process.exit(130)
+  }
+  process.on('SIGINT', interrupted)
+  try {
+    await runDemo({ seam, askTool: askToolFor(seam), write, style, pause })
+  } finally {
+    process.off('SIGINT', interrupted)
+    unregister()
+    terminal.dispose()
+    await seam.close()
+  }
+}
+
+/** Runs the askseam command with `argv` (without the node and script paths). */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    const { values, positionals } = parse(argv)
+    if (values.help) {
+      process.stdout.write(HELP)
+      return 0
+    }
+    const [command = 'demo', ...rest] = positionals
+    if (rest.length > 0)
+      throw new UsageError(`unexpected argument "${rest[0]}" (see askseam --help)`)
+    if (command === 'demo') {
+      const timeoutMs = timeoutOf(values.timeout)
+      await demo({ web: values.web, ...(timeoutMs === undefined ? {} : { timeoutMs }) })
+      return 0
+    }
+    if (command === 'mcp') {
+      const { runMcpServer } = await import('./mcp-server.js')
+      const timeoutMs = timeoutOf(values.timeout)
+      await runMcpServer(timeoutMs === undefined ? {} : { timeoutMs })
+      return 0
+    }
+    throw new UsageError(`unknown command "${command}": use demo or mcp (see askseam --help)`)
+  } catch (error: unknown) {
+    const message = error instanceof Error ? error.message : String(error)
+    process.stderr.write(`askseam: ${message}\n`)
+    if (
+      !(error instanceof UsageError) &&
+      error instanceof Error &&
+      process.env.DEBUG !== undefined
+    ) {
+      process.stderr.write(`${error.stack ?? ''}\n`)
+    }
+    return error instanceof UsageError ? 2 : 1
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2))
