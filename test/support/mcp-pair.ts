@@ -53,6 +53,8 @@ export class ElicitationInbox {
 export interface McpPair {
   seam: UserQuestions
   provider: ElicitationProvider
+  /** Unregisters the provider from the seam. */
+  dispose: () => void
   server: McpServer | Server
   client: Client
   clientTransport: Transport
@@ -87,7 +89,7 @@ export async function connectPair(options: McpPairOptions = {}): Promise<McpPair
   const server = options.lowLevel === true ? new Server(info) : new McpServer(info)
   const seam = createUserQuestions(options.seam)
   const provider = createElicitationProvider({ server, seam })
-  seam.registerProvider(provider)
+  const dispose = seam.registerProvider(provider)
   const inbox = new ElicitationInbox()
   const client = new Client(
     { name: 'askseam-test-client', version: '0.0.0' },
@@ -141,6 +143,7 @@ export async function connectPair(options: McpPairOptions = {}): Promise<McpPair
   return {
     seam,
     provider,
+    dispose,
     server,
     client,
     clientTransport,

@@ -254,15 +254,37 @@ describe('taking a question down', () => {
   })
 
   it('cancels the request when the provider is disposed', async () => {
-    const { seam, inbox, provider } = await pair()
+    const { seam, inbox, dispose } = await pair()
     const asked = seam.ask({ questions: deploymentQuestions })
     const incoming = await inbox.next()
-    // Registering again fails while one is active, so dispose through a fresh registration.
-    await seam.close()
+    dispose()
     const error = await rejection(asked)
-    expect(error.code).toBe('SEAM_CLOSED')
+    expect(error.code).toBe('ASK_ABORTED')
+    expect(error.details).toMatchObject({ reason: 'provider-disposed' })
     await incoming.cancelled
-    expect(provider.protocolVersion).toBe(LATEST_PROTOCOL_VERSION)
+  })
+
+  it('cancels the request when the seam closes', async () => {
+    const { seam, inbox } = await pair()
+    const asked = seam.ask({ questions: deploymentQuestions })
+    const incoming = await inbox.next()
+    await seam.close()
+    expect((await rejection(asked)).code).toBe('SEAM_CLOSED')
+    await incoming.cancelled
+  })
+
+  it('keeps concurrent asks apart, each with its own request', async () => {
+    const { seam, inbox } = await pair()
+    const first = seam.ask({ questions: deploymentQuestions.slice(0, 1) })
+    const second = seam.ask({ questions: deploymentQuestions.slice(2) })
+    const [one, two] = [await inbox.next(), await inbox.next()]
+    expect(one.requestId).not.toBe(two.requestId)
+    two.respond({ action: 'accept', content: { announce: 'second' } })
+    one.respond({ action: 'accept', content: { region: 'us-east-1' } })
+    await expect(second).resolves.toEqual({
+      answers: [{ id: 'announce', selected: [], custom: 'second' }],
+    })
+    await expect(first).resolves.toEqual({ answers: [{ id: 'region', selected: ['us-east-1'] }] })
   })
 
   it('leaves an ask without a deadline pending far past the SDK 60-second default', async () => {
