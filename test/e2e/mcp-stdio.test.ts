@@ -29,11 +29,11 @@ afterEach(async () => {
   await Promise.all(sessions.splice(0).map((session) => session.client.close()))
 })
 
-/** Spawns the real `askseam mcp` process and connects the official SDK client to it over stdio. */
-async function spawnServer(): Promise<Session> {
+/** Spawns the real `askseam mcp` command and connects the official SDK client to it over stdio. */
+async function spawnServer(flags: string[] = []): Promise<Session> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli/mcp-server-main.ts'],
+    args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp', ...flags],
     cwd: root,
     stderr: 'pipe',
   })
@@ -138,6 +138,16 @@ describe('askseam mcp over stdio', () => {
     await expect(called).rejects.toThrow()
     await questions.cancelled
     expect(questions.signal.aborted).toBe(true)
+  })
+
+  it('gives each ask the deadline of --timeout, and takes the form down when it passes', async () => {
+    const { client, inbox } = await spawnServer(['--timeout', '0.2'])
+    const called = client.callTool({ name: 'plan_deployment' })
+    const questions = await inbox.next()
+    await questions.cancelled
+    const result = await called
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toMatch(/^ASK_TIMEOUT: /)
   })
 
   it('stops cleanly when the client disconnects mid-question', async () => {
