@@ -216,10 +216,10 @@ export function createElicitationProvider(
     async ask(request: ProviderRequest): Promise<AskUserQuestionAnswer> {
       const { signal, questions } = request
       if (signal.aborted) throw requestFailure(signal.reason, signal)
-      if (server.transport === undefined) throw notConnected()
-      if (server.getClientCapabilities()?.elicitation?.form === undefined) {
-        throw elicitationUnsupported()
-      }
+      const capabilities = server.getClientCapabilities()
+      // Capabilities arrive with initialize: before that there is no client to ask yet.
+      if (server.transport === undefined || capabilities === undefined) throw notConnected()
+      if (capabilities.elicitation?.form === undefined) throw elicitationUnsupported()
       const form = buildElicitationForm(questions, dialectFor(negotiated))
       burnRequestIdZero(server)
       let result: ElicitResult

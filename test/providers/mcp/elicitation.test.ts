@@ -451,6 +451,46 @@ describe('clients and servers', () => {
     expect((await rejection(asked)).details).toMatchObject({ rule: 'not-boolean' })
   })
 
+  it('sends the 2025-06-18 form, which every version accepts, when it never saw the negotiation', async () => {
+    const { server, inbox } = await pair()
+    const late = createElicitationProvider({ server })
+    expect(late.protocolVersion).toBeUndefined()
+    expect(late.dialect).toBe('legacy')
+    const asked = late.ask({
+      askId: 'late-1',
+      questions: deploymentQuestions.slice(1, 2),
+      signal: new AbortController().signal,
+    })
+    const { params, respond } = await inbox.next()
+    expect(Object.keys(params.requestedSchema.properties)).toEqual([
+      'checks_1',
+      'checks_2',
+      'checks_3',
+      'checks_other',
+    ])
+    respond({ action: 'accept', content: { checks_2: true } })
+    await expect(asked).resolves.toEqual({
+      answers: [{ id: 'checks', selected: ['Database migration dry run'] }],
+    })
+    expect(createElicitationProvider({ server, protocolVersion: '2025-11-25' }).dialect).toBe(
+      'titled',
+    )
+  })
+
+  it('refuses before initialize, when no client has connected yet', async () => {
+    const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js')
+    const lonely = createElicitationProvider({ server: new McpServer({ name: 'x', version: '0' }) })
+    const error = await rejection(
+      lonely.ask({
+        askId: 'a',
+        questions: deploymentQuestions,
+        signal: new AbortController().signal,
+      }),
+    )
+    expect(error.code).toBe('PROVIDER_FAILED')
+    expect(error.details).toEqual({ reason: 'mcp-not-connected' })
+  })
+
   it(`sends oneOf titles to a ${LATEST_PROTOCOL_VERSION} client`, async () => {
     const { provider } = await pair()
     expect(provider.protocolVersion).toBe(LATEST_PROTOCOL_VERSION)
