@@ -219,6 +219,32 @@ describe('a provider that answers wrongly: BAD_ANSWER naming the question and th
   })
 })
 
+describe('a provider that mutates its request', () => {
+  it('cannot widen what counts as a valid answer', async () => {
+    const seam = createUserQuestions()
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    const asking = seam.ask({ questions: batch() })
+    const call = await provider.call(0)
+    try {
+      call.request.questions[0]!.options!.push({ label: 'MySQL' })
+      call.request.questions[1]!.multiSelect = false
+    } catch {
+      // Frozen questions are a fine way to keep them intact.
+    }
+    expect(seam.pending()[0]?.questions).toEqual(questions)
+    call.resolve({
+      answers: [
+        { id: 'db', selected: ['MySQL'] },
+        { id: 'features', selected: [] },
+        { id: 'name', selected: [] },
+      ],
+    })
+    const error = await rejectionOf(asking, 'BAD_ANSWER')
+    expect(error.details).toEqual({ questionId: 'db', rule: 'unknown-label' })
+  })
+})
+
 describe('a provider that settles late or never', () => {
   it('never settles: the deadline ends the ask with ASK_TIMEOUT and aborts its signal with that error', async () => {
     const seam = createUserQuestions({ timeoutMs: 5_000 })

@@ -1,0 +1,276 @@
+import { describe, expect, it } from 'vitest'
+import { HarnessError, createAgentRegistry, createUserQuestions } from '../../src/protocol/index.js'
+import type {
+  Agent,
+  AgentRegistry,
+  AskUserQuestionRequest,
+  UserQuestions,
+} from '../../src/protocol/index.js'
+import {
+  choice,
+  createControllableProvider,
+  rejectionOf,
+  skipAll,
+} from '../support/controllable-provider.js'
+import type { ControllableProvider } from '../support/controllable-provider.js'
+
+function seamWith(agents?: AgentRegistry): { seam: UserQuestions; provider: ControllableProvider } {
+  const seam = createUserQuestions(agents === undefined ? {} : { agents })
+  const provider = createControllableProvider()
+  seam.registerProvider(provider)
+  return { seam, provider }
+}
+
+/** Asks as `agent`; the ask is answered with a skip once it reaches the provider. */
+async function askAs(
+  seam: UserQuestions,
+  provider: ControllableProvider,
+  agent: unknown,
+): Promise<unknown> {
+  const index = provider.calls.length
+  const asking = seam.ask({ questions: [choice('q')], agent } as AskUserQuestionRequest)
+  const settled = asking.then(
+    () => undefined,
+    () => undefined,
+  )
+  await Promise.race([
+    settled,
+    provider.call(index).then((call) => call.resolve(skipAll([choice('q')]))),
+  ])
+  return asking
+}
+
+/** Expects a HarnessError of `code` from `run`. */
+function harnessErrorFrom(run: () => unknown, code: string): HarnessError {
+  let caught: unknown
+  try {
+    run()
+  } catch (error: unknown) {
+    caught = error
+  }
+  expect(caught).toBeInstanceOf(HarnessError)
+  expect((caught as HarnessError).code).toBe(code)
+  return caught as HarnessError
+}
+
+describe('caller authority', () => {
+  it('refuses an agent-bearing ask on a seam without a registry: CALLER_NOT_LIVE', async () => {
+    const { seam, provider } = seamWith()
+    const error = await rejectionOf(askAs(seam, provider, { id: 'root' }), 'CALLER_NOT_LIVE')
+    expect(error.message).toContain('"root"')
+    expect(error.details).toMatchObject({ reason: 'no-registry' })
+    expect(provider.calls).toHaveLength(0)
+  })
+
+  it('lets an ask without agent take the plain provider path, with or without a registry', async () => {
+    for (const agents of [undefined, createAgentRegistry()]) {
+      const { seam, provider } = seamWith(agents)
+      const asking = seam.ask({ questions: [choice('q')] })
+      const call = await provider.call(0)
+      expect(call.request).not.toHaveProperty('agent')
+      call.resolve(skipAll([choice('q')]))
+      await expect(asking).resolves.toEqual(skipAll([choice('q')]))
+    }
+  })
+
+  it('lets the exact live root ask, handing the provider that very instance', async () => {
+    const agents = createAgentRegistry()
+    const root: Agent = { id: 'root' }
+    agents.enter(root)
+    const { seam, provider } = seamWith(agents)
+    const asking = seam.ask({ questions: [choice('q')], agent: root })
+    const call = await provider.call(0)
+    expect(call.request.agent).toBe(root)
+    expect(seam.pending()[0]?.agentId).toBe('root')
+    call.resolve(skipAll([choice('q')]))
+    await expect(asking).resolves.toEqual(skipAll([choice('q')]))
+  })
+
+  it('refuses a stale object that reuses a live id: CALLER_NOT_LIVE', async () => {
+    const agents = createAgentRegistry()
+    agents.enter({ id: 'root' })
+    const { seam, provider } = seamWith(agents)
+    const error = await rejectionOf(askAs(seam, provider, { id: 'root' }), 'CALLER_NOT_LIVE')
+    expect(error.message).toContain('"root"')
+    expect(error.details).toMatchObject({ agentId: 'root', reason: 'not-live' })
+    expect(provider.calls).toHaveLength(0)
+  })
+
+  it('refuses an agent that has exited: CALLER_NOT_LIVE', async () => {
+    const agents = createAgentRegistry()
+    const root = { id: 'root' }
+    const exit = agents.enter(root)
+    const { seam, provider } = seamWith(agents)
+    await expect(askAs(seam, provider, root)).resolves.toBeDefined()
+    exit()
+    await rejectionOf(askAs(seam, provider, root), 'CALLER_NOT_LIVE')
+    expect(provider.calls).toHaveLength(1)
+  })
+
+  it('refuses an agent that was never entered, or is not an agent at all: CALLER_NOT_LIVE', async () => {
+    const { seam, provider } = seamWith(createAgentRegistry())
+    for (const agent of [{ id: 'nobody' }, {}, { id: 3 }, 'root', null]) {
+      await rejectionOf(askAs(seam, provider, agent), 'CALLER_NOT_LIVE')
+    }
+    expect(provider.calls).toHaveLength(0)
+  })
+
+  it('refuses a live agent owned by another: DELEGATED_CALLER naming both', async () => {
+    const agents = createAgentRegistry()
+    const root = { id: 'root' }
+    const child = { id: 'child' }
+    agents.enter(root)
+    agents.enter(child, root)
+    const { seam, provider } = seamWith(agents)
+    const error = await rejectionOf(askAs(seam, provider, child), 'DELEGATED_CALLER')
+    expect(error.details).toMatchObject({ agentId: 'child', ownerId: 'root' })
+    expect(error.message).toContain('"child"')
+    expect(error.message).toContain('"root"')
+    expect(provider.calls).toHaveLength(0)
+  })
+
+  it('refuses a grandchild too: only a runtime root has a human to ask', async () => {
+    const agents = createAgentRegistry()
+    const root = { id: 'root' }
+    const child = { id: 'child' }
+    const grandchild = { id: 'grandchild' }
+    agents.enter(root)
+    agents.enter(child, root)
+    agents.enter(grandchild, child)
+    const { seam, provider } = seamWith(agents)
+    await rejectionOf(askAs(seam, provider, grandchild), 'DELEGATED_CALLER')
+  })
+
+  it('lets a root whose own data says it was once a child ask: lineage is not authority', async () => {
+    const agents = createAgentRegistry()
+    const resumed = { id: 'session-2', parentId: 'session-1', spawnedBy: 'planner' }
+    agents.enter(resumed)
+    const { seam, provider } = seamWith(agents)
+    await expect(askAs(seam, provider, resumed)).resolves.toEqual(skipAll([choice('q')]))
+    expect(provider.calls[0]?.request.agent).toBe(resumed)
+  })
+
+  it('lets a session resumed as a new root ask under the id its child instance had', async () => {
+    const agents = createAgentRegistry()
+    const root = { id: 'root' }
+    agents.enter(root)
+    const asChild = { id: 'worker' }
+    const exitChild = agents.enter(asChild, root)
+    const { seam, provider } = seamWith(agents)
+    await rejectionOf(askAs(seam, provider, asChild), 'DELEGATED_CALLER')
+    exitChild()
+    const asRoot = { id: 'worker' }
+    agents.enter(asRoot)
+    await expect(askAs(seam, provider, asRoot)).resolves.toBeDefined()
+    await rejectionOf(askAs(seam, provider, asChild), 'CALLER_NOT_LIVE')
+  })
+
+  it('keeps a live child delegated after its owner exits', async () => {
+    const agents = createAgentRegistry()
+    const root = { id: 'root' }
+    const child = { id: 'child' }
+    const exitRoot = agents.enter(root)
+    agents.enter(child, root)
+    exitRoot()
+    const { seam, provider } = seamWith(agents)
+    await rejectionOf(askAs(seam, provider, child), 'DELEGATED_CALLER')
+  })
+
+  it('consults any AgentRegistry implementation, not only createAgentRegistry', async () => {
+    const root = { id: 'root' }
+    const child = { id: 'child' }
+    const registry: AgentRegistry = {
+      get: (id) => ({ root, child })[id as 'root' | 'child'],
+      ownerOf: (agent) => (agent === child ? root : undefined),
+    }
+    const { seam, provider } = seamWith(registry)
+    await expect(askAs(seam, provider, root)).resolves.toBeDefined()
+    await rejectionOf(askAs(seam, provider, child), 'DELEGATED_CALLER')
+    await rejectionOf(askAs(seam, provider, { id: 'root' }), 'CALLER_NOT_LIVE')
+  })
+})
+
+describe('createAgentRegistry', () => {
+  it('knows the live instance per id and who owns whom', () => {
+    const agents = createAgentRegistry()
+    const root = { id: 'root' }
+    const child = { id: 'child' }
+    agents.enter(root)
+    agents.enter(child, root)
+    expect(agents.get('root')).toBe(root)
+    expect(agents.get('child')).toBe(child)
+    expect(agents.get('nobody')).toBeUndefined()
+    expect(agents.ownerOf(root)).toBeUndefined()
+    expect(agents.ownerOf(child)).toBe(root)
+  })
+
+  it('says nothing about the owner of an instance that is not live', () => {
+    const agents = createAgentRegistry()
+    const root = { id: 'root' }
+    agents.enter(root)
+    agents.enter({ id: 'child' }, root)
+    expect(agents.ownerOf({ id: 'child' })).toBeUndefined()
+  })
+
+  it('refuses a second live agent with the same id (AGENT_ID_IN_USE), also the same instance', () => {
+    const agents = createAgentRegistry()
+    const first = { id: 'root' }
+    agents.enter(first)
+    const error = harnessErrorFrom(() => agents.enter({ id: 'root' }), 'AGENT_ID_IN_USE')
+    expect(error.message).toContain('"root"')
+    harnessErrorFrom(() => agents.enter(first), 'AGENT_ID_IN_USE')
+    expect(agents.get('root')).toBe(first)
+  })
+
+  it('refuses an owner that is not live (OWNER_NOT_LIVE), also a stale owner object', () => {
+    const agents = createAgentRegistry()
+    const error = harnessErrorFrom(
+      () => agents.enter({ id: 'child' }, { id: 'root' }),
+      'OWNER_NOT_LIVE',
+    )
+    expect(error.message).toContain('"root"')
+    agents.enter({ id: 'root' })
+    harnessErrorFrom(() => agents.enter({ id: 'child' }, { id: 'root' }), 'OWNER_NOT_LIVE')
+    expect(agents.get('child')).toBeUndefined()
+  })
+
+  it('refuses something that is not an agent with a TypeError', () => {
+    const agents = createAgentRegistry()
+    for (const agent of [null, {}, { id: '' }, { id: 5 }]) {
+      expect(() => agents.enter(agent as unknown as Agent)).toThrow(TypeError)
+    }
+  })
+
+  it('has an idempotent exit, after which the id may be entered again', () => {
+    const agents = createAgentRegistry()
+    const root = { id: 'root' }
+    const exit = agents.enter(root)
+    exit()
+    expect(agents.get('root')).toBeUndefined()
+    expect(() => exit()).not.toThrow()
+    const again = { id: 'root' }
+    agents.enter(again)
+    expect(agents.get('root')).toBe(again)
+  })
+
+  it('has a stale-safe exit: it never removes a later instance reusing the id', () => {
+    const agents = createAgentRegistry()
+    const exitOld = agents.enter({ id: 'root' })
+    exitOld()
+    const current = { id: 'root' }
+    agents.enter(current)
+    exitOld()
+    expect(agents.get('root')).toBe(current)
+  })
+
+  it('makes a re-entered instance a root when it comes back without an owner', () => {
+    const agents = createAgentRegistry()
+    const root = { id: 'root' }
+    agents.enter(root)
+    const worker = { id: 'worker' }
+    const exit = agents.enter(worker, root)
+    exit()
+    agents.enter(worker)
+    expect(agents.ownerOf(worker)).toBeUndefined()
+  })
+})
