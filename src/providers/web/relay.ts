@@ -20,8 +20,12 @@ import type { ErrorFrame, ReceiptFrame, ReceiptReason, ServerFrame } from './fra
 export interface RelayClient {
   /** Sends the JSON text of one {@link ServerFrame}. May throw if the peer is gone. */
   send(data: string): void
-  /** Ends the connection (the relay calls it when it drops a client or is disposed). */
-  close(): void
+  /**
+   * Ends the connection: `congested` when the relay drops a client that does
+   * not read (end it at once), `relay-disposed` when the relay goes away
+   * (a graceful close lets queued frames reach the peer first).
+   */
+  close(reason: RelayCloseReason): void
   /**
    * Bytes queued for the peer and not yet written. When present, the relay
    * drops a client whose backlog passes `maxBufferedBytes` (a peer that never
@@ -29,6 +33,9 @@ export interface RelayClient {
    */
   readonly bufferedAmount?: number
 }
+
+/** Why the relay closes a client. */
+export type RelayCloseReason = 'congested' | 'relay-disposed'
 
 /** Options of {@link createRelay}. */
 export interface RelayOptions<TClient extends RelayClient = RelayClient> {
@@ -157,7 +164,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       return
     }
     const backlog = connection.client.bufferedAmount
-    if (typeof backlog === 'number' && backlog > maxBufferedBytes) {
+    if (typeof backlog === 'number' && backlog > maxBufferedBytes && isOpen(connection)) {
       connection.actor.send({ type: 'client.congested' })
     }
   }
@@ -302,7 +309,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           const reason = actor.getSnapshot().context.closeReason
           if (reason === 'congested' || reason === 'relay-disposed') {
             try {
-              client.close()
+              client.close(reason)
             } catch {
               // The transport is already gone; nothing is left to close.
             }
@@ -320,9 +327,15 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           }
         }
       }
+      const deliver = (
+        event: { type: 'frame.received'; data: string } | { type: 'client.disconnected' },
+      ) => {
+        // A transport may still report a frame or a close after the relay dropped the client.
+        if (actor.getSnapshot().status === 'active') actor.send(event)
+      }
       return {
-        receive: (data: string) => actor.send({ type: 'frame.received', data }),
-        disconnect: () => actor.send({ type: 'client.disconnected' }),
+        receive: (data: string) => deliver({ type: 'frame.received', data }),
+        disconnect: () => deliver({ type: 'client.disconnected' }),
         get closed() {
           return actor.getSnapshot().status !== 'active'
         },

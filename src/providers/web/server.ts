@@ -58,6 +58,9 @@ export interface WebConsole {
   close(): Promise<void>
 }
 
+/** How long `close()` waits for peers to finish the close handshake before cutting them. */
+const CLOSE_GRACE_MS = 1000
+
 const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
@@ -207,8 +210,9 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     const client: WebConsoleClient = {
       request,
       send: (data) => socket.send(data),
-      // The relay closes a client only to drop it (a backlog) or on disposal: do not wait for the peer.
-      close: () => socket.terminate(),
+      // A client that does not read is cut at once; on disposal queued frames go out before the close.
+      close: (reason) =>
+        reason === 'congested' ? socket.terminate() : socket.close(1001, 'console closed'),
       get bufferedAmount() {
         return socket.bufferedAmount
       },
@@ -267,13 +271,27 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     token,
     relay,
     close() {
-      closing ??= new Promise<void>((resolve) => {
+      closing ??= (async () => {
         relay.dispose()
-        for (const socket of sockets.clients) socket.terminate()
+        const open = [...sockets.clients]
+        // Peers get a moment to complete the close handshake; then they are cut.
+        const cut = setTimeout(() => open.forEach((socket) => socket.terminate()), CLOSE_GRACE_MS)
+        await Promise.all(
+          open.map(
+            (socket) =>
+              new Promise<void>((resolve) => {
+                if (socket.readyState === socket.CLOSED) resolve()
+                else socket.once('close', () => resolve())
+              }),
+          ),
+        )
+        clearTimeout(cut)
         sockets.close()
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeAllConnections()
+        })
+      })()
       return closing
     },
   }

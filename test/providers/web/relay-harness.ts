@@ -5,6 +5,7 @@ import type { RelayClient, ServerFrame } from '../../../src/providers/web/index.
 export interface FakeClient extends RelayClient {
   frames: ServerFrame[]
   closed: boolean
+  closeReason?: string
   bufferedAmount: number
   /** Called inside `send`, after the frame is recorded (to answer synchronously). */
   onFrame?: (frame: ServerFrame) => void
@@ -24,8 +25,9 @@ export function fakeClient(name = 'client'): FakeClient {
       client.frames.push(frame)
       client.onFrame?.(frame)
     },
-    close() {
+    close(reason) {
       client.closed = true
+      client.closeReason = reason
     },
     framesOf(type) {
       return client.frames.filter((frame) => frame.type === type) as never

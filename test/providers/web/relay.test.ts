@@ -299,7 +299,7 @@ describe('createRelay', () => {
     const connection = relay.connect(stuck)
     stuck.bufferedAmount = 1001
     void track(seam.ask({ questions }))
-    expect(stuck.closed).toBe(true)
+    expect(stuck.closeReason).toBe('congested')
     expect(connection.closed).toBe(true)
     expect(relay.clientCount()).toBe(0)
     void track(seam.ask({ questions }))
@@ -331,7 +331,7 @@ describe('createRelay', () => {
     expect(client.framesOf('question/resolved')).toEqual([
       { type: 'question/resolved', rpcId, outcome: 'aborted' },
     ])
-    expect(client.closed).toBe(true)
+    expect(client.closeReason).toBe('relay-disposed')
     expect(relay.pending()).toEqual([])
     const late = fakeClient()
     expect(relay.connect(late).closed).toBe(true)

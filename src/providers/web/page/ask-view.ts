@@ -353,7 +353,9 @@ function renderPlanReview(snapshot: QuestionnaireSnapshot, context: AskViewConte
     },
     [
       h('span', { text: 'Approve' }),
-      h('span', { className: 'button-note', text: review?.approve.label ?? '' }),
+      review !== undefined &&
+        review.approve.label !== 'Approve' &&
+        h('span', { className: 'button-note', text: review.approve.label }),
     ],
   )
   const refuse = h(
@@ -375,6 +377,7 @@ function renderPlanReview(snapshot: QuestionnaireSnapshot, context: AskViewConte
     [
       h('span', { text: 'Refuse' }),
       review?.refuse !== undefined &&
+        review.refuse.label !== 'Refuse' &&
         h('span', { className: 'button-note', text: review.refuse.label }),
     ],
   )

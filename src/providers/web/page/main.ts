@@ -112,7 +112,7 @@ function renderQueue(): void {
               h('span', { className: 'queue-item-text', text: first.question }),
             h('span', { className: 'queue-item-meta' }, [
               snapshot.value === 'planReview'
-                ? 'Plan review'
+                ? 'Plan to review'
                 : `${total} question${total === 1 ? '' : 's'}`,
               ask.sessionId !== undefined && ` · ${ask.sessionId}`,
               ask.response !== undefined && ' · sending…',

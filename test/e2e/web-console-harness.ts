@@ -1,0 +1,118 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
+import type { QuestionnaireEvent } from '../../src/machines/questionnaire.machine.js'
+
+/** Debian's chromium, headless, with a new empty profile. */
+export async function launchChromium(): Promise<{
+  context: BrowserContext
+  close(): Promise<void>
+}> {
+  const executablePath = execFileSync('sh', ['-c', 'command -v chromium'], {
+    encoding: 'utf8',
+  }).trim()
+  const profile = mkdtempSync(join(tmpdir(), 'askseam-chromium-'))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    viewport: { width: 1200, height: 860 },
+  })
+  context.setDefaultTimeout(10_000)
+  return {
+    context,
+    async close() {
+      await context.close()
+      rmSync(profile, { recursive: true, force: true })
+    },
+  }
+}
+
+/** What the console shows for the ask on screen, read from the DOM the user sees. */
+export interface ConsoleScreen {
+  /** `data-state` of the card: `answering`, `planReview`, or `none` (empty or sending). */
+  state: string
+  /** "Question i of n", as a 0-based index. */
+  index: number | undefined
+  /** Each question's step label state: answered, skipped, not answered. */
+  steps: string[]
+  /** Labels shown as chosen on the current question. */
+  checked: string[]
+  /** The current question's own-answer field. */
+  custom: string | undefined
+  /** Whether Submit can be pressed. */
+  canSubmit: boolean
+}
+
+export function readScreen(page: Page): Promise<ConsoleScreen> {
+  return page.evaluate(() => {
+    const card = document.querySelector<HTMLElement>('.stage .card')
+    const counter = card?.querySelector('.counter')?.textContent ?? ''
+    const match = /Question (\d+) of/.exec(counter)
+    const submit = [...(card?.querySelectorAll('button') ?? [])].find(
+      (button) => button.textContent === 'Submit',
+    )
+    return {
+      state: card?.dataset.state ?? 'none',
+      index: match === null ? undefined : Number(match[1]) - 1,
+      steps: [...(card?.querySelectorAll('.step') ?? [])].map(
+        (step) => step.getAttribute('aria-label')?.replace(/^Question \d+: /, '') ?? '',
+      ),
+      checked: [...(card?.querySelectorAll('.option[aria-checked="true"]') ?? [])].map(
+        (option) => option.getAttribute('aria-label') ?? '',
+      ),
+      custom: card?.querySelector<HTMLInputElement>('.custom-input')?.value,
+      canSubmit: submit !== undefined && !submit.disabled,
+    }
+  })
+}
+
+/** Performs one questionnaire event the way a user would, on the card on screen. */
+export async function perform(page: Page, event: QuestionnaireEvent): Promise<void> {
+  const card = page.locator('.stage .card')
+  const press = async (name: string | RegExp) => {
+    const button = card.getByRole('button', { name, exact: typeof name === 'string' })
+    // A disabled control is how the page refuses an event the flow would ignore.
+    if (await button.isEnabled()) await button.click()
+  }
+  switch (event.type) {
+    case 'option.chosen':
+      await card.getByRole('radio', { name: event.label, exact: true }).click()
+      return
+    case 'option.toggled':
+      await card.getByRole('checkbox', { name: event.label, exact: true }).click()
+      return
+    case 'custom.typed':
+      await card.locator('.custom-input').fill(event.text)
+      return
+    case 'question.skipped':
+      return press('Skip')
+    case 'question.back':
+      return press('Back')
+    case 'question.next':
+      if ((await card.getByRole('button', { name: 'Next', exact: true }).count()) > 0) {
+        await press('Next')
+      }
+      return
+    case 'question.selected': {
+      const step = card.locator('.step').nth(event.index)
+      if ((await step.count()) > 0) await step.click()
+      return
+    }
+    case 'batch.submitted':
+      return press('Submit')
+    case 'batch.cancelled':
+      return press(/^Dismiss/)
+    case 'plan.approved':
+      return press('Approve')
+    case 'plan.refused':
+      if ((await card.locator('textarea').count()) === 0) return
+      if (event.feedback !== undefined) await card.locator('textarea').fill(event.feedback)
+      return press('Refuse')
+    case 'plan.discussed':
+      return press('Discuss')
+  }
+}

@@ -1,0 +1,246 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { deploymentPlan, deploymentQuestions, planReviewQuestion } from '../../src/cli/scenario.js'
+import { createAgentRegistry, createUserQuestions } from '../../src/protocol/index.js'
+import type { AskUserQuestionItem, UserQuestionError } from '../../src/protocol/index.js'
+import { startWebConsole } from '../../src/providers/web/index.js'
+import type { WebConsole } from '../../src/providers/web/index.js'
+import { launchChromium, perform, readScreen } from './web-console-harness.js'
+
+let browser: Awaited<ReturnType<typeof launchChromium>>
+const consoles: WebConsole[] = []
+const pages: Page[] = []
+
+beforeAll(async () => {
+  browser = await launchChromium()
+})
+
+afterAll(async () => {
+  await browser?.close()
+})
+
+afterEach(async () => {
+  await Promise.all(pages.splice(0).map((page) => page.close()))
+  await Promise.all(consoles.splice(0).map((web) => web.close()))
+})
+
+async function start() {
+  const agents = createAgentRegistry()
+  const seam = createUserQuestions({ agents })
+  const web = await startWebConsole({ seam })
+  consoles.push(web)
+  return { seam, web, agents }
+}
+
+async function openPage(url: string): Promise<Page> {
+  const page = await browser.context.newPage()
+  pages.push(page)
+  await page.goto(url)
+  return page
+}
+
+/** Records how a promise settled, without an unhandled rejection. */
+function settle<T>(promise: Promise<T>) {
+  return promise.then(
+    (value) => ({ value, error: undefined }),
+    (error: unknown) => ({ value: undefined, error: error as UserQuestionError }),
+  )
+}
+
+const plan = planReviewQuestion(deploymentPlan('eu-west-1', ['Smoke tests', 'Load test']))
+
+describe('web console in Chromium', () => {
+  it('answers a batch through the page and hands the caller the canonical answer', async () => {
+    const { seam, web } = await start()
+    const page = await openPage(web.url)
+    const asked = seam.ask({ questions: deploymentQuestions })
+    await page.getByRole('radio', { name: 'us-east-1', exact: true }).click()
+    await expect.poll(() => page.locator('.counter').textContent()).toBe('Question 2 of 3')
+    await page.getByRole('checkbox', { name: 'Load test' }).click()
+    await page.getByRole('checkbox', { name: 'Smoke tests' }).click()
+    await page.getByRole('button', { name: 'Next', exact: true }).click()
+    await page.getByLabel('Your answer').fill('Mention the new region')
+    await page.getByLabel('Your answer').press('Enter')
+    expect(await asked).toEqual({
+      answers: [
+        { id: 'region', selected: ['us-east-1'] },
+        { id: 'checks', selected: ['Smoke tests', 'Load test'] },
+        { id: 'announce', selected: [], custom: 'Mention the new region' },
+      ],
+    })
+    await page.getByRole('heading', { name: 'Nothing to answer right now' }).waitFor()
+  })
+
+  it('skips, answers in your own words, and goes back', async () => {
+    const { seam, web } = await start()
+    const page = await openPage(web.url)
+    const asked = seam.ask({ questions: deploymentQuestions })
+    await page.getByRole('button', { name: 'Skip', exact: true }).click()
+    await page.getByLabel('Add your own').fill('Canary in one zone first')
+    await page.getByRole('button', { name: 'Back', exact: true }).click()
+    await page.getByLabel('Or answer in your own words').fill('eu-central-1')
+    await page.getByRole('button', { name: 'Question 3: not answered' }).click()
+    await page.getByRole('button', { name: 'Skip', exact: true }).click()
+    // Question 2 has text only: it is settled, so every question is and Submit is allowed.
+    await page.getByRole('button', { name: 'Submit', exact: true }).click()
+    expect(await asked).toEqual({
+      answers: [
+        { id: 'region', selected: [], custom: 'eu-central-1' },
+        { id: 'checks', selected: [], custom: 'Canary in one zone first' },
+        { id: 'announce', selected: [] },
+      ],
+    })
+  })
+
+  it('does not submit on Enter while an IME composition is open', async () => {
+    const { seam, web } = await start()
+    const page = await openPage(web.url)
+    const asked = settle(seam.ask({ questions: [{ id: 'name', question: 'Project name?' }] }))
+    const field = page.getByLabel('Your answer')
+    await field.fill('かんじ')
+    await field.dispatchEvent('compositionstart')
+    await field.dispatchEvent('keydown', { key: 'Enter', isComposing: true, keyCode: 229 })
+    await field.dispatchEvent('compositionend')
+    expect(seam.pending()).toHaveLength(1)
+    expect(await readScreen(page)).toMatchObject({ state: 'answering', canSubmit: true })
+    await field.press('Enter')
+    expect((await asked).value).toEqual({
+      answers: [{ id: 'name', selected: [], custom: 'かんじ' }],
+    })
+  })
+
+  it('reviews a plan: approve, refuse with feedback, discuss', async () => {
+    const { seam, web } = await start()
+    const page = await openPage(web.url)
+    const card = page.locator('.card[data-state="planReview"]')
+
+    const approved = seam.ask({ questions: [plan] })
+    await expect.poll(() => card.locator('pre').textContent()).toBe(plan.detail)
+    await card.getByRole('button', { name: 'Approve', exact: true }).click()
+    expect(await approved).toEqual({ answers: [{ id: 'plan', selected: ['Approve'] }] })
+
+    const refused = seam.ask({ questions: [plan] })
+    await card.getByLabel('Feedback').fill('Run the load test before the smoke tests')
+    await card.getByRole('button', { name: 'Refuse', exact: true }).click()
+    expect(await refused).toEqual({
+      answers: [{ id: 'plan', selected: [], custom: 'Run the load test before the smoke tests' }],
+    })
+
+    const discussed = settle(seam.ask({ questions: [plan] }))
+    await card.getByRole('button', { name: 'Discuss', exact: true }).click()
+    expect((await discussed).error).toMatchObject({
+      code: 'ASK_CANCELLED',
+      details: { reason: 'discuss' },
+    })
+  })
+
+  it('replays the pending question, same ask, after a reload', async () => {
+    const { seam, web } = await start()
+    const page = await openPage(web.url)
+    const asked = seam.ask({ questions: deploymentQuestions })
+    const { askId } = seam.pending()[0]!
+    await page.getByRole('radio', { name: 'us-east-1', exact: true }).click()
+    await page.reload()
+    await page.getByRole('heading', { name: deploymentQuestions[0]!.question }).waitFor()
+    expect(seam.pending().map((ask) => ask.askId)).toEqual([askId])
+    await page.getByRole('radio', { name: 'eu-west-1 (Recommended)' }).click()
+    await page.getByRole('button', { name: 'Skip', exact: true }).click()
+    await page.getByRole('button', { name: 'Skip', exact: true }).click()
+    await page.getByRole('button', { name: 'Submit', exact: true }).click()
+    expect((await asked).answers[0]).toEqual({
+      id: 'region',
+      selected: ['eu-west-1 (Recommended)'],
+    })
+  })
+
+  it('lists several pending asks and answers them in any order', async () => {
+    const { seam, web } = await start()
+    const page = await openPage(web.url)
+    const first = seam.ask({ questions: [{ id: 'a', question: 'First question?' }] })
+    const second = seam.ask({ questions: [{ id: 'b', question: 'Second question?' }] })
+    const queue = page.getByRole('complementary', { name: 'Pending questions' })
+    await expect.poll(() => queue.getByRole('button').count()).toBe(2)
+    await queue.getByRole('button', { name: /Second question/ }).click()
+    await page.getByLabel('Your answer').fill('two')
+    await page.getByLabel('Your answer').press('Enter')
+    expect(await second).toEqual({ answers: [{ id: 'b', selected: [], custom: 'two' }] })
+    await page.getByRole('heading', { name: 'First question?' }).waitFor()
+    await page.getByLabel('Your answer').fill('one')
+    await page.getByLabel('Your answer').press('Enter')
+    expect(await first).toEqual({ answers: [{ id: 'a', selected: [], custom: 'one' }] })
+  })
+
+  it('two tabs: the first answer wins and the question leaves the other tab', async () => {
+    const { seam, web } = await start()
+    const one = await openPage(web.url)
+    const two = await openPage(web.url)
+    const asked = seam.ask({ questions: [plan] })
+    await two.getByRole('button', { name: 'Approve', exact: true }).waitFor()
+    await one.getByRole('button', { name: 'Discuss', exact: true }).waitFor()
+    await one.getByRole('button', { name: 'Approve', exact: true }).click()
+    expect(await asked).toEqual({ answers: [{ id: 'plan', selected: ['Approve'] }] })
+    await two.getByRole('heading', { name: 'Nothing to answer right now' }).waitFor()
+    await expect.poll(() => two.getByRole('status').last().textContent()).toContain('was answered')
+  })
+
+  it('takes the question down when the host aborts the ask', async () => {
+    const { seam, web } = await start()
+    const page = await openPage(web.url)
+    const controller = new AbortController()
+    const asked = settle(seam.ask({ questions: deploymentQuestions, signal: controller.signal }))
+    await page.getByRole('heading', { name: deploymentQuestions[0]!.question }).waitFor()
+    controller.abort()
+    expect((await asked).error?.code).toBe('ASK_ABORTED')
+    await page.getByRole('heading', { name: 'Nothing to answer right now' }).waitFor()
+    await expect.poll(() => page.getByRole('status').last().textContent()).toContain('withdrawn')
+  })
+
+  it('renders model-written markup as inert text', async () => {
+    const { seam, web, agents } = await start()
+    const page = await openPage(web.url)
+    const script = '<script>window.__pwned = 1</script>'
+    const image = '<img src=x onerror="window.__pwned = 2">'
+    const agent = { id: `agent ${image}` }
+    agents.enter(agent)
+    const hostile: AskUserQuestionItem[] = [
+      {
+        id: 'x',
+        header: script,
+        question: `Pick one ${image}`,
+        detail: `${script} and ${image}`,
+        options: [{ label: script, description: image }, { label: image }],
+      },
+    ]
+    const asked = seam.ask({ questions: hostile, agent })
+    await page.getByRole('heading', { name: `Pick one ${image}` }).waitFor()
+    await expect.poll(() => page.locator('.detail').textContent()).toBe(`${script} and ${image}`)
+    expect(await page.locator('.chip').textContent()).toBe(script)
+    expect(await page.locator('.session').textContent()).toBe(`Session agent ${image}`)
+    expect(await page.locator('.stage img, .stage script').count()).toBe(0)
+    await page.getByRole('radio', { name: script }).click()
+    await page.getByRole('button', { name: 'Submit', exact: true }).click()
+    expect(await asked).toEqual({ answers: [{ id: 'x', selected: [script] }] })
+    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
+  })
+
+  it('gives nothing to a wrong or missing token', async () => {
+    const { seam, web } = await start()
+    void settle(seam.ask({ questions: [{ id: 'secret', question: 'The secret question?' }] }))
+    const wrong = await openPage(web.url.replace(/token=[^&]+/, 'token=guess'))
+    expect(await wrong.textContent('body')).toContain('needs its token')
+    const missing = await openPage(web.url.replace(/\?.*$/, ''))
+    expect(await missing.textContent('body')).not.toContain('secret')
+    // Even script running on the console's own origin cannot open the socket without the token.
+    const refused = await wrong.evaluate(
+      (url) =>
+        new Promise<string>((resolve) => {
+          const socket = new WebSocket(url)
+          socket.onopen = () => resolve('open')
+          socket.onerror = () => resolve('refused')
+        }),
+      web.wsUrl.replace(/token=[^&]+/, 'token=guess'),
+    )
+    expect(refused).toBe('refused')
+    expect(web.relay.clientCount()).toBe(0)
+  })
+})
