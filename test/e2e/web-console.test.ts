@@ -5,7 +5,7 @@ import { createAgentRegistry, createUserQuestions } from '../../src/protocol/ind
 import type { AskUserQuestionItem, UserQuestionError } from '../../src/protocol/index.js'
 import { startWebConsole } from '../../src/providers/web/index.js'
 import type { WebConsole } from '../../src/providers/web/index.js'
-import { launchChromium, perform, readScreen } from './web-console-harness.js'
+import { launchChromium, readScreen } from './web-console-harness.js'
 
 let browser: Awaited<ReturnType<typeof launchChromium>>
 const consoles: WebConsole[] = []
@@ -220,6 +220,21 @@ describe('web console in Chromium', () => {
     await page.getByRole('radio', { name: script }).click()
     await page.getByRole('button', { name: 'Submit', exact: true }).click()
     expect(await asked).toEqual({ answers: [{ id: 'x', selected: [script] }] })
+    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
+    // Defence in depth: even markup that did reach the DOM could not run, under the page's CSP.
+    const blocked = await page.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          document.addEventListener('securitypolicyviolation', (event) =>
+            resolve(event.violatedDirective),
+          )
+          document.body.insertAdjacentHTML(
+            'beforeend',
+            '<img src="data:," onerror="window.__pwned = 3">',
+          )
+        }),
+    )
+    expect(blocked).toMatch(/^(img-src|script-src)/)
     expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
   })
 
