@@ -243,6 +243,11 @@ export const questionnairePrompt = createPrompt<QuestionnaireOutput, Questionnai
           }
         }
         const focusedRow = rowsOf(after.context, modeOf(after), next)[next.focus]
+        if (focusedRow?.kind === 'custom' && !inText) {
+          // Entering the text row shows what the flow holds, not what was typed before a choice.
+          const question = after.context.questions[after.context.index]
+          next.text = draftOf(after.context, question?.id ?? '').custom ?? ''
+        }
         const wanted = isTextRow(focusedRow) ? next.text : ''
         if (editor.line !== wanted) {
           editor.clearLine(0)
