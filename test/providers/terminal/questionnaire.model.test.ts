@@ -139,9 +139,10 @@ async function expectScreen(
       (screen) => mismatch(screen, questions, expected, ui) === undefined,
       10_000,
     )
-  } catch {
+  } catch (error: unknown) {
     throw new Error(
       `screen does not match the model: ${mismatch(session.screen(), questions, expected, ui)}\n${session.screen()}`,
+      { cause: error },
     )
   }
 }
@@ -294,6 +295,7 @@ describe.each(suites)('terminal UI follows questionnaireMachine: $name', ({ ques
           } catch (error: unknown) {
             throw new Error(
               `path ${index} (${path.description}) failed: ${error instanceof Error ? error.message : String(error)}`,
+              { cause: error },
             )
           }
           pathsRun += 1
