@@ -1,0 +1,171 @@
+/**
+ * askseam/tool: the model-facing `ask_user_question` tool over a question
+ * seam. This entry point is the only one that loads zod.
+ *
+ * @example
+ * ```ts
+ * import { createUserQuestions } from 'askseam'
+ * import { createAskUserQuestionTool } from 'askseam/tool'
+ *
+ * const tool = createAskUserQuestionTool(createUserQuestions({ timeoutMs: 300_000 }))
+ * // register { name, description, inputSchema } with your agent runtime, then:
+ * const text = await tool.execute(modelArgs, { signal, agent })
+ * // '{"answers":[{"id":"db","selected":["Postgres (Recommended)"]}]}'
+ * ```
+ */
+import { toUserQuestionError } from '../protocol/index.js'
+import type {
+  Agent,
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+  UserQuestionError,
+  UserQuestions,
+} from '../protocol/index.js'
+import { askUserQuestionInputSchema, parseAskUserQuestionArgs } from './schema.js'
+import { formatToolError } from './results.js'
+
+export {
+  askUserQuestionArgsSchema,
+  askUserQuestionInputSchema,
+  formatFieldPath,
+  parseAskUserQuestionArgs,
+} from './schema.js'
+export type { AskUserQuestionArgs } from './schema.js'
+export { discussNextStep, formatToolError, nextStepByCode, nextStepFor } from './results.js'
+
+/** The tool's name, as the model calls it. */
+export const askUserQuestionToolName = 'ask_user_question'
+
+/** What the model reads to decide when and how to ask. */
+export const askUserQuestionDescription = [
+  'Ask the user one or more questions and wait for their answers.',
+  'Use it rarely: only when you cannot proceed well without a decision only the user can make (a preference, a trade-off, missing information you cannot find yourself, approval of a risky or irreversible step). Do not ask what you can find out by reading, running or searching, and do not ask for confirmation of routine steps.',
+  'Batch: put every question you have now into one call instead of asking one at a time.',
+  'Offer options whenever you can (2 to 4 short labels, each with a one-line description). If you have a preference, put it first and end its label with " (Recommended)". The user can always type their own answer instead. Omit options for a free-text question. Set multi_select when several choices can apply.',
+  'To have a plan approved, ask one question with the plan in `detail`, options such as "Approve" and "Revise", and intent { kind: "plan-review", approve: "Approve" }.',
+  'The result is JSON {"answers":[{"id","selected":[labels],"custom"?}]} in question order: `selected` holds the chosen labels, `custom` the text the user typed, and `selected: []` without `custom` means the user skipped that question — do not read a skip as consent. On failure the result is a line starting with an error code followed by what to do next; follow it.',
+].join('\n\n')
+
+/** What `execute` is given besides the arguments. */
+export interface AskUserQuestionExecuteOptions {
+  /** The tool call's abort signal: aborting takes the questions down (`ASK_ABORTED`). */
+  signal?: AbortSignal
+  /** The exact live agent that calls the tool, checked by the seam's registry. */
+  agent?: Agent
+}
+
+/** Options of {@link createAskUserQuestionTool}. */
+export interface AskUserQuestionToolOptions {
+  /** Deadline of each ask in milliseconds. @default the seam's `timeoutMs` */
+  timeoutMs?: number
+}
+
+/** A tool result in the shape of MCP's `CallToolResult`, for runtimes that want one. */
+export interface AskUserQuestionToolResult {
+  content: [{ type: 'text'; text: string }]
+  isError: boolean
+  structuredContent:
+    | AskUserQuestionAnswer
+    | { error: { code: string; message: string; details?: Readonly<Record<string, unknown>> } }
+}
+
+/** The `ask_user_question` tool: a name, a description, a JSON Schema and `execute`. */
+export interface AskUserQuestionTool {
+  readonly name: typeof askUserQuestionToolName
+  readonly description: string
+  /** JSON Schema (draft 2020-12) of the snake_case arguments, produced from the zod schema. */
+  readonly inputSchema: Record<string, unknown>
+  /**
+   * Asks and resolves with a string, never rejects: the compact JSON of the
+   * answers, or `CODE: what happened. What to do next.`
+   */
+  execute(args: unknown, options?: AskUserQuestionExecuteOptions): Promise<string>
+  /** As {@link AskUserQuestionTool.execute}, with `isError` and the structured value beside the text. */
+  executeForResult(
+    args: unknown,
+    options?: AskUserQuestionExecuteOptions,
+  ): Promise<AskUserQuestionToolResult>
+}
+
+// Not a question: it fails the seam's shape check, so the seam reports abort
+// and caller errors first, in DESIGN §3 order, and never reaches a provider.
+const probeQuestions = [null] as unknown as AskUserQuestionItem[]
+
+/**
+ * Creates the model-facing `ask_user_question` tool over a seam. Arguments
+ * are parsed with zod (snake_case, `multi_select`); a bad one becomes
+ * `INVALID_REQUEST` naming the field, e.g. `questions[0].options[1].label`.
+ *
+ * @example
+ * ```ts
+ * const tool = createAskUserQuestionTool(seam)
+ * await tool.execute({ questions: [{ id: 'db', question: 'Which database?', options: [{ label: 'Postgres (Recommended)' }, { label: 'SQLite' }] }] })
+ * ```
+ */
+export function createAskUserQuestionTool(
+  seam: UserQuestions,
+  options: AskUserQuestionToolOptions = {},
+): AskUserQuestionTool {
+  const inputSchema = askUserQuestionInputSchema()
+
+  async function ask(
+    args: unknown,
+    { signal, agent }: AskUserQuestionExecuteOptions,
+  ): Promise<
+    { ok: true; answer: AskUserQuestionAnswer } | { ok: false; error: UserQuestionError }
+  > {
+    const parsed = parseAskUserQuestionArgs(args)
+    try {
+      if (!parsed.ok) {
+        // A malformed call still gets the abort and caller verdicts first.
+        if (parsed.error.code !== 'EMPTY_QUESTIONS' || signal?.aborted === true) {
+          await seam.ask({
+            questions: probeQuestions,
+            ...(signal === undefined ? {} : { signal }),
+            ...(agent === undefined ? {} : { agent }),
+          })
+        }
+        return { ok: false, error: parsed.error }
+      }
+      const answer = await seam.ask({
+        questions: parsed.questions,
+        ...(signal === undefined ? {} : { signal }),
+        ...(agent === undefined ? {} : { agent }),
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      })
+      return { ok: true, answer }
+    } catch (caught: unknown) {
+      const error = toUserQuestionError(caught)
+      if (!parsed.ok && error.code === 'INVALID_REQUEST') return { ok: false, error: parsed.error }
+      return { ok: false, error }
+    }
+  }
+
+  return {
+    name: askUserQuestionToolName,
+    description: askUserQuestionDescription,
+    inputSchema,
+    async execute(args, executeOptions = {}) {
+      const result = await ask(args, executeOptions)
+      return result.ok ? JSON.stringify(result.answer) : formatToolError(result.error)
+    },
+    async executeForResult(args, executeOptions = {}) {
+      const result = await ask(args, executeOptions)
+      if (result.ok) {
+        return {
+          content: [{ type: 'text', text: JSON.stringify(result.answer) }],
+          isError: false,
+          structuredContent: result.answer,
+        }
+      }
+      const { code, message, details } = result.error
+      return {
+        content: [{ type: 'text', text: formatToolError(result.error) }],
+        isError: true,
+        structuredContent: {
+          error: details === undefined ? { code, message } : { code, message, details },
+        },
+      }
+    },
+  }
+}

@@ -1,0 +1,51 @@
+import type { UserQuestionError, UserQuestionErrorCode } from '../protocol/index.js'
+
+/**
+ * For each code, one sentence telling the model what to do next. Written for
+ * the model, not for a developer: what happened is in the error message.
+ */
+export const nextStepByCode: Readonly<Record<UserQuestionErrorCode, string>> = {
+  ASK_ABORTED:
+    'The question was withdrawn before anyone answered (the call was aborted or the user interface went away): do not assume an answer, and stop until the user speaks.',
+  EMPTY_QUESTIONS: 'Call ask_user_question again with at least one question.',
+  INVALID_REQUEST: 'Fix that field and call ask_user_question again.',
+  CALLER_NOT_LIVE:
+    'This agent session may not ask the user: do not retry, continue with what you know and state the open question in your reply.',
+  DELEGATED_CALLER:
+    'You are a subagent and no human is reachable from here: do not retry, and put the unresolved question in your final result so the agent that delegated to you can ask it.',
+  BAD_INTENT:
+    "For a plan review put the plan in `detail` and set intent.approve to the exact label of one of that question's options, then call again.",
+  NO_PROVIDER:
+    'No user interface is connected to answer questions: do not retry now; go on with a safe default and say which assumption you made, or stop and ask in your reply.',
+  DUPLICATE_PROVIDER:
+    'The host is misconfigured (two user interfaces competed): do not retry, and report the question in your reply.',
+  ASK_CANCELLED:
+    'The user dismissed the questions and wants to talk instead of answering: stop, do not ask again, and wait for their message.',
+  ASK_TIMEOUT:
+    'Nobody answered in time: do not assume an answer; continue only with work that does not depend on it, or stop and state the open question.',
+  BAD_ANSWER:
+    'The user interface returned an answer that does not fit the questions: you may ask once more, otherwise continue without it and say so.',
+  PROVIDER_FAILED:
+    'The user interface failed while asking: you may retry once, otherwise continue without the answer and say so.',
+  SEAM_CLOSED:
+    'The session is shutting down: do not retry; finish up and state the open question in your reply.',
+}
+
+/** The plan-review variant of a cancellation: the user wants to discuss the plan first. */
+export const discussNextStep =
+  'The user wants to discuss the plan before deciding: do not carry it out; stop and wait for their message about what to change.'
+
+/** The sentence for an error, taking its `details.reason` into account. */
+export function nextStepFor(error: UserQuestionError): string {
+  if (error.code === 'ASK_CANCELLED' && error.details?.reason === 'discuss') return discussNextStep
+  return nextStepByCode[error.code]
+}
+
+/** `CODE: what happened. What to do next.` — one line for the model. */
+export function formatToolError(error: UserQuestionError): string {
+  const message = error.message
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[.!?]?$/, '.')
+  return `${error.code}: ${message} ${nextStepFor(error)}`
+}
