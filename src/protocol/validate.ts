@@ -144,7 +144,7 @@ function checkIntent(item: AskUserQuestionItem, index: number): void {
   }
 }
 
-/** A request that passed {@link validateRequest}: a defensive copy of what was asked. */
+/** A request that passed {@link validateRequest}: a defensive, deeply frozen copy of the questions. */
 export interface ValidatedRequest {
   questions: AskUserQuestionItem[]
   agent?: unknown
@@ -217,6 +217,15 @@ export function validateRequest(
   }
   if (request.agent !== undefined) result.agent = request.agent
   copied.forEach(checkIntent)
+  // The copy is what answers are checked against, what providers are shown and
+  // what pending() lists: frozen, so no holder can change what was asked.
+  for (const item of copied) {
+    for (const option of item.options ?? []) Object.freeze(option)
+    if (item.options !== undefined) Object.freeze(item.options)
+    if (item.intent !== undefined) Object.freeze(item.intent)
+    Object.freeze(item)
+  }
+  Object.freeze(copied)
   return result
 }
 
