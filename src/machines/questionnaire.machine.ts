@@ -304,7 +304,8 @@ export const questionnaireMachine = setup({
       if (review === undefined || event.type !== 'plan.refused') return {}
       // With feedback, the typed text replaces the refusing option, as a typed answer does.
       const base: QuestionDraft = {
-        selected: review.refuse === undefined ? [] : [review.refuse.label],
+        selected:
+          review.refuse === undefined || isFilled(event.feedback) ? [] : [review.refuse.label],
         skipped: false,
       }
       return {
