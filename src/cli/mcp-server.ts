@@ -93,7 +93,7 @@ export function createDeploymentServer(options: DeploymentServerOptions = {}): {
   const seam = createUserQuestions(
     options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
   )
-  seam.registerProvider(createElicitationProvider({ server, seam }))
+  seam.registerProvider(createElicitationProvider({ server }))
   server.registerTool(
     PLAN_DEPLOYMENT_TOOL,
     {

@@ -299,5 +299,6 @@ function providerRequest(context: AskContext): ProviderRequest {
     signal: (context.presentation as AbortController).signal,
   }
   if (context.agent !== undefined) request.agent = context.agent
+  if (context.deadline !== undefined) request.deadline = context.deadline
   return request
 }

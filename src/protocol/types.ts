@@ -63,6 +63,12 @@ export interface ProviderRequest {
   questions: AskUserQuestionItem[]
   agent?: Agent
   /**
+   * When the ask times out, in epoch milliseconds; absent when it waits
+   * indefinitely. The seam enforces it; a provider may show it, or set a
+   * transport's own timeout from it.
+   */
+  deadline?: number
+  /**
    * Always present. Aborts when the ask ends for any reason other than this
    * provider's own settlement; its `reason` is the `UserQuestionError` that
    * ended the ask (or, on a hand-over, the one that took it from this provider).

@@ -88,7 +88,7 @@ export async function connectPair(options: McpPairOptions = {}): Promise<McpPair
   const info = { name: 'askseam-test-server', version: '0.0.0' }
   const server = options.lowLevel === true ? new Server(info) : new McpServer(info)
   const seam = createUserQuestions(options.seam)
-  const provider = createElicitationProvider({ server, seam })
+  const provider = createElicitationProvider({ server })
   const dispose = seam.registerProvider(provider)
   const inbox = new ElicitationInbox()
   const client = new Client(

@@ -12,7 +12,7 @@
  *
  * const server = new McpServer({ name: 'my-agent', version: '1.0.0' })
  * const seam = createUserQuestions()
- * seam.registerProvider(createElicitationProvider({ server, seam }))
+ * seam.registerProvider(createElicitationProvider({ server }))
  * await server.connect(new StdioServerTransport())
  * ```
  */

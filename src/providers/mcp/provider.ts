@@ -18,7 +18,6 @@ import type {
   AskUserQuestionAnswer,
   ProviderRequest,
   UserQuestionProvider,
-  UserQuestions,
 } from '../../protocol/index.js'
 import { decodeContent } from './decode.js'
 import { buildElicitationForm, dialectFor } from './form.js'
@@ -28,14 +27,6 @@ import type { ElicitationDialect } from './form.js'
 export interface ElicitationProviderOptions {
   /** The MCP server whose connected client answers: an `McpServer` or a low-level `Server`. */
   server: McpServer | Server
-  /**
-   * The seam this provider is registered with, read for each ask's deadline so
-   * the MCP request's own timeout matches it. Without it (or for an ask with
-   * no deadline) the request waits as long as a timer can hold and restarts
-   * on every progress notification the client sends.
-   * @default undefined
-   */
-  seam?: Pick<UserQuestions, 'pending'>
   /**
    * The protocol version to shape the form for. By default the provider reads
    * the version the client negotiates in `initialize` (create the provider
@@ -189,7 +180,7 @@ function cancelled(result: ElicitResult): UserQuestionError {
  *
  * const server = new McpServer({ name: 'my-agent', version: '1.0.0' })
  * const seam = createUserQuestions()
- * seam.registerProvider(createElicitationProvider({ server, seam }))
+ * seam.registerProvider(createElicitationProvider({ server }))
  * // register tools that call seam.ask(...), then server.connect(transport)
  * ```
  */
@@ -203,8 +194,6 @@ export function createElicitationProvider(
       negotiated = version
     })
   }
-  const deadlineOf = (askId: string) =>
-    options.seam?.pending().find((pending) => pending.askId === askId)?.deadline
 
   return {
     get protocolVersion() {
@@ -227,7 +216,7 @@ export function createElicitationProvider(
         result = await server.request(
           { method: 'elicitation/create', params: form.params },
           ElicitResultSchema,
-          requestOptions(signal, deadlineOf(request.askId)),
+          requestOptions(signal, request.deadline),
         )
       } catch (error: unknown) {
         throw requestFailure(error, signal)

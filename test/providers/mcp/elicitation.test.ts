@@ -303,23 +303,11 @@ describe('taking a question down', () => {
     vi.useFakeTimers()
     const { server, inbox } = await pair()
     const deadline = Date.now() + 5_000
-    const direct = createElicitationProvider({
-      server,
-      seam: {
-        pending: () => [
-          {
-            askId: 'ask-1',
-            questions: deploymentQuestions,
-            state: 'presenting',
-            startedAt: 0,
-            deadline,
-          },
-        ],
-      },
-    })
+    const direct = createElicitationProvider({ server })
     const asked = direct.ask({
       askId: 'ask-1',
       questions: deploymentQuestions,
+      deadline,
       signal: new AbortController().signal,
     })
     const settled = rejection(asked)

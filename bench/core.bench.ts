@@ -1,0 +1,163 @@
+import { createUserQuestions } from '../src/protocol/index.js'
+import type {
+  AskUserQuestionAnswer,
+  AskUserQuestionRequest,
+  ProviderRequest,
+} from '../src/protocol/index.js'
+import { createPlainSeam } from './plain-seam.js'
+import { gc, median, percentile, table } from './measure.js'
+
+/**
+ * The core seam against the plain-promise floor, in one process and one run:
+ * round trips per second, heap per pending ask at 100,000 pending, and the
+ * answer latency with 1 and with 100,000 asks pending.
+ */
+
+interface Subject {
+  name: string
+  make(): {
+    registerProvider(provider: {
+      ask(request: ProviderRequest): Promise<AskUserQuestionAnswer>
+    }): () => void
+    ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer>
+  }
+}
+
+const subjects: Subject[] = [
+  { name: 'askseam', make: () => createUserQuestions() },
+  { name: 'plain promise', make: () => createPlainSeam() },
+]
+
+const questions = [
+  {
+    id: 'region',
+    question: 'Which region?',
+    options: [{ label: 'eu-west-1' }, { label: 'us-east-1' }],
+  },
+  { id: 'notes', question: 'Anything else?' },
+]
+const answer: AskUserQuestionAnswer = {
+  answers: [
+    { id: 'region', selected: ['eu-west-1'] },
+    { id: 'notes', selected: [], custom: 'ship it' },
+  ],
+}
+const PENDING = Number(process.env.BENCH_PENDING ?? 100_000)
+const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 20_000)
+const LATENCY_SAMPLES = 2_000
+
+async function roundTripsPerSecond(subject: Subject): Promise<number> {
+  const seam = subject.make()
+  seam.registerProvider({ ask: async () => answer })
+  const controller = new AbortController()
+  const run = async (count: number) => {
+    for (let i = 0; i < count; i++) {
+      await seam.ask({ questions, signal: controller.signal, timeoutMs: 60_000 })
+    }
+  }
+  await run(2_000)
+  const started = performance.now()
+  await run(ROUND_TRIPS)
+  return ROUND_TRIPS / ((performance.now() - started) / 1000)
+}
+
+/** A provider that holds every ask except probes, which it answers at once. */
+function holdingProvider() {
+  const held: (() => void)[] = []
+  return {
+    held,
+    provider: {
+      ask(request: ProviderRequest): Promise<AskUserQuestionAnswer> {
+        if (request.questions[0]?.id === 'probe') {
+          return Promise.resolve({ answers: [{ id: 'probe', selected: [] }] })
+        }
+        return new Promise((resolve) => held.push(() => resolve(answer)))
+      },
+    },
+  }
+}
+
+async function heapPerPendingAsk(subject: Subject): Promise<number> {
+  const seam = subject.make()
+  const { provider } = holdingProvider()
+  seam.registerProvider(provider)
+  const signal = new AbortController().signal
+  gc()
+  const before = process.memoryUsage().heapUsed
+  const promises: Promise<unknown>[] = []
+  for (let i = 0; i < PENDING; i++)
+    promises.push(seam.ask({ questions, signal, timeoutMs: 3_600_000 }))
+  gc()
+  const after = process.memoryUsage().heapUsed
+  const bytes = (after - before) / PENDING
+  await (seam as { close?: () => Promise<void> }).close?.()
+  promises.forEach((promise) => promise.catch(() => undefined))
+  return bytes
+}
+
+async function probeLatency(subject: Subject, pending: number): Promise<number> {
+  const seam = subject.make()
+  const { provider } = holdingProvider()
+  seam.registerProvider(provider)
+  const signal = new AbortController().signal
+  const fillers: Promise<unknown>[] = []
+  for (let i = 0; i < pending; i++)
+    fillers.push(seam.ask({ questions, signal, timeoutMs: 3_600_000 }))
+  fillers.forEach((promise) => promise.catch(() => undefined))
+  const probe = [{ id: 'probe', question: 'Still fast?' }]
+  const samples: number[] = []
+  for (let i = 0; i < LATENCY_SAMPLES + 200; i++) {
+    const started = performance.now()
+    await seam.ask({ questions: probe, signal, timeoutMs: 3_600_000 })
+    if (i >= 200) samples.push(performance.now() - started)
+  }
+  await (seam as { close?: () => Promise<void> }).close?.()
+  gc()
+  return percentile(samples, 50)
+}
+
+const results: Record<string, { rate: number; heap: number; p50One: number; p50Many: number }> = {}
+for (const subject of subjects) {
+  const rates: number[] = []
+  for (let i = 0; i < 3; i++) rates.push(await roundTripsPerSecond(subject))
+  results[subject.name] = {
+    rate: median(rates),
+    heap: await heapPerPendingAsk(subject),
+    p50One: await probeLatency(subject, 1),
+    p50Many: await probeLatency(subject, PENDING),
+  }
+}
+
+const seam = results['askseam']!
+const floor = results['plain promise']!
+const micros = (ms: number) => `${(ms * 1000).toFixed(1)} µs`
+console.log('## Core seam\n')
+console.log(
+  table(
+    ['measure', 'askseam', 'plain promise', 'ratio', 'goal'],
+    [
+      [
+        'round trips per second',
+        seam.rate.toFixed(0),
+        floor.rate.toFixed(0),
+        `${(floor.rate / seam.rate).toFixed(1)}× slower`,
+        '≤ 10× slower',
+      ],
+      [
+        `heap per pending ask (${PENDING.toLocaleString('en')} pending)`,
+        `${(seam.heap / 1024).toFixed(2)} KB`,
+        `${(floor.heap / 1024).toFixed(2)} KB`,
+        `${(seam.heap / floor.heap).toFixed(1)}×`,
+        '≤ 4 KB',
+      ],
+      ['answer latency p50, 1 pending', micros(seam.p50One), micros(floor.p50One), '', ''],
+      [
+        `answer latency p50, ${PENDING.toLocaleString('en')} pending`,
+        micros(seam.p50Many),
+        micros(floor.p50Many),
+        `askseam ${(seam.p50Many / seam.p50One).toFixed(2)}× its 1-pending p50`,
+        '≤ 1.2×',
+      ],
+    ],
+  ),
+)

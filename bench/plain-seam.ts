@@ -1,0 +1,75 @@
+import { createAbortFanout } from '../src/protocol/abort-fanout.js'
+import { UserQuestionError, validateAnswer, validateRequest } from '../src/protocol/index.js'
+import type {
+  AskUserQuestionAnswer,
+  AskUserQuestionRequest,
+  UserQuestionProvider,
+} from '../src/protocol/index.js'
+
+/**
+ * The cost floor the seam is measured against: the same request and answer
+ * checks, a deadline timer only when there is one, the same one-listener-
+ * per-signal watch of the caller's signal, a controller for the provider's
+ * signal, and a map of pending asks — with plain promises and no statecharts.
+ */
+export function createPlainSeam() {
+  let provider: UserQuestionProvider | undefined
+  let counter = 0
+  const pending = new Map<string, () => void>()
+  const callerSignals = createAbortFanout()
+  return {
+    registerProvider(next: UserQuestionProvider) {
+      provider = next
+      return () => {
+        provider = undefined
+      }
+    },
+    pendingCount: () => pending.size,
+    ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
+      let admitted
+      try {
+        admitted = validateRequest(request)
+      } catch (error: unknown) {
+        return Promise.reject(error)
+      }
+      const current = provider
+      if (current === undefined)
+        return Promise.reject(new UserQuestionError('no provider', 'NO_PROVIDER'))
+      const askId = `plain-${++counter}`
+      const controller = new AbortController()
+      return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
+        let timer: ReturnType<typeof setTimeout> | undefined
+        let unwatch: (() => void) | undefined
+        const settle = (error: unknown, answer?: AskUserQuestionAnswer) => {
+          if (!pending.delete(askId)) return
+          if (timer !== undefined) clearTimeout(timer)
+          unwatch?.()
+          if (answer !== undefined) resolve(answer)
+          else {
+            controller.abort(error)
+            reject(error)
+          }
+        }
+        const onAbort = () => settle(new UserQuestionError('aborted', 'ASK_ABORTED'))
+        pending.set(askId, onAbort)
+        if (admitted.signal !== undefined) unwatch = callerSignals.watch(admitted.signal, onAbort)
+        if (admitted.timeoutMs !== undefined) {
+          timer = setTimeout(
+            () => settle(new UserQuestionError('timeout', 'ASK_TIMEOUT')),
+            admitted.timeoutMs,
+          )
+        }
+        current.ask({ askId, questions: admitted.questions, signal: controller.signal }).then(
+          (answer) => {
+            try {
+              settle(undefined, validateAnswer(admitted.questions, answer))
+            } catch (error: unknown) {
+              settle(error)
+            }
+          },
+          (error: unknown) => settle(error),
+        )
+      })
+    },
+  }
+}
