@@ -22,6 +22,14 @@ export interface QuestionnairePromptConfig {
   style: TerminalStyle
   /** The terminal's size now. */
   size: () => { columns: number; rows: number }
+  /**
+   * The batch's take-down signal. The prompt library clears the screen a few
+   * microtasks after an abort, by which time the asker may already be printing;
+   * the prompt blanks itself synchronously on abort instead.
+   */
+  signal: AbortSignal
+  /** Whether the input stream has ended (then closing is not the user's doing). */
+  inputEnded: () => boolean
   /** Calls `listener` when the terminal is resized; returns the unsubscriber. */
   watchResize: (listener: () => void) => () => void
 }
@@ -92,8 +100,23 @@ export const questionnairePrompt = createPrompt<QuestionnaireOutput, Questionnai
     const [snapshot, setSnapshot] = useState<QuestionnaireSnapshot>(actor.getSnapshot())
     const [view, setView] = useState<ViewState>(openingView(actor.getSnapshot()))
     const [, setResizes] = useState(0)
+    const [takenDown, setTakenDown] = useState(config.signal.aborted)
 
-    useEffect(() => {
+    useEffect((readline) => {
+      // Ctrl-D on an empty line makes readline close itself: treat it as dismissing the batch.
+      // (When the input itself ended, the provider takes the batch down instead.)
+      const onClose = () => {
+        if (config.inputEnded()) return
+        actor.send({ type: 'batch.cancelled' })
+        const output = actor.getSnapshot().output
+        if (output !== undefined) done(output)
+      }
+      readline.on('close', onClose)
+      const onAbort = () => {
+        ;(readline as unknown as LineEditor).clearLine(0)
+        setTakenDown(true)
+      }
+      config.signal.addEventListener('abort', onAbort)
       let resizes = 0
       const subscription = actor.subscribe((next) => {
         setSnapshot(next)
@@ -101,6 +124,8 @@ export const questionnairePrompt = createPrompt<QuestionnaireOutput, Questionnai
       })
       const stopWatching = config.watchResize(() => setResizes(++resizes))
       return () => {
+        readline.removeListener('close', onClose)
+        config.signal.removeEventListener('abort', onAbort)
         subscription.unsubscribe()
         stopWatching()
       }
@@ -258,6 +283,7 @@ export const questionnairePrompt = createPrompt<QuestionnaireOutput, Questionnai
       setSnapshot(after)
     })
 
+    if (takenDown) return ''
     const current = actor.getSnapshot().status === 'active' ? actor.getSnapshot() : snapshot
     const size = config.size()
     const frame = renderView({

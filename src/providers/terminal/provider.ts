@@ -66,6 +66,11 @@ interface SizedOutput {
   off?: (event: 'resize', listener: () => void) => unknown
 }
 
+function isEnded(input: NodeJS.ReadableStream): boolean {
+  const stream = input as { readableEnded?: boolean; destroyed?: boolean }
+  return stream.readableEnded === true || stream.destroyed === true
+}
+
 /** The error for an input that is not a terminal: the message says what to do instead. */
 export function notInteractiveError(): UserQuestionError {
   return new UserQuestionError(
@@ -125,14 +130,21 @@ function describeOutcome(
 }
 
 function withdrawnLine(error: UserQuestionError, style: TerminalStyle): string {
+  const reason = error.details?.reason
   const why =
     error.code === 'ASK_CANCELLED'
-      ? error.details?.reason === 'discuss'
+      ? reason === 'discuss'
         ? 'You chose to discuss the plan instead'
         : 'Questions dismissed'
       : error.code === 'ASK_TIMEOUT'
         ? 'The questions timed out'
-        : `The questions were withdrawn (${error.code})`
+        : reason === 'caller-aborted'
+          ? 'The agent withdrew the questions'
+          : reason === 'input-closed'
+            ? 'The terminal input closed'
+            : reason === 'provider-disposed'
+              ? 'The terminal stopped asking'
+              : `The questions were withdrawn (${error.code})`
   return ` ${style.danger('✖')} ${why}`
 }
 
@@ -212,7 +224,9 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
     current = entry
     void present(entry).finally(() => {
       current = undefined
-      pump()
+      // Let the caller react to its answer first, so what it prints lands above the next
+      // batch instead of inside it.
+      setImmediate(pump)
     })
   }
 
@@ -223,7 +237,14 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
     let result: QuestionnaireOutput | undefined
     try {
       result = await questionnairePrompt(
-        { actor, style, size, watchResize },
+        {
+          actor,
+          style,
+          size,
+          watchResize,
+          signal: entry.controller.signal,
+          inputEnded: () => inputClosed || isEnded(input),
+        },
         {
           input,
           output: promptOutput(output),
@@ -237,13 +258,13 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
         actor.send({ type: 'batch.cancelled' })
         result = actor.getSnapshot().output
       } else if (error instanceof AbortPromptError) {
-        entry.settle({
-          error: toUserQuestionError(
-            entry.controller.signal.reason,
-            'ASK_ABORTED',
-            'the ask was aborted',
-          ),
-        })
+        const failure = toUserQuestionError(
+          entry.controller.signal.reason,
+          'ASK_ABORTED',
+          'the ask was aborted',
+        )
+        if (showSummary) output.write(`${withdrawnLine(failure, style)}\n`)
+        entry.settle({ error: failure })
       } else {
         entry.settle({ error: toUserQuestionError(error) })
       }

@@ -36,11 +36,10 @@ export function startFixture(
 
 /** Every `RESULT` line printed so far. */
 export function resultsOf(session: PtySession): FixtureResult[] {
-  return session
-    .transcript()
-    .split('\n')
-    .filter((line) => line.startsWith('RESULT '))
-    .map((line) => JSON.parse(line.slice('RESULT '.length)) as FixtureResult)
+  // A result may land mid-line when the host writes while a prompt is drawing.
+  return [...session.transcript().matchAll(/RESULT (\{[^\n]*\})\n/g)].map(
+    (match) => JSON.parse(match[1] ?? '') as FixtureResult,
+  )
 }
 
 /** Waits for the result of ask number `index` and returns it. */
