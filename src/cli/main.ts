@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util'
-import { createUserQuestions, isUserQuestionError } from '../protocol/index.js'
-import type { UserQuestions } from '../protocol/index.js'
+import { createUserQuestions } from '../protocol/index.js'
+import type { AskUserQuestionItem, UserQuestions } from '../protocol/index.js'
 import { createStyle, createTerminalProvider, supportsColor } from '../providers/terminal/index.js'
+import { createAskUserQuestionTool } from '../tool/index.js'
 import { runDemo } from './demo.js'
 import type { AskTool } from './demo.js'
 
@@ -58,18 +59,20 @@ function timeoutOf(value: string | undefined): number | undefined {
   return Math.round(seconds * 1000)
 }
 
-/** The model-facing call: the answer as compact JSON, or the error's code and what to do. */
-function askToolFor(seam: UserQuestions): AskTool {
-  return async (questions, signal) => {
-    try {
-      return JSON.stringify(
-        await seam.ask({ questions, ...(signal === undefined ? {} : { signal }) }),
-      )
-    } catch (error: unknown) {
-      if (!isUserQuestionError(error)) throw error
-      return JSON.stringify({ error: { code: error.code, message: error.message } })
-    }
+/** What the scripted model writes as the tool's arguments: the batch, in snake_case. */
+function toToolArguments(questions: readonly AskUserQuestionItem[]) {
+  return {
+    questions: questions.map(({ multiSelect, ...rest }) =>
+      multiSelect === undefined ? rest : { ...rest, multi_select: multiSelect },
+    ),
   }
+}
+
+/** The model-facing call: the real `ask_user_question` tool, whose result string the model gets. */
+function askToolFor(seam: UserQuestions): AskTool {
+  const tool = createAskUserQuestionTool(seam)
+  return (questions, signal) =>
+    tool.execute(toToolArguments(questions), signal === undefined ? {} : { signal })
 }
 
 const pause = (milliseconds: number) =>
