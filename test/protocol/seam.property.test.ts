@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import fc from 'fast-check'
+import { runs } from '../support/runs.js'
 import { UserQuestionError, createUserQuestions } from '../../src/protocol/index.js'
 import type {
   AskUserQuestionAnswer,
@@ -395,7 +396,7 @@ describe('the seam against a reference model', () => {
           await real.seam.close()
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     )
   })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
+import { runs } from '../support/runs.js'
 import {
   UserQuestionError,
   encodeAnswer,
@@ -184,7 +185,7 @@ describe('validation agrees with a reference oracle', () => {
       fc.property(request, (input) => {
         expect(codeOf(() => validateRequest(input))).toBe(requestOracle(input))
       }),
-      { numRuns: 3_000 },
+      { numRuns: runs(3_000) },
     )
   })
 
@@ -197,7 +198,7 @@ describe('validation agrees with a reference oracle', () => {
           expect(codeOf(() => validateAnswer(questions, answer))).toBe('BAD_ANSWER')
         else expect(validateAnswer(questions, answer)).toEqual(expected)
       }),
-      { numRuns: 3_000 },
+      { numRuns: runs(3_000) },
     )
   })
 
@@ -234,7 +235,7 @@ describe('validation agrees with a reference oracle', () => {
         expect(encoded).toEqual(answer)
         expect(validateAnswer(questions, encoded)).toEqual(encoded)
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     )
   })
 })
