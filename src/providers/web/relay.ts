@@ -10,6 +10,8 @@ import type {
   UserQuestionProvider,
   UserQuestions,
 } from '../../protocol/index.js'
+import { createFanOut } from './fan-out.js'
+import type { Outbox } from './fan-out.js'
 import { RelayErrorCodes, interpretResult, parseClientFrame } from './frames.js'
 import type { ErrorFrame, ReceiptFrame, ReceiptReason, ServerFrame } from './frames.js'
 
@@ -51,6 +53,12 @@ export interface RelayOptions<TClient extends RelayClient = RelayClient> {
   rateWindowMs?: number
   /** A client's unsent backlog past which it is dropped. @default 4194304 (4 MiB) */
   maxBufferedBytes?: number
+  /**
+   * Frames written per turn of the event loop; a larger fan-out continues on
+   * later turns so the host keeps reading (and answering) in between.
+   * @default 16
+   */
+  framesPerTurn?: number
 }
 
 /** One client's link into the relay, returned by {@link Relay.connect}. */
@@ -97,6 +105,7 @@ interface Entry {
 interface Connection<TClient> {
   client: TClient
   actor: RelayClientActor
+  outbox: Outbox
 }
 
 const receipt = (rpcId: string, reason?: ReceiptReason, message?: string): string => {
@@ -139,6 +148,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   const windowMs = options.rateWindowMs ?? 1000
   const maxBufferedBytes = options.maxBufferedBytes ?? 4 * 1024 * 1024
   const entries = new Map<string, Entry>()
+  /** Least recently active first: a connection moves to the end when it connects or answers. */
   const connections = new Set<Connection<TClient>>()
   let clients = 0
   let disposed = false
@@ -155,29 +165,54 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   const isOpen = (connection: Connection<TClient>) =>
     connection.actor.getSnapshot().status === 'active'
 
+  const overBound = (connection: Connection<TClient>): boolean =>
+    connection.outbox.bytes + (connection.client.bufferedAmount ?? 0) > maxBufferedBytes
+
+  const fanOut = createFanOut<Connection<TClient>>({
+    framesPerTurn: options.framesPerTurn ?? 16,
+    order: () => [...connections].reverse(),
+    outboxOf: (connection) => connection.outbox,
+    write(connection, data) {
+      if (!isOpen(connection)) return false
+      try {
+        connection.client.send(data)
+      } catch {
+        connection.actor.send({ type: 'client.disconnected' })
+        return false
+      }
+      if (overBound(connection)) {
+        connection.actor.send({ type: 'client.congested' })
+        return false
+      }
+      return true
+    },
+  })
+
+  /** Queues a frame for one client; callers flush once they have queued what they had to say. */
   const sendTo = (connection: Connection<TClient>, data: string): void => {
     if (!isOpen(connection)) return
-    try {
-      connection.client.send(data)
-    } catch {
-      connection.actor.send({ type: 'client.disconnected' })
-      return
-    }
-    const backlog = connection.client.bufferedAmount
-    if (typeof backlog === 'number' && backlog > maxBufferedBytes && isOpen(connection)) {
-      connection.actor.send({ type: 'client.congested' })
-    }
+    fanOut.enqueue(connection, data)
+    if (overBound(connection)) connection.actor.send({ type: 'client.congested' })
   }
 
-  const broadcast = (sessionId: string | undefined, data: string, stillDue?: () => boolean) => {
-    for (const connection of [...connections]) {
-      // A client may answer synchronously inside send(); stop announcing an ask that has ended.
-      if (stillDue !== undefined && !stillDue()) return
+  const broadcast = (sessionId: string | undefined, data: string) => {
+    for (const connection of connections) {
       if (mayAccess(connection.client, sessionId)) sendTo(connection, data)
     }
+    fanOut.flush()
+  }
+
+  const touch = (connection: Connection<TClient>) => {
+    if (!connections.delete(connection)) return
+    connections.add(connection)
   }
 
   const handleFrame = (connection: Connection<TClient>, data: string): void => {
+    answerFrame(connection, data)
+    fanOut.flush()
+  }
+
+  const answerFrame = (connection: Connection<TClient>, data: string): void => {
     const parsed = parseClientFrame(data)
     if (!parsed.ok) {
       sendTo(connection, frameText(parsed.error))
@@ -198,6 +233,8 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       sendTo(connection, receipt(rpcId, 'bad-response', result.message))
       return
     }
+    // The client that answers is the one a person is using: it hears first from now on.
+    touch(connection)
     if (result.kind === 'cancel') {
       entry.actor.send({
         type: 'batch.cancelled',
@@ -281,7 +318,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
         entries.set(rpcId, entry)
         signal.addEventListener('abort', onAbort, { once: true })
         actor.start()
-        broadcast(sessionId, entry.requested, () => entries.get(rpcId) === entry)
+        broadcast(sessionId, entry.requested)
       })
     },
   }
@@ -293,7 +330,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       const actor = createActor(relayClientMachine, {
         input: { clientId: `client-${++clients}`, maxFrames, windowMs },
       })
-      const connection: Connection<TClient> = { client, actor }
+      const connection: Connection<TClient> = { client, actor, outbox: { frames: [], bytes: 0 } }
       actor.on('frame.accepted', ({ data }) => handleFrame(connection, data))
       actor.on('client.throttled', ({ maxFrames: limit, windowMs: window }) => {
         const notice: ErrorFrame = {
@@ -302,10 +339,13 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           message: `more than ${limit} frames in ${window} ms: frames are dropped for ${window} ms, then accepted again`,
         }
         sendTo(connection, frameText(notice))
+        fanOut.flush()
       })
       actor.subscribe({
         complete() {
           connections.delete(connection)
+          connection.outbox.frames.length = 0
+          connection.outbox.bytes = 0
           const reason = actor.getSnapshot().context.closeReason
           if (reason === 'congested' || reason === 'relay-disposed') {
             try {
@@ -326,6 +366,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
             sendTo(connection, entry.requested)
           }
         }
+        fanOut.flush()
       }
       const deliver = (
         event: { type: 'frame.received'; data: string } | { type: 'client.disconnected' },
@@ -363,6 +404,8 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           }),
         })
       }
+      // Every client hears how its asks ended before it is closed.
+      fanOut.flush(Infinity)
       for (const connection of [...connections]) connection.actor.send({ type: 'relay.disposed' })
     },
   }

@@ -41,7 +41,10 @@ export interface WebConsoleOptions {
    */
   origins?: readonly string[]
   /** Rate limit and backlog bound of each client (see {@link RelayOptions}). */
-  limits?: Pick<RelayOptions, 'maxFramesPerWindow' | 'rateWindowMs' | 'maxBufferedBytes'>
+  limits?: Pick<
+    RelayOptions,
+    'maxFramesPerWindow' | 'rateWindowMs' | 'maxBufferedBytes' | 'framesPerTurn'
+  >
 }
 
 /** A running web console. */

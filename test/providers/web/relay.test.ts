@@ -61,18 +61,21 @@ describe('createRelay', () => {
 
   it('registers the wait before the frame goes out: a client answering inside send() wins', async () => {
     const { seam, relay } = setup()
+    const other = fakeClient('other')
+    relay.connect(other)
     const client = fakeClient()
     const connection = relay.connect(client)
     client.onFrame = (frame) => {
       if (frame.type === 'question/requested') connection.receive(respond(frame.rpcId))
     }
-    const late = fakeClient('late')
-    relay.connect(late)
     const asked = track(seam.ask({ questions }))
     await flush()
     expect(asked.value).toEqual(canonicalAnswer)
-    // The ask ended while it was being announced: the second client hears only that it ended.
-    expect(late.frames.map((frame) => frame.type)).toEqual(['question/resolved'])
+    // The other client still hears both, in order.
+    expect(other.frames.map((frame) => frame.type)).toEqual([
+      'question/requested',
+      'question/resolved',
+    ])
   })
 
   it('replays every pending ask, same rpcId, to a client that connects or reconnects', () => {
@@ -297,6 +300,8 @@ describe('createRelay', () => {
     const { seam, relay } = setup({ maxBufferedBytes: 1000 })
     const stuck = fakeClient('stuck')
     const connection = relay.connect(stuck)
+    void track(seam.ask({ questions }))
+    expect(stuck.frames).toHaveLength(1)
     stuck.bufferedAmount = 1001
     void track(seam.ask({ questions }))
     expect(stuck.closeReason).toBe('congested')
@@ -304,6 +309,35 @@ describe('createRelay', () => {
     expect(relay.clientCount()).toBe(0)
     void track(seam.ask({ questions }))
     expect(stuck.frames).toHaveLength(1)
+    expect(relay.pending()).toHaveLength(3)
+  })
+
+  it('serves the most recently active clients first and the rest on later turns, each in order', async () => {
+    const { seam, relay } = setup({ framesPerTurn: 2 })
+    const clients = ['a', 'b', 'c', 'd'].map((name) => fakeClient(name))
+    const connections = clients.map((client) => relay.connect(client))
+    const [a, b, c, d] = clients as [FakeClient, FakeClient, FakeClient, FakeClient]
+    void track(seam.ask({ questions }))
+    // The two newest connections hear at once; the others on the next turn.
+    expect(clients.map((client) => client.frames.length)).toEqual([0, 0, 1, 1])
+    await flush()
+    expect(clients.map((client) => client.frames.length)).toEqual([1, 1, 1, 1])
+    // Answering makes a client the most recently active one.
+    const rpcId = a.framesOf('question/requested')[0]!.rpcId
+    connections[0]!.receive(cancel(rpcId))
+    expect(a.frames.map((frame) => frame.type)).toEqual([
+      'question/requested',
+      'question/resolved',
+      'receipt',
+    ])
+    expect([b, c, d].map((client) => client.frames.length)).toEqual([1, 2, 2])
+    await flush()
+    for (const client of [b, c, d]) {
+      expect(client.frames.map((frame) => frame.type)).toEqual([
+        'question/requested',
+        'question/resolved',
+      ])
+    }
   })
 
   it('treats a client whose send throws as gone', () => {
