@@ -84,15 +84,24 @@ async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void
   const seam = createUserQuestions(
     options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
   )
+  // Ctrl-C inside a terminal question dismisses the batch; anywhere else it stops the demo.
+  let stopWebConsole: () => Promise<void> = async () => undefined
+  const interrupted = () => {
+    write(`\n ${style.dim('Interrupted.')}\n`)
+    void stopWebConsole().finally(() => process.exit(130))
+  }
   if (options.web) {
     const { startWebConsole } = await import('../providers/web/index.js')
     const console = await startWebConsole({ seam })
+    stopWebConsole = () => console.close()
     write(
-      `\n${style.bold('Web console')} ${style.dim('· open this page to answer:')}\n${style.accent(console.url)}\n`,
+      `\n ${style.bold('Web console')} ${style.dim('· open this page to answer:')}\n ${style.accent(console.url)}\n`,
     )
+    process.on('SIGINT', interrupted)
     try {
       await runDemo({ seam, askTool: askToolFor(seam), write, style, pause })
     } finally {
+      process.off('SIGINT', interrupted)
       await console.close()
       await seam.close()
     }
@@ -105,11 +114,6 @@ async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void
   }
   const terminal = createTerminalProvider()
   const unregister = seam.registerProvider(terminal)
-  // Ctrl-C inside a question dismisses the batch; between questions it stops the demo.
-  const interrupted = () => {
-    write(`\n${style.dim('Interrupted.')}\n`)
-    process.exit(130)
-  }
   process.on('SIGINT', interrupted)
   try {
     await runDemo({ seam, askTool: askToolFor(seam), write, style, pause })
