@@ -92,6 +92,57 @@ describe('web console in Chromium', () => {
     })
   })
 
+  it('works from the keyboard alone: digits pick options, Enter moves on and submits', async () => {
+    const { seam, web } = await start()
+    const page = await openPage(web.url)
+    const asked = seam.ask({ questions: deploymentQuestions })
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))
+    await expect.poll(focused).toBe('eu-west-1 (Recommended)')
+    await page.keyboard.press('2')
+    await expect.poll(() => page.locator('.counter').textContent()).toBe('Question 2 of 3')
+    await expect.poll(focused).toBe('Smoke tests')
+    await page.keyboard.press('3')
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('Staged rollout')
+    // Not every question is settled yet: Enter moves on instead of submitting.
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.locator('.counter').textContent()).toBe('Question 3 of 3')
+    await page.keyboard.type('Ship it')
+    await page.keyboard.press('Enter')
+    expect(await asked).toEqual({
+      answers: [
+        { id: 'region', selected: ['us-east-1'] },
+        { id: 'checks', selected: ['Load test'], custom: 'Staged rollout' },
+        { id: 'announce', selected: [], custom: 'Ship it' },
+      ],
+    })
+  })
+
+  it('gives every control an accessible name, in the batch view and the plan review', async () => {
+    const { seam, web } = await start()
+    const page = await openPage(web.url)
+    void settle(seam.ask({ questions: deploymentQuestions }))
+    void settle(seam.ask({ questions: [plan] }))
+    const unnamed = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('button, input, textarea, [role="progressbar"]')]
+          .filter((control) => {
+            const label = control.getAttribute('aria-label')?.trim()
+            const text = control.textContent?.trim()
+            const labels = (control as HTMLInputElement).labels?.length ?? 0
+            return !label && !text && labels === 0
+          })
+          .map((control) => control.outerHTML),
+      )
+    await page.locator('.card[data-state="answering"]').waitFor()
+    expect(await unnamed()).toEqual([])
+    await page.getByRole('button', { name: /Plan review/ }).click()
+    await page.locator('.card[data-state="planReview"]').waitFor()
+    expect(await unnamed()).toEqual([])
+  })
+
   it('does not submit on Enter while an IME composition is open', async () => {
     const { seam, web } = await start()
     const page = await openPage(web.url)

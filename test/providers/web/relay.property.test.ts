@@ -24,6 +24,15 @@ import type { FakeClient } from './relay-harness.js'
  * settled at most once, with the outcome the model says.
  */
 
+/**
+ * Lets the seam's promise reactions run and the relay's fan-out finish: the
+ * relay writes two frames per turn here (to exercise its chunking), and each
+ * awaited turn lets exactly one more chunk out.
+ */
+async function drain(): Promise<void> {
+  for (let turn = 0; turn < 48; turn++) await flush()
+}
+
 type Session = 'a' | 'b' | undefined
 type Status = 'pending' | 'answered' | 'cancelled' | 'aborted' | 'timed-out'
 
@@ -125,7 +134,7 @@ class Connect implements Command {
         ? [requestedFrame(real.asks[index]!.rpcId, ask)]
         : [],
     )
-    await flush()
+    await drain()
     checkAll(model, real)
   }
   toString = () => `connect(${SLOTS[this.slot]!.name})`
@@ -138,7 +147,7 @@ class Disconnect implements Command {
     real.connections[this.slot]!.disconnect()
     expect(real.connections[this.slot]!.closed).toBe(true)
     model.connected[this.slot] = false
-    await flush()
+    await drain()
     checkAll(model, real)
   }
   toString = () => `disconnect(${SLOTS[this.slot]!.name})`
@@ -176,7 +185,7 @@ class Ask implements Command {
         model.expected[position]!.push(requestedFrame(rpcId, ask))
       }
     })
-    await flush()
+    await drain()
     checkAll(model, real)
   }
   toString = () => `ask(${this.session ?? '-'}, ${this.timeoutMs ?? '∞'})`
@@ -220,7 +229,7 @@ class Respond implements Command {
       announceEnd(model, real, index)
       expected.push({ type: 'receipt', rpcId, accepted: true })
     }
-    await flush()
+    await drain()
     checkAll(model, real)
   }
   toString = () => `respond(${SLOTS[this.slot]!.name}, #${this.pick}, ${this.kind})`
@@ -237,7 +246,7 @@ class Abort implements Command {
       ask.status = 'aborted'
       announceEnd(model, real, index)
     }
-    await flush()
+    await drain()
     checkAll(model, real)
   }
   toString = () => `abort(#${this.pick})`
@@ -261,7 +270,7 @@ class Advance implements Command {
       ask.status = 'timed-out'
       announceEnd(model, real, index)
     }
-    await flush()
+    await drain()
     checkAll(model, real)
   }
   toString = () => `advance(${this.ms})`
@@ -302,6 +311,7 @@ describe('relay (property)', () => {
         registry.enter(agents.b)
         const seam = createUserQuestions({ agents: registry })
         const relay = createRelay<FakeClient>(seam, {
+          framesPerTurn: 2,
           authorize: (client, session) =>
             SLOTS.find((item) => item.name === client.name)?.sees(session as Session) === true,
         })
@@ -321,7 +331,7 @@ describe('relay (property)', () => {
             ask.status = 'aborted'
             announceEnd(model, real, index)
           })
-          await flush()
+          await drain()
           checkAll(model, real)
           SLOTS.forEach((_, position) => {
             if (model.connected[position])

@@ -161,7 +161,8 @@ function renderStage(focus: boolean): void {
     }),
   }
   replaceChildren(stage, [view.view.root])
-  if (focus || hadFocus) view.view.focus()
+  // Keyboard first: a question that arrives while nothing has focus takes it.
+  if (focus || hadFocus || document.activeElement === document.body) view.view.focus()
 }
 
 function select(rpcId: string | undefined, focus = false): void {
