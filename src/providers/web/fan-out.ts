@@ -8,8 +8,6 @@ export interface Outbox {
 export interface FanOutOptions<TRecipient> {
   /** Frames written per turn of the event loop before the rest waits for the next turn. */
   framesPerTurn: number
-  /** The recipients, most recently active first: the order frames go out in. */
-  order(): Iterable<TRecipient>
   outboxOf(recipient: TRecipient): Outbox
   /** Writes one frame; `false` when the recipient is gone (its outbox is then dropped). */
   write(recipient: TRecipient, data: string): boolean
@@ -17,48 +15,56 @@ export interface FanOutOptions<TRecipient> {
 
 /** Queues frames per recipient and writes them without blocking the event loop for a whole fan-out. */
 export interface FanOut<TRecipient> {
-  /** Queues a frame for a recipient; returns the bytes now queued for it. */
+  /**
+   * Queues a frame for a recipient and returns the bytes now queued for it.
+   * Recipients are served in the order they got something to receive, so a
+   * broadcast that enqueues the most recently active recipient first serves it first.
+   */
   enqueue(recipient: TRecipient, data: string): number
   /**
-   * Writes queued frames now, most recently active recipients first, up to
-   * `budget` frames; whatever is left goes out on later turns, so incoming
-   * frames (an answer!) are read between chunks of a large fan-out.
+   * Writes queued frames now, up to `budget`; whatever is left goes out on
+   * later turns, so incoming frames (an answer!) are read between chunks of
+   * a large fan-out.
    */
   flush(budget?: number): void
+  /** Forgets a recipient's queued frames. */
+  drop(recipient: TRecipient): void
 }
 
 /**
  * Per-recipient FIFO outboxes drained in chunks. One socket write costs
  * 10–30 µs; a fan-out to 1,000 clients done in one go would block the host's
  * event loop for tens of milliseconds per frame. Each recipient's frames keep
- * their order; recipients are served most recently active first, so the tab
- * a person is using hears first.
+ * their order, and each turn costs only the frames it writes.
  */
 export function createFanOut<TRecipient>(options: FanOutOptions<TRecipient>): FanOut<TRecipient> {
+  const ready = new Set<TRecipient>()
   let scheduled = false
+
+  const drop = (recipient: TRecipient): void => {
+    ready.delete(recipient)
+    const outbox = options.outboxOf(recipient)
+    outbox.frames.length = 0
+    outbox.bytes = 0
+  }
 
   const flush = (budget = options.framesPerTurn): void => {
     let left = budget
-    let waiting = false
-    for (const recipient of options.order()) {
+    for (const recipient of ready) {
+      if (left <= 0) break
       const outbox = options.outboxOf(recipient)
-      if (outbox.frames.length === 0) continue
-      if (left <= 0) {
-        waiting = true
-        break
-      }
       while (outbox.frames.length > 0 && left > 0) {
         const data = outbox.frames.shift() as string
         outbox.bytes -= data.length
         left--
         if (!options.write(recipient, data)) {
-          outbox.frames.length = 0
-          outbox.bytes = 0
+          drop(recipient)
+          break
         }
       }
-      if (outbox.frames.length > 0) waiting = true
+      if (outbox.frames.length === 0) ready.delete(recipient)
     }
-    if (waiting && !scheduled) {
+    if (ready.size > 0 && !scheduled) {
       scheduled = true
       setImmediate(() => {
         scheduled = false
@@ -72,8 +78,10 @@ export function createFanOut<TRecipient>(options: FanOutOptions<TRecipient>): Fa
       const outbox = options.outboxOf(recipient)
       outbox.frames.push(data)
       outbox.bytes += data.length
+      ready.add(recipient)
       return outbox.bytes
     },
     flush,
+    drop,
   }
 }

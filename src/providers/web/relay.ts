@@ -170,7 +170,6 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
 
   const fanOut = createFanOut<Connection<TClient>>({
     framesPerTurn: options.framesPerTurn ?? 8,
-    order: () => [...connections].reverse(),
     outboxOf: (connection) => connection.outbox,
     write(connection, data) {
       if (!isOpen(connection)) return false
@@ -196,7 +195,10 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   }
 
   const broadcast = (sessionId: string | undefined, data: string) => {
-    for (const connection of connections) {
+    // Most recently active first: the tab a person is using hears first.
+    const recipients = [...connections]
+    for (let index = recipients.length - 1; index >= 0; index--) {
+      const connection = recipients[index] as Connection<TClient>
       if (mayAccess(connection.client, sessionId)) sendTo(connection, data)
     }
     fanOut.flush()
@@ -344,8 +346,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       actor.subscribe({
         complete() {
           connections.delete(connection)
-          connection.outbox.frames.length = 0
-          connection.outbox.bytes = 0
+          fanOut.drop(connection)
           const reason = actor.getSnapshot().context.closeReason
           if (reason === 'congested' || reason === 'relay-disposed') {
             try {

@@ -325,19 +325,26 @@ describe('createRelay', () => {
     // Answering makes a client the most recently active one.
     const rpcId = a.framesOf('question/requested')[0]!.rpcId
     connections[0]!.receive(cancel(rpcId))
+    await flush()
     expect(a.frames.map((frame) => frame.type)).toEqual([
       'question/requested',
       'question/resolved',
       'receipt',
     ])
-    expect([b, c, d].map((client) => client.frames.length)).toEqual([1, 2, 2])
-    await flush()
     for (const client of [b, c, d]) {
       expect(client.frames.map((frame) => frame.type)).toEqual([
         'question/requested',
         'question/resolved',
       ])
     }
+    void track(seam.ask({ questions }))
+    expect(clients.map((client) => client.framesOf('question/requested').length)).toEqual([
+      2, 1, 1, 2,
+    ])
+    await flush()
+    expect(clients.map((client) => client.framesOf('question/requested').length)).toEqual([
+      2, 2, 2, 2,
+    ])
   })
 
   it('treats a client whose send throws as gone', () => {
