@@ -185,23 +185,40 @@ describe('web console in Chromium', () => {
     })
   })
 
-  it('replays the pending question, same ask, after a reload', async () => {
+  it('replays the pending question, same ask, after a reload, where the tab left it', async () => {
     const { seam, web } = await start()
     const page = await openPage(web.url)
     const asked = seam.ask({ questions: deploymentQuestions })
     const { askId } = seam.pending()[0]!
     await page.getByRole('radio', { name: 'us-east-1', exact: true }).click()
+    await page.getByRole('checkbox', { name: 'Load test' }).click()
     await page.reload()
-    await page.getByRole('heading', { name: deploymentQuestions[0]!.question }).waitFor()
+    await page.getByRole('heading', { name: deploymentQuestions[1]!.question }).waitFor()
     expect(seam.pending().map((ask) => ask.askId)).toEqual([askId])
+    expect(await readScreen(page)).toMatchObject({ index: 1, checked: ['Load test'] })
+    await page.getByRole('button', { name: 'Back', exact: true }).click()
+    expect(await readScreen(page)).toMatchObject({ index: 0, checked: ['us-east-1'] })
     await page.getByRole('radio', { name: 'eu-west-1 (Recommended)' }).click()
-    await page.getByRole('button', { name: 'Skip', exact: true }).click()
+    await page.getByRole('button', { name: 'Next', exact: true }).click()
     await page.getByRole('button', { name: 'Skip', exact: true }).click()
     await page.getByRole('button', { name: 'Submit', exact: true }).click()
-    expect((await asked).answers[0]).toEqual({
-      id: 'region',
-      selected: ['eu-west-1 (Recommended)'],
+    expect(await asked).toEqual({
+      answers: [
+        { id: 'region', selected: ['eu-west-1 (Recommended)'] },
+        { id: 'checks', selected: ['Load test'] },
+        { id: 'announce', selected: [] },
+      ],
     })
+  })
+
+  it('starts the questions over in a new tab, which has no saved progress', async () => {
+    const { seam, web } = await start()
+    const first = await openPage(web.url)
+    void settle(seam.ask({ questions: deploymentQuestions }))
+    await first.getByRole('radio', { name: 'us-east-1', exact: true }).click()
+    const second = await openPage(web.url)
+    await second.getByRole('heading', { name: deploymentQuestions[0]!.question }).waitFor()
+    expect(await readScreen(second)).toMatchObject({ index: 0, checked: [] })
   })
 
   it('lists several pending asks and answers them in any order', async () => {

@@ -4,7 +4,7 @@
  * `npm run build:console` into `page-assets.generated.ts`.
  */
 import { createActor } from 'xstate'
-import type { Actor } from 'xstate'
+import type { Actor, Snapshot } from 'xstate'
 import { questionnaireMachine } from '../../../machines/questionnaire.machine.js'
 import type { AskUserQuestionItem } from '../../../protocol/types.js'
 import { renderAskView, viewKey } from './ask-view.js'
@@ -185,20 +185,63 @@ function respond(ask: Ask): void {
   socket?.send(ask.response)
 }
 
+const draftKey = (rpcId: string) => `askseam:draft:${rpcId}`
+
+/** The tab's saved progress on an ask, so a reload resumes it; only for the very same questions. */
+function savedDraft(
+  rpcId: string,
+  questions: AskUserQuestionItem[],
+): Snapshot<unknown> | undefined {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(draftKey(rpcId)) ?? 'null') as {
+      status?: unknown
+      context?: { questions?: unknown }
+    } | null
+    if (saved?.status !== 'active') return undefined
+    if (JSON.stringify(saved.context?.questions) !== JSON.stringify(questions)) return undefined
+    return saved as Snapshot<unknown>
+  } catch {
+    return undefined
+  }
+}
+
+function saveDraft(ask: Ask): void {
+  try {
+    sessionStorage.setItem(draftKey(ask.rpcId), JSON.stringify(ask.actor.getPersistedSnapshot()))
+  } catch {
+    // Storage full or disabled: a reload then starts the questions over, nothing worse.
+  }
+}
+
+function forgetDraft(rpcId: string): void {
+  try {
+    sessionStorage.removeItem(draftKey(rpcId))
+  } catch {
+    // Nothing was stored.
+  }
+}
+
 function startAsk(
   rpcId: string,
   sessionId: string | undefined,
   questions: AskUserQuestionItem[],
+  resume = true,
 ): Ask {
+  const snapshot = resume ? savedDraft(rpcId, questions) : undefined
   const ask: Ask = {
     rpcId,
     sessionId,
     questions,
-    actor: createActor(questionnaireMachine, { input: { questions } }),
+    actor: createActor(questionnaireMachine, {
+      input: { questions },
+      ...(snapshot === undefined ? {} : { snapshot }),
+    }),
     response: undefined,
   }
   ask.actor.subscribe((snapshot) => {
     if (!asks.has(rpcId)) return
+    if (snapshot.status === 'active') saveDraft(ask)
+    else forgetDraft(rpcId)
     if (snapshot.status === 'done' && ask.response === undefined) respond(ask)
     renderQueue()
     if (selected === rpcId) renderStage(false)
@@ -212,6 +255,7 @@ function removeAsk(rpcId: string): void {
   if (ask === undefined) return
   asks.delete(rpcId)
   ask.actor.stop()
+  forgetDraft(rpcId)
   if (selected === rpcId) {
     const next = asks.keys().next()
     const hadFocus = stage.contains(document.activeElement)
@@ -263,7 +307,8 @@ function onFrame(frame: Record<string, unknown>): void {
       // The host refused the response: start the questions over rather than lose them.
       asks.delete(ask.rpcId)
       ask.actor.stop()
-      asks.set(ask.rpcId, startAsk(ask.rpcId, ask.sessionId, ask.questions))
+      forgetDraft(ask.rpcId)
+      asks.set(ask.rpcId, startAsk(ask.rpcId, ask.sessionId, ask.questions, false))
       renderQueue()
       if (selected === ask.rpcId) renderStage(true)
       showToast(
