@@ -224,10 +224,26 @@ function describeEvent(event: QuestionnaireEvent): string {
   }
 }
 
+type FoundPath = ReturnType<typeof getShortestPaths<typeof questionnaireMachine>>[number]
+
+/** The abstract key of every state along a path (with the event that led there). */
+function abstractKeys(path: FoundPath, abstraction: QuestionnaireAbstraction): string[] {
+  return path.steps.map((step, index) =>
+    serializeQuestionnaireSnapshot(step.state, abstraction, index === 0 ? undefined : step.event),
+  )
+}
+
 /**
- * Replayable paths through the questionnaire for `questions`: one per
- * abstract state with `shortest`, every simple path with `simple`. Paths that
- * only reach a state on the way to another are kept: each path is a test.
+ * Replayable paths through the questionnaire for `questions`: with `shortest`,
+ * one shortest path to every abstract state; with `simple`, every simple path,
+ * keeping one per sequence of abstract states.
+ *
+ * The walk itself tells states apart exactly (the whole context), and the
+ * abstraction only picks which paths to keep: walking abstract states directly
+ * would splice paths from different concrete states, whose steps would not
+ * replay to what they claim. So every expectation is what a replay of the
+ * events really produces. `simple` grows exponentially: keep it for requests
+ * of one small question.
  */
 export function questionnairePaths(
   questions: AskUserQuestionItem[],
@@ -242,15 +258,21 @@ export function questionnairePaths(
     stopWhen: (snapshot: QuestionnaireSnapshot) => snapshot.status === 'done',
     filterEvents: (_snapshot: QuestionnaireSnapshot, event: QuestionnaireEvent) =>
       options.eventTypes === undefined || options.eventTypes.includes(event.type),
-    serializeState: (snapshot: QuestionnaireSnapshot, event: QuestionnaireEvent | undefined) =>
-      serializeQuestionnaireSnapshot(snapshot, abstraction, event),
+    serializeState: (snapshot: QuestionnaireSnapshot) =>
+      serializeQuestionnaireSnapshot(snapshot, 'exact'),
   }
   const found =
     options.algorithm === 'simple'
       ? getSimplePaths(logic, traversal)
       : getShortestPaths(logic, traversal)
-  return found.map((path) => {
-    // xstate/graph reports each step as (event, state the event led to) after the initial step.
+  const kept = new Map<string, FoundPath>()
+  for (const path of [...found].sort((a, b) => a.steps.length - b.steps.length)) {
+    const keys = abstractKeys(path, abstraction)
+    const key = options.algorithm === 'simple' ? keys.join('|') : (keys.at(-1) ?? '')
+    if (!kept.has(key)) kept.set(key, path)
+  }
+  return [...kept.values()].map((path) => {
+    // xstate/graph reports the initial snapshot as a first step, then (event, state it led to).
     const [first, ...rest] = path.steps
     const initial = expectationOf(first?.state ?? path.state)
     const steps = rest.map((step) => ({ event: step.event, expected: expectationOf(step.state) }))
