@@ -33,7 +33,7 @@ export const nextStepByCode: Readonly<Record<UserQuestionErrorCode, string>> = {
 
 /** The plan-review variant of a cancellation: the user wants to discuss the plan first. */
 export const discussNextStep =
-  'The user wants to discuss the plan before deciding: do not carry it out; stop and wait for their message about what to change.'
+  'Do not carry the plan out: stop and wait for their message about what to change.'
 
 /** The sentence for an error, taking its `details.reason` into account. */
 export function nextStepFor(error: UserQuestionError): string {
