@@ -56,7 +56,7 @@ export interface RelayOptions<TClient extends RelayClient = RelayClient> {
   /**
    * Frames written per turn of the event loop; a larger fan-out continues on
    * later turns so the host keeps reading (and answering) in between.
-   * @default 8
+   * @default 4
    */
   framesPerTurn?: number
 }
@@ -169,7 +169,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
     connection.outbox.bytes + (connection.client.bufferedAmount ?? 0) > maxBufferedBytes
 
   const fanOut = createFanOut<Connection<TClient>>({
-    framesPerTurn: options.framesPerTurn ?? 8,
+    framesPerTurn: options.framesPerTurn ?? 4,
     outboxOf: (connection) => connection.outbox,
     write(connection, data) {
       if (!isOpen(connection)) return false
