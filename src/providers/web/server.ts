@@ -101,6 +101,15 @@ const PAGE = `<!doctype html>
 </html>
 `
 
+/** The request's path and query, or `undefined` when the request target does not parse. */
+function requestUrl(request: IncomingMessage): URL | undefined {
+  try {
+    return new URL(request.url ?? '/', 'http://console.invalid')
+  } catch {
+    return undefined
+  }
+}
+
 /** Compares two tokens in constant time (for equal lengths; a length mismatch is refused outright). */
 function sameToken(given: string | null, expected: Buffer): boolean {
   if (given === null) return false
@@ -174,10 +183,10 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       send(response, 405, 'text/plain; charset=utf-8', 'Only GET is served here.\n', head)
       return
     }
-    const url = new URL(request.url ?? '/', 'http://console.invalid')
-    switch (url.pathname) {
+    const url = requestUrl(request)
+    switch (url?.pathname) {
       case '/':
-        if (!sameToken(url.searchParams.get('token'), expected)) {
+        if (!sameToken(url?.searchParams.get('token') ?? null, expected)) {
           send(
             response,
             401,
@@ -229,8 +238,8 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
-    const url = new URL(request.url ?? '/', 'http://console.invalid')
-    if (url.pathname !== '/ws') {
+    const url = requestUrl(request)
+    if (url?.pathname !== '/ws') {
       refuseUpgrade(socket, 404, 'Not Found', 'The WebSocket endpoint is /ws.\n')
       return
     }
