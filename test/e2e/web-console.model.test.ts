@@ -32,12 +32,10 @@ import { launchChromium, perform, readScreen } from './web-console-harness.js'
  */
 
 /**
- * The events of each generated path, replayed through the machine itself to
- * get what the page must show after each one. (Under the `progress`
- * abstraction a path's recorded snapshots belong to whichever concrete
- * history first reached each abstract state, so they are not always the
- * snapshots these very events lead to.) A path stops where the flow ends:
- * after that the ask has left the page.
+ * The events of each generated path, with what the page must show after each
+ * one taken from replaying those very events through the machine (so the
+ * check does not depend on how the generator abstracts states). A path stops
+ * where the flow ends: after that the ask has left the page.
  */
 function cases(
   questions: AskUserQuestionItem[],
