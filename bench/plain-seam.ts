@@ -25,6 +25,9 @@ export function createPlainSeam() {
       }
     },
     pendingCount: () => pending.size,
+    async close() {
+      for (const end of [...pending.values()]) end()
+    },
     ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
       let admitted
       try {
