@@ -2,7 +2,16 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'coverage/**', 'reports/**', '.stryker-tmp/**', 'node_modules/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'coverage/**',
+      'reports/**',
+      '.stryker-tmp/**',
+      'node_modules/**',
+      'scratch/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
