@@ -126,8 +126,11 @@ export const askMachine = setup({
       )
       return { provider: undefined, presentation: undefined }
     }),
+    // Runs on entering aborted or timedOut, whose transitions always record a rejection.
     takeDownPresentation: ({ context }) => {
-      if (context.outcome?.status === 'rejected') context.presentation?.abort(context.outcome.error)
+      context.presentation?.abort(
+        (context.outcome as Extract<AskOutput, { status: 'rejected' }>).error,
+      )
     },
     recordAnswer: assign((_, answer: AskUserQuestionAnswer) => ({
       outcome: { status: 'answered' as const, answer },

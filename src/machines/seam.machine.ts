@@ -31,17 +31,11 @@ export const seamMachine = setup({
     emitted: {} as SeamEmitted,
   },
   guards: {
-    isCurrentRegistration: ({ context, event }) =>
-      context.provider !== undefined &&
-      event.type === 'provider.disposed' &&
-      event.registration === context.registration,
+    isCurrentRegistration: ({ context }, registration: number) =>
+      registration === context.registration,
   },
   actions: {
-    occupySlot: assign(({ event }) =>
-      event.type === 'provider.registered'
-        ? { provider: event.provider, registration: event.registration }
-        : {},
-    ),
+    occupySlot: assign((_, slot: { provider: UserQuestionProvider; registration: number }) => slot),
     vacateSlot: assign({ provider: undefined }),
     announceProvider: emit(({ context }) => ({
       type: 'provider.available' as const,
@@ -57,14 +51,26 @@ export const seamMachine = setup({
   states: {
     vacant: {
       on: {
-        'provider.registered': { target: 'active', actions: ['occupySlot', 'announceProvider'] },
+        'provider.registered': {
+          target: 'active',
+          actions: [
+            {
+              type: 'occupySlot',
+              params: ({ event }) => ({
+                provider: event.provider,
+                registration: event.registration,
+              }),
+            },
+            'announceProvider',
+          ],
+        },
         'seam.closed': { target: 'closed', actions: 'announceClose' },
       },
     },
     active: {
       on: {
         'provider.disposed': {
-          guard: 'isCurrentRegistration',
+          guard: { type: 'isCurrentRegistration', params: ({ event }) => event.registration },
           target: 'vacant',
           actions: ['vacateSlot', 'announceDisposal'],
         },

@@ -1,6 +1,7 @@
 import { createActor } from 'xstate'
 import type { Actor, InspectionEvent, Observer } from 'xstate'
 import { askMachine } from '../machines/ask.machine.js'
+import type { AskOutput } from '../machines/ask.machine.js'
 import { seamMachine } from '../machines/seam.machine.js'
 import { createAbortFanout } from './abort-fanout.js'
 import { checkCaller } from './agents.js'
@@ -167,9 +168,10 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
           complete() {
             asks.delete(askId)
             unwatch?.()
-            const output = actor.getSnapshot().output
-            if (output?.status === 'answered') resolve(output.answer)
-            else if (output !== undefined) reject(output.error)
+            // Every final state of askMachine records its outcome.
+            const output = actor.getSnapshot().output as AskOutput
+            if (output.status === 'answered') resolve(output.answer)
+            else reject(output.error)
           },
         })
         asks.set(askId, actor)

@@ -274,3 +274,49 @@ describe('createAgentRegistry', () => {
     expect(agents.ownerOf(worker)).toBeUndefined()
   })
 })
+
+describe('registry edges', () => {
+  it('knows no owner for an object that is not the live instance', () => {
+    const agents = createAgentRegistry()
+    const root: Agent = { id: 'root' }
+    const child: Agent = { id: 'child' }
+    agents.enter(root)
+    const exit = agents.enter(child, root)
+    expect(agents.ownerOf(child)).toBe(root)
+    expect(agents.ownerOf({ id: 'child' })).toBeUndefined()
+    exit()
+    expect(agents.ownerOf(child)).toBeUndefined()
+  })
+
+  it('lets the same object, once a child, come back as a root that may ask', async () => {
+    const agents = createAgentRegistry()
+    const root: Agent = { id: 'root' }
+    const worker: Agent = { id: 'worker' }
+    agents.enter(root)
+    const exitChild = agents.enter(worker, root)
+    exitChild()
+    agents.enter(worker)
+    expect(agents.ownerOf(worker)).toBeUndefined()
+    const { seam, provider } = seamWith(agents)
+    await expect(askAs(seam, provider, worker)).resolves.toBeDefined()
+  })
+
+  it.each([null, 'root', 7, {}, { id: '' }, { id: 3 }])('refuses to enter %j', (agent) => {
+    expect(() => createAgentRegistry().enter(agent as unknown as Agent)).toThrow(TypeError)
+  })
+
+  it.each([
+    ['an object without an id', {}, 'without an id'],
+    ['a string', 'root', 'without an id'],
+    ['an id that is not live', { id: 'ghost' }, '"ghost"'],
+  ])('refuses %s as the caller, naming it', async (_name, agent, shown) => {
+    const { seam, provider } = seamWith(createAgentRegistry())
+    const error = await rejectionOf(askAs(seam, provider, agent), 'CALLER_NOT_LIVE')
+    expect(error.message).toContain(shown)
+    expect(error.details).toStrictEqual(
+      typeof agent === 'object' && 'id' in agent
+        ? { agentId: 'ghost', reason: 'not-live' }
+        : { reason: 'not-live' },
+    )
+  })
+})

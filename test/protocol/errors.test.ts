@@ -182,3 +182,36 @@ describe('toUserQuestionError', () => {
     expect(converted.cause).toBe(foreign)
   })
 })
+
+describe('edges of the error helpers', () => {
+  it('toJSON leaves details out when there are none', () => {
+    const json = new UserQuestionError('gone', 'ASK_ABORTED').toJSON()
+    expect(json).toStrictEqual({ name: 'UserQuestionError', code: 'ASK_ABORTED', message: 'gone' })
+    expect(Object.keys(json)).not.toContain('details')
+  })
+
+  it('tells ours from look-alikes precisely', () => {
+    expect(isUserQuestionError(new UserQuestionError('x', 'ASK_TIMEOUT'))).toBe(true)
+    expect(isUserQuestionError({ name: 'UserQuestionError', code: 'ASK_TIMEOUT' })).toBe(true)
+    expect(isUserQuestionError({ name: 'UserQuestionError', code: 7 })).toBe(false)
+    expect(isUserQuestionError({ name: 'UserQuestionError', code: 'toString' })).toBe(false)
+    expect(isUserQuestionError('UserQuestionError')).toBe(false)
+    expect(isUserQuestionError(null)).toBe(false)
+  })
+
+  it('adopts a foreign copy without details as a copy without details', () => {
+    const foreign = {
+      name: 'UserQuestionError',
+      code: 'ASK_CANCELLED',
+      message: 'closed',
+      details: null,
+    }
+    const adopted = toUserQuestionError(foreign)
+    expect(adopted).toBeInstanceOf(UserQuestionError)
+    expect(adopted.code).toBe('ASK_CANCELLED')
+    expect(adopted.details).toBeUndefined()
+    expect(adopted.cause).toBe(foreign)
+    const withText = toUserQuestionError({ ...foreign, details: 'not an object' })
+    expect(withText.details).toBeUndefined()
+  })
+})

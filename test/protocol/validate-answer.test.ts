@@ -235,3 +235,35 @@ describe('encodeAnswer', () => {
     expect(error.details).toEqual({ questionId: 'cache', rule: 'unknown-id' })
   })
 })
+
+describe('exact shapes', () => {
+  it('an answer without custom has no custom key, and a shape error names no question', () => {
+    const answer = validateAnswer(questions, {
+      answers: questions.map(({ id }) => ({ id, selected: [], custom: undefined })),
+    })
+    for (const item of answer.answers) expect(Object.keys(item)).toEqual(['id', 'selected'])
+    expect(
+      thrownBy(() => validateAnswer(questions, { answers: 'no' }), 'BAD_ANSWER').details,
+    ).toStrictEqual({
+      rule: 'shape',
+    })
+  })
+
+  it('encodeAnswer: a draft with only typed text on a multi-select keeps no choices and no stray keys', () => {
+    const multi: AskUserQuestionItem[] = [
+      { id: 'm', question: 'Which?', multiSelect: true, options: [{ label: 'A' }, { label: 'B' }] },
+      { id: 's', question: 'One?', options: [{ label: 'A' }] },
+    ]
+    const answer = encodeAnswer(multi, [
+      { id: 'm', custom: 'C too' },
+      { id: 's', selected: ['A'] },
+    ])
+    expect(answer).toStrictEqual({
+      answers: [
+        { id: 'm', selected: [], custom: 'C too' },
+        { id: 's', selected: ['A'] },
+      ],
+    })
+    expect(Object.keys(answer.answers[1]!)).toEqual(['id', 'selected'])
+  })
+})

@@ -387,3 +387,111 @@ describe('check order of DESIGN §3 through the seam', () => {
     expect(seam.pending()).toEqual([])
   })
 })
+
+describe('the checked copy', () => {
+  it('holds exactly the fields that were given, deeply frozen', () => {
+    const { questions } = validateRequest({
+      questions: [
+        { id: 'a', question: 'A?', extra: 'dropped' },
+        {
+          id: 'p',
+          question: 'Approve?',
+          detail: 'the plan',
+          header: 'Plan',
+          options: [{ label: 'Yes', description: 'go' }, { label: 'No' }],
+          multiSelect: false,
+          intent: { kind: 'plan-review', approve: 'Yes' },
+        },
+      ],
+    })
+    expect(questions[0]).toStrictEqual({ id: 'a', question: 'A?' })
+    expect(Object.keys(questions[0]!)).toEqual(['id', 'question'])
+    expect(Object.keys(questions[1]!)).toEqual([
+      'id',
+      'question',
+      'detail',
+      'header',
+      'options',
+      'multiSelect',
+      'intent',
+    ])
+    expect(Object.keys(questions[1]!.options![1]!)).toEqual(['label'])
+    for (const frozen of [
+      questions,
+      questions[0],
+      questions[1],
+      questions[1]!.options,
+      questions[1]!.options![0],
+      questions[1]!.intent,
+    ]) {
+      expect(Object.isFrozen(frozen)).toBe(true)
+    }
+  })
+
+  it('keeps no agent key when none was given', () => {
+    expect('agent' in validateRequest({ questions: [{ id: 'a', question: 'A?' }] })).toBe(false)
+  })
+})
+
+describe('intent and signal shapes', () => {
+  it.each([
+    { kind: 5, approve: 'Yes' },
+    { kind: 'plan-review', approve: 5 },
+    { kind: 'plan-review' },
+    'plan-review',
+  ])('an intent of the wrong shape (%j) is INVALID_REQUEST', (intent) => {
+    const error = thrownBy(
+      () =>
+        validateRequest({
+          questions: [
+            { id: 'p', question: 'Ok?', detail: 'plan', options: [{ label: 'Yes' }], intent },
+          ],
+        }),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toMatchObject({ questionId: 'p', field: 'questions[0].intent' })
+  })
+
+  it('an intent of an unknown kind is BAD_INTENT', () => {
+    const error = thrownBy(
+      () =>
+        validateRequest({
+          questions: [
+            {
+              id: 'p',
+              question: 'Ok?',
+              detail: 'plan',
+              options: [{ label: 'Yes' }],
+              intent: { kind: 'vote', approve: 'Yes' },
+            },
+          ],
+        }),
+      'BAD_INTENT',
+    )
+    expect(error.details).toMatchObject({ questionId: 'p', rule: 'unknown-kind' })
+  })
+
+  it.each([
+    { aborted: false },
+    { aborted: false, addEventListener: () => undefined },
+    { aborted: 'no', addEventListener: () => undefined, removeEventListener: () => undefined },
+    { addEventListener: () => undefined, removeEventListener: () => undefined },
+  ])('a signal that is not an AbortSignal (%j) is INVALID_REQUEST', (signal) => {
+    const error = thrownBy(
+      () => validateRequest({ questions: [{ id: 'a', question: 'A?' }], signal }),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toStrictEqual({ field: 'signal' })
+  })
+
+  it('accepts an AbortSignal look-alike with the three members', () => {
+    const signal = {
+      aborted: false,
+      addEventListener: () => undefined,
+      removeEventListener: () => undefined,
+    }
+    expect(validateRequest({ questions: [{ id: 'a', question: 'A?' }], signal }).signal).toBe(
+      signal,
+    )
+  })
+})

@@ -1,0 +1,124 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createActor, toPromise } from 'xstate'
+import { askMachine } from '../../src/machines/index.js'
+import type { AskInput } from '../../src/machines/index.js'
+import { UserQuestionError, createUserQuestions } from '../../src/protocol/index.js'
+import type { ProviderRequest, UserQuestionProvider } from '../../src/protocol/index.js'
+
+const questions = [{ id: 'q', question: 'Go?', options: [{ label: 'Yes' }, { label: 'No' }] }]
+
+function run(provider: UserQuestionProvider, extra: Partial<AskInput> = {}) {
+  const actor = createActor(askMachine, {
+    input: {
+      askId: 'a1',
+      questions,
+      startedAt: 0,
+      waitForProviderMs: 0,
+      providerGraceMs: 0,
+      provider,
+      ...extra,
+    },
+  })
+  actor.start()
+  return actor
+}
+
+describe('askMachine: which final state records the outcome', () => {
+  it('a UI cancellation ends in cancelled', async () => {
+    const actor = run({
+      ask: () => Promise.reject(new UserQuestionError('closed', 'ASK_CANCELLED')),
+    })
+    const output = await toPromise(actor).catch(() => actor.getSnapshot().output)
+    expect(actor.getSnapshot().value).toBe('cancelled')
+    expect(output).toMatchObject({ status: 'rejected', error: { code: 'ASK_CANCELLED' } })
+  })
+
+  it.each([
+    ['another of our codes', new UserQuestionError('gone', 'ASK_ABORTED'), 'ASK_ABORTED'],
+    ['a plain error', new Error('crashed'), 'PROVIDER_FAILED'],
+  ])('%s ends in failed', async (_name, error, code) => {
+    const actor = run({ ask: () => Promise.reject(error) })
+    await toPromise(actor)
+    expect(actor.getSnapshot().value).toBe('failed')
+    expect(actor.getSnapshot().output).toMatchObject({ status: 'rejected', error: { code } })
+  })
+
+  it('an answer ends in answered with the canonical answer', async () => {
+    const actor = run({ ask: async () => ({ answers: [{ id: 'q', selected: ['No'] }] }) })
+    await toPromise(actor)
+    expect(actor.getSnapshot().value).toBe('answered')
+    expect(actor.getSnapshot().output).toEqual({
+      status: 'answered',
+      answer: { answers: [{ id: 'q', selected: ['No'] }] },
+    })
+  })
+
+  it('no provider and no wait ends in failed with NO_PROVIDER at once', () => {
+    const actor = createActor(askMachine, {
+      input: { askId: 'a1', questions, startedAt: 0, waitForProviderMs: 0, providerGraceMs: 0 },
+    }).start()
+    expect(actor.getSnapshot().value).toBe('failed')
+    expect(actor.getSnapshot().output).toMatchObject({
+      status: 'rejected',
+      error: { code: 'NO_PROVIDER' },
+    })
+  })
+})
+
+describe('what the provider is told', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    vi.setSystemTime(1_000)
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  function recorder() {
+    const requests: ProviderRequest[] = []
+    const provider: UserQuestionProvider = {
+      ask: (request) => {
+        requests.push(request)
+        return new Promise(() => {})
+      },
+    }
+    return { requests, provider }
+  }
+
+  it("hands the provider the ask's deadline, and none when the ask waits indefinitely", async () => {
+    const seam = createUserQuestions({ timeoutMs: 5_000 })
+    const { requests, provider } = recorder()
+    seam.registerProvider(provider)
+    void seam.ask({ questions }).catch(() => undefined)
+    void seam.ask({ questions, timeoutMs: Infinity }).catch(() => undefined)
+    expect(requests[0]!.deadline).toBe(6_000)
+    expect('deadline' in requests[1]!).toBe(false)
+    await seam.close()
+  })
+
+  it('a timeout carries the deadline and start time, and is the reason on the provider signal', async () => {
+    const seam = createUserQuestions()
+    const { requests, provider } = recorder()
+    seam.registerProvider(provider)
+    const asked = seam.ask({ questions, timeoutMs: 250 }).catch((error: unknown) => error)
+    await vi.advanceTimersByTimeAsync(250)
+    const error = (await asked) as UserQuestionError
+    expect(error.code).toBe('ASK_TIMEOUT')
+    expect(error.details).toEqual({ deadline: 1_250, startedAt: 1_000 })
+    expect(requests[0]!.signal.reason).toBe(error)
+  })
+
+  it('a hand-over tells the old provider why its question was taken away', async () => {
+    const seam = createUserQuestions({ providerGraceMs: 1_000 })
+    const first = recorder()
+    const dispose = seam.registerProvider(first.provider)
+    void seam.ask({ questions }).catch(() => undefined)
+    dispose()
+    const reason = first.requests[0]!.signal.reason as UserQuestionError
+    expect(reason).toBeInstanceOf(UserQuestionError)
+    expect(reason.code).toBe('ASK_ABORTED')
+    expect(reason.details).toEqual({ reason: 'provider-disposed', handOver: true })
+    expect(seam.pending()[0]!.state).toBe('waiting-for-provider')
+    await seam.close()
+  })
+})
