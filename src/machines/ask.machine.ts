@@ -1,4 +1,4 @@
-import { assign, fromPromise, setup } from 'xstate'
+import { assign, enqueueActions, fromPromise, setup } from 'xstate'
 import { UserQuestionError, toUserQuestionError } from '../protocol/errors.js'
 import type {
   Agent,
@@ -55,6 +55,8 @@ export type AskEvent =
   | { type: 'provider.disposed' }
   | { type: 'ask.aborted'; reason?: unknown }
   | { type: 'seam.closed' }
+  /** Raised by the ask itself, `deadline` milliseconds after it starts. */
+  | { type: 'ask.deadline' }
 
 /** The provider's settlement, already validated into the canonical answer. */
 export const presentToProvider = fromPromise<
@@ -86,7 +88,9 @@ const reject = (error: UserQuestionError): AskOutput => ({ status: 'rejected', e
 /**
  * One pending ask, from admission to its single outcome. Each ask is its own
  * root actor (DESIGN §6): a shared parent would copy its children on every
- * spawn. The deadline region arms a timer only when the ask has a deadline.
+ * spawn. A timer is armed only for an ask that has a deadline (a delayed
+ * `ask.deadline` on entry, named delay `deadline`): no parallel region, so
+ * each step of the ask stays cheap.
  */
 export const askMachine = setup({
   types: {
@@ -99,7 +103,6 @@ export const askMachine = setup({
   guards: {
     hasProvider: ({ context }) => context.provider !== undefined,
     mayWaitForProvider: ({ context }) => context.waitForProviderMs > 0,
-    hasDeadline: ({ context }) => context.deadline !== undefined,
     hasProviderGrace: ({ context }) => context.providerGraceMs > 0,
     isCancellation: (_, error: unknown) => toUserQuestionError(error).code === 'ASK_CANCELLED',
   },
@@ -109,6 +112,11 @@ export const askMachine = setup({
     providerGrace: ({ context }) => context.providerGraceMs,
   },
   actions: {
+    // Arms a timer only for an ask that has a deadline; the actor cancels it when it stops.
+    armDeadline: enqueueActions(({ context, enqueue }) => {
+      if (context.deadline !== undefined)
+        enqueue.raise({ type: 'ask.deadline' }, { delay: 'deadline', id: 'deadline' })
+    }),
     openPresentation: assign({ presentation: () => new AbortController() }),
     adoptProvider: assign({
       provider: ({ event }) =>
@@ -202,87 +210,77 @@ export const askMachine = setup({
   output: ({ context }) => context.outcome as AskOutput,
   states: {
     pending: {
-      type: 'parallel',
+      initial: 'starting',
+      entry: 'armDeadline',
       on: {
         'ask.aborted': { target: 'aborted', actions: 'recordCallerAbort' },
         'seam.closed': { target: 'aborted', actions: 'recordSeamClosed' },
+        'ask.deadline': { target: 'timedOut', actions: 'recordTimeout' },
       },
       states: {
-        flow: {
-          initial: 'starting',
+        starting: {
+          always: [
+            { guard: 'hasProvider', target: 'presenting' },
+            { guard: 'mayWaitForProvider', target: 'waitingForProvider' },
+            { target: '#ask.failed', actions: 'recordNoProvider' },
+          ],
+        },
+        waitingForProvider: {
+          initial: 'first',
+          on: { 'provider.available': { target: 'presenting', actions: 'adoptProvider' } },
           states: {
-            starting: {
-              always: [
-                { guard: 'hasProvider', target: 'presenting' },
-                { guard: 'mayWaitForProvider', target: 'waitingForProvider' },
-                { target: '#ask.failed', actions: 'recordNoProvider' },
-              ],
+            first: {
+              after: { providerWait: { target: '#ask.failed', actions: 'recordNoProvider' } },
             },
-            waitingForProvider: {
-              initial: 'first',
-              on: { 'provider.available': { target: 'presenting', actions: 'adoptProvider' } },
-              states: {
-                first: {
-                  after: { providerWait: { target: '#ask.failed', actions: 'recordNoProvider' } },
-                },
-                handOver: {
-                  after: {
-                    providerGrace: { target: '#ask.aborted', actions: 'recordProviderGone' },
-                  },
-                },
-              },
-            },
-            presenting: {
-              entry: 'openPresentation',
-              invoke: {
-                src: 'presentToProvider',
-                input: ({ context }) => ({
-                  provider: context.provider as UserQuestionProvider,
-                  request: providerRequest(context),
-                }),
-                onDone: {
-                  target: '#ask.answered',
-                  actions: { type: 'recordAnswer', params: ({ event }) => event.output },
-                },
-                onError: [
-                  {
-                    guard: {
-                      type: 'isCancellation',
-                      params: ({ event }: { event: { error: unknown } }) => event.error,
-                    },
-                    target: '#ask.cancelled',
-                    actions: {
-                      type: 'recordProviderError',
-                      params: ({ event }: { event: { error: unknown } }) => event.error,
-                    },
-                  },
-                  {
-                    target: '#ask.failed',
-                    actions: {
-                      type: 'recordProviderError',
-                      params: ({ event }: { event: { error: unknown } }) => event.error,
-                    },
-                  },
-                ],
-              },
-              on: {
-                'provider.disposed': [
-                  {
-                    guard: 'hasProviderGrace',
-                    target: 'waitingForProvider.handOver',
-                    actions: 'releaseProvider',
-                  },
-                  { target: '#ask.aborted', actions: 'recordProviderGone' },
-                ],
+            handOver: {
+              after: {
+                providerGrace: { target: '#ask.aborted', actions: 'recordProviderGone' },
               },
             },
           },
         },
-        deadline: {
-          initial: 'unarmed',
-          states: {
-            unarmed: { always: { guard: 'hasDeadline', target: 'armed' } },
-            armed: { after: { deadline: { target: '#ask.timedOut', actions: 'recordTimeout' } } },
+        presenting: {
+          entry: 'openPresentation',
+          invoke: {
+            src: 'presentToProvider',
+            input: ({ context }) => ({
+              provider: context.provider as UserQuestionProvider,
+              request: providerRequest(context),
+            }),
+            onDone: {
+              target: '#ask.answered',
+              actions: { type: 'recordAnswer', params: ({ event }) => event.output },
+            },
+            onError: [
+              {
+                guard: {
+                  type: 'isCancellation',
+                  params: ({ event }: { event: { error: unknown } }) => event.error,
+                },
+                target: '#ask.cancelled',
+                actions: {
+                  type: 'recordProviderError',
+                  params: ({ event }: { event: { error: unknown } }) => event.error,
+                },
+              },
+              {
+                target: '#ask.failed',
+                actions: {
+                  type: 'recordProviderError',
+                  params: ({ event }: { event: { error: unknown } }) => event.error,
+                },
+              },
+            ],
+          },
+          on: {
+            'provider.disposed': [
+              {
+                guard: 'hasProviderGrace',
+                target: 'waitingForProvider.handOver',
+                actions: 'releaseProvider',
+              },
+              { target: '#ask.aborted', actions: 'recordProviderGone' },
+            ],
           },
         },
       },

@@ -182,7 +182,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     pending() {
       return [...asks.values()].map((actor) => {
         const { context } = actor.getSnapshot()
-        const presenting = actor.getSnapshot().matches({ pending: { flow: 'presenting' } })
+        const presenting = actor.getSnapshot().matches({ pending: 'presenting' })
         const entry: PendingAsk = {
           askId: context.askId,
           questions: context.questions,
