@@ -1,3 +1,4 @@
+import { createActor, fromPromise, setup } from 'xstate'
 import { createUserQuestions } from '../src/protocol/index.js'
 import type {
   AskUserQuestionAnswer,
@@ -116,6 +117,35 @@ async function probeLatency(subject: Subject, pending: number): Promise<number> 
   return percentile(samples, 50)
 }
 
+/**
+ * What XState itself costs per live actor, for reading the heap row: a bare
+ * root actor, and one that invokes a single pending promise — the least an
+ * ask that is "its own root actor" with "an invoked promise actor" can hold.
+ */
+function xstateFloor(): { root: number; rootWithPromise: number } {
+  const bare = setup({}).createMachine({ initial: 'idle', states: { idle: {} } })
+  const invoking = setup({
+    actors: { wait: fromPromise(() => new Promise<never>(() => {})) },
+  }).createMachine({
+    initial: 'waiting',
+    states: { waiting: { invoke: { src: 'wait' } } },
+  })
+  const measure = (make: () => unknown) => {
+    const keep: unknown[] = []
+    gc()
+    const before = process.memoryUsage().heapUsed
+    for (let i = 0; i < PENDING; i++) keep.push(make())
+    gc()
+    const bytes = (process.memoryUsage().heapUsed - before) / PENDING
+    keep.length = 0
+    return bytes
+  }
+  return {
+    root: measure(() => createActor(bare).start()),
+    rootWithPromise: measure(() => createActor(invoking).start()),
+  }
+}
+
 const results: Record<string, { rate: number; heap: number; p50One: number; p50Many: number }> = {}
 for (const subject of subjects) {
   const rates: number[] = []
@@ -128,6 +158,7 @@ for (const subject of subjects) {
   }
 }
 
+const floorOfXState = xstateFloor()
 const seam = results['askseam']!
 const floor = results['plain promise']!
 const micros = (ms: number) => `${(ms * 1000).toFixed(1)} µs`
@@ -149,6 +180,13 @@ console.log(
         `${(floor.heap / 1024).toFixed(2)} KB`,
         `${(seam.heap / floor.heap).toFixed(1)}×`,
         '≤ 4 KB',
+      ],
+      [
+        'of which XState alone: a root actor / one invoking a promise',
+        `${(floorOfXState.root / 1024).toFixed(2)} KB / ${(floorOfXState.rootWithPromise / 1024).toFixed(2)} KB`,
+        '',
+        '',
+        '',
       ],
       ['answer latency p50, 1 pending', micros(seam.p50One), micros(floor.p50One), '', ''],
       [
