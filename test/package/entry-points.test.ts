@@ -1,0 +1,79 @@
+import { readFileSync, existsSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+/**
+ * DESIGN §1: each entry point may load only its own runtime dependencies.
+ * Walks the static and dynamic imports reachable from each entry's source and
+ * lists the packages they name.
+ */
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | { import: string; types: string }>
+  dependencies: Record<string, string>
+}
+
+const importPattern =
+  /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
+
+function packagesReachedFrom(entry: string): Set<string> {
+  const seen = new Set<string>()
+  const packages = new Set<string>()
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    // Comments hold usage examples that import the package itself.
+    const source = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '')
+    for (const match of source.matchAll(importPattern)) {
+      const specifier = match[1] ?? match[2]!
+      if (/^import\s+type\s/.test(match[0]) || /^export\s+type\s/.test(match[0])) continue
+      if (specifier.startsWith('.')) {
+        const target = path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts')
+        visit(target)
+      } else if (!specifier.startsWith('node:')) {
+        packages.add(
+          specifier.startsWith('@')
+            ? specifier.split('/').slice(0, 2).join('/')
+            : specifier.split('/')[0]!,
+        )
+      }
+    }
+  }
+  visit(entry)
+  return packages
+}
+
+const sourceOf = (target: string) =>
+  path.join(root, target.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'))
+
+const allowed: Record<string, string[]> = {
+  '.': ['xstate'],
+  './machines': ['xstate'],
+  './terminal': ['xstate', '@inquirer/core'],
+  './web': ['xstate', 'ws'],
+  './mcp': ['xstate', '@modelcontextprotocol/sdk'],
+  './tool': ['xstate', 'zod'],
+}
+
+describe('entry points', () => {
+  it('the exports map holds exactly the pinned entry points, each with its source', () => {
+    const entries = Object.keys(packageJson.exports).filter((key) => key !== './package.json')
+    expect(entries.sort()).toEqual(Object.keys(allowed).sort())
+    for (const key of entries) {
+      const target = packageJson.exports[key] as { import: string; types: string }
+      expect(existsSync(sourceOf(target.import)), `${key} → ${target.import}`).toBe(true)
+      expect(target.types).toBe(target.import.replace(/\.js$/, '.d.ts'))
+    }
+  })
+
+  it.each(Object.entries(allowed))('%s loads only %j', (key, packages) => {
+    const target = packageJson.exports[key] as { import: string }
+    const reached = packagesReachedFrom(sourceOf(target.import))
+    expect([...reached].sort()).toEqual([...packages].sort())
+    for (const name of reached) expect(Object.keys(packageJson.dependencies)).toContain(name)
+  })
+})
