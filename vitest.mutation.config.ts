@@ -5,8 +5,8 @@ export default defineConfig({
   test: {
     include: [
       'test/protocol/**/*.test.ts',
-      'test/machines/ask.*.test.ts',
-      'test/machines/seam.*.test.ts',
+      'test/machines/ask*.test.ts',
+      'test/machines/seam*.test.ts',
     ],
     testTimeout: 60_000,
     env: { PROPERTY_RUNS: '60' },
