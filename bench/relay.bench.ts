@@ -248,7 +248,7 @@ const rows: [string, number, Summary][] = [
 ]
 
 console.log(
-  `\nRelay round trip — Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${ASKS} asks per row after ${WARMUP} warm-up\n`,
+  `## Relay\n\nRelay round trip — Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${ASKS} asks per row after ${WARMUP} warm-up\n`,
 )
 console.log('| scenario | clients | p50 | p95 | p99 | mean | 1 / mean |')
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
