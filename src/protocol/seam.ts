@@ -1,7 +1,7 @@
 import { createActor } from 'xstate'
 import type { Actor, InspectionEvent, Observer } from 'xstate'
 import { askMachine } from '../machines/ask.machine.js'
-import type { AskOutput } from '../machines/ask.machine.js'
+import type { AskInput, AskOutput } from '../machines/ask.machine.js'
 import { seamMachine } from '../machines/seam.machine.js'
 import { createAbortFanout } from './abort-fanout.js'
 import { checkCaller } from './agents.js'
@@ -140,24 +140,20 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       const askId = `${prefix}-${++asked}`
       const startedAt = Date.now()
       const timeoutMs = admitted.timeoutMs ?? options.timeoutMs
-      const input: Parameters<typeof createActor<typeof askMachine>>[1] & object = {
-        input: {
-          askId,
-          questions: admitted.questions,
-          startedAt,
-          waitForProviderMs,
-          providerGraceMs,
-          ...(timeoutMs === undefined || timeoutMs === Infinity
-            ? {}
-            : { deadline: startedAt + timeoutMs }),
-          ...(admitted.agent === undefined ? {} : { agent: admitted.agent as Agent }),
-          ...(seam.getSnapshot().context.provider === undefined
-            ? {}
-            : { provider: seam.getSnapshot().context.provider as UserQuestionProvider }),
-        },
-        ...(inspect === undefined ? {} : { inspect }),
+      const provider = seam.getSnapshot().context.provider
+      const input: AskInput = {
+        askId,
+        questions: admitted.questions,
+        startedAt,
+        waitForProviderMs,
+        providerGraceMs,
+        ...(timeoutMs === undefined || timeoutMs === Infinity
+          ? {}
+          : { deadline: startedAt + timeoutMs }),
+        ...(admitted.agent === undefined ? {} : { agent: admitted.agent as Agent }),
+        ...(provider === undefined ? {} : { provider }),
       }
-      const actor = createActor(askMachine, input)
+      const actor = createActor(askMachine, inspect === undefined ? { input } : { input, inspect })
       const signal = admitted.signal
       const unwatch =
         signal === undefined
