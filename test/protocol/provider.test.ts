@@ -7,7 +7,7 @@ import type {
   UserQuestionProvider,
 } from '../../src/protocol/index.js'
 import {
-  createControllableProvider,
+  seamWithProvider,
   rejectionOf,
   skipAll,
   track,
@@ -85,9 +85,7 @@ describe('a provider that fails', () => {
   })
 
   it('rejects with a plain Error: PROVIDER_FAILED, cause kept', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const asking = seam.ask({ questions: batch() })
     const failure = new Error('socket closed')
     ;(await provider.call(0)).reject(failure)
@@ -97,9 +95,7 @@ describe('a provider that fails', () => {
   })
 
   it('rejects with something that is not an Error: PROVIDER_FAILED, cause kept', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const asking = seam.ask({ questions: batch() })
     ;(await provider.call(0)).reject('nope')
     const error = await rejectionOf(asking, 'PROVIDER_FAILED')
@@ -114,9 +110,7 @@ describe('a provider that fails', () => {
     'NO_PROVIDER',
     'SEAM_CLOSED',
   ])('rejects with a UserQuestionError %s: the code passes through', async (code) => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const asking = seam.ask({ questions: batch() })
     const thrown = new UserQuestionError(`the UI says ${code}`, code, { details: { by: 'ui' } })
     ;(await provider.call(0)).reject(thrown)
@@ -126,9 +120,7 @@ describe('a provider that fails', () => {
   })
 
   it('does not abort its own signal when it rejects', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const asking = seam.ask({ questions: batch() })
     const call = await provider.call(0)
     call.reject(new UserQuestionError('dismissed', 'ASK_CANCELLED'))
@@ -195,9 +187,7 @@ describe('a provider that answers wrongly: BAD_ANSWER naming the question and th
   ]
 
   it.each(cases)('%s', async (_name, answer, questionId, rule) => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const asking = seam.ask({ questions: batch() })
     const call = await provider.call(0)
     call.resolve(answer)
@@ -209,9 +199,7 @@ describe('a provider that answers wrongly: BAD_ANSWER naming the question and th
   })
 
   it('an answer that is not an answer object at all', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const asking = seam.ask({ questions: batch() })
     ;(await provider.call(0)).resolve('Postgres')
     const error = await rejectionOf(asking, 'BAD_ANSWER')
@@ -221,9 +209,7 @@ describe('a provider that answers wrongly: BAD_ANSWER naming the question and th
 
 describe('a provider that mutates its request', () => {
   it('cannot widen what counts as a valid answer', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const asking = seam.ask({ questions: batch() })
     const call = await provider.call(0)
     try {
@@ -247,9 +233,7 @@ describe('a provider that mutates its request', () => {
 
 describe('a provider that settles late or never', () => {
   it('never settles: the deadline ends the ask with ASK_TIMEOUT and aborts its signal with that error', async () => {
-    const seam = createUserQuestions({ timeoutMs: 5_000 })
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider({ timeoutMs: 5_000 })
     const asking = track(seam.ask({ questions: batch() }))
     const call = await provider.call(0)
     await vi.advanceTimersByTimeAsync(4_999)
@@ -266,9 +250,7 @@ describe('a provider that settles late or never', () => {
   })
 
   it('answers after the deadline: ignored, the ask stays ASK_TIMEOUT, no unhandled rejection', async () => {
-    const seam = createUserQuestions({ timeoutMs: 1_000 })
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider({ timeoutMs: 1_000 })
     let asking!: ReturnType<typeof track<AskUserQuestionAnswer>>
     const unhandled = await unhandledDuring(async () => {
       asking = track(seam.ask({ questions: batch() }))
@@ -289,9 +271,7 @@ describe('a provider that settles late or never', () => {
   ])(
     'rejects or misanswers with %s after the ask ended: ignored, no unhandled rejection',
     async (_name, make) => {
-      const seam = createUserQuestions()
-      const provider = createControllableProvider()
-      seam.registerProvider(provider)
+      const { seam, provider } = seamWithProvider()
       const controller = new AbortController()
       let asking!: ReturnType<typeof track<AskUserQuestionAnswer>>
       const unhandled = await unhandledDuring(async () => {
@@ -311,9 +291,7 @@ describe('a provider that settles late or never', () => {
   )
 
   it('settles after close(): ignored, the ask stays SEAM_CLOSED', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     let asking!: ReturnType<typeof track<AskUserQuestionAnswer>>
     const unhandled = await unhandledDuring(async () => {
       asking = track(seam.ask({ questions: batch() }))

@@ -14,6 +14,7 @@ import type {
 import {
   choice,
   createControllableProvider,
+  seamWithProvider,
   rejectionOf,
   skipAll,
   thrownBy,
@@ -128,9 +129,7 @@ describe('registerProvider', () => {
 
 describe('disposal with asks pending', () => {
   it('without a grace, rejects each with ASK_ABORTED (reason provider-disposed) and aborts its signal', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    const dispose = seam.registerProvider(provider)
+    const { seam, provider, dispose } = seamWithProvider()
     const one = seam.ask({ questions: batch() })
     const two = seam.ask({ questions: [choice('other')] })
     const calls = await Promise.all([provider.call(0), provider.call(1)])
@@ -260,9 +259,7 @@ describe('waiting for a first provider', () => {
 
 describe('deadlines', () => {
   it('ends the ask with ASK_TIMEOUT at the seam default deadline, not before', async () => {
-    const seam = createUserQuestions({ timeoutMs: 30_000 })
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider({ timeoutMs: 30_000 })
     const asking = track(seam.ask({ questions: batch() }))
     const call = await provider.call(0)
     await vi.advanceTimersByTimeAsync(29_999)
@@ -294,9 +291,7 @@ describe('deadlines', () => {
   })
 
   it('waits indefinitely with a per-ask Infinity, overriding the seam default, and arms no timer', async () => {
-    const seam = createUserQuestions({ timeoutMs: 1_000 })
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider({ timeoutMs: 1_000 })
     const asking = track(seam.ask({ questions: batch(), timeoutMs: Infinity }))
     const call = await provider.call(0)
     expect(seam.pending()[0]).not.toHaveProperty('deadline')
@@ -330,9 +325,7 @@ describe('deadlines', () => {
   })
 
   it('never turns elapsed time into an answer, even with timeoutMs 0', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const asking = track(seam.ask({ questions: batch(), timeoutMs: 0 }))
     await vi.advanceTimersByTimeAsync(0)
     await asking.done
@@ -346,9 +339,7 @@ describe('deadlines', () => {
 
 describe('caller abort', () => {
   it('before the ask: ASK_ABORTED with the signal’s reason as cause, never presented', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const controller = new AbortController()
     const reason = new Error('the tool call was cancelled')
     controller.abort(reason)
@@ -362,9 +353,7 @@ describe('caller abort', () => {
   })
 
   it('while presenting: ASK_ABORTED with the reason as cause; the provider’s signal aborts with that error', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const controller = new AbortController()
     const counts = countingSignal(controller.signal)
     const asking = seam.ask({ questions: batch(), signal: controller.signal })
@@ -433,9 +422,7 @@ describe('caller abort', () => {
 
 describe('a caller signal shared by many asks', () => {
   it('ends every ask it owns on abort and keeps no listener once they settle', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const controller = new AbortController()
     const asks = [0, 1, 2].map((index) =>
       track(seam.ask({ questions: [choice(`q${index}`)], signal: controller.signal })),
@@ -459,9 +446,7 @@ describe('a caller signal shared by many asks', () => {
   })
 
   it('lets go of the signal once every ask that shared it has settled', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const controller = new AbortController()
     const asks = [0, 1, 2].map((index) =>
       track(seam.ask({ questions: [choice(`q${index}`)], signal: controller.signal })),
@@ -481,9 +466,7 @@ describe('a caller signal shared by many asks', () => {
 
 describe('close()', () => {
   it('rejects every pending ask with SEAM_CLOSED and aborts the provider’s signals with it', async () => {
-    const seam = createUserQuestions({ timeoutMs: 60_000 })
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider({ timeoutMs: 60_000 })
     const one = track(seam.ask({ questions: [choice('a')] }))
     const two = track(seam.ask({ questions: [choice('b')] }))
     await seam.close()
@@ -530,9 +513,7 @@ describe('the provider’s signal', () => {
   it.each(endings)(
     'aborts with the ending error as reason when the ask ends by %s',
     async (ending) => {
-      const seam = createUserQuestions({ timeoutMs: 1_000 })
-      const provider = createControllableProvider()
-      const dispose = seam.registerProvider(provider)
+      const { seam, provider, dispose } = seamWithProvider({ timeoutMs: 1_000 })
       const controller = new AbortController()
       const asking = track(seam.ask({ questions: batch(), signal: controller.signal }))
       const { signal } = (await provider.call(0)).request
@@ -557,9 +538,7 @@ describe('the provider’s signal', () => {
   it.each(['an answer', 'a cancel', 'a failure', 'a bad answer'] as const)(
     'does not abort when the provider itself settles with %s, nor afterwards',
     async (settlement) => {
-      const seam = createUserQuestions({ timeoutMs: 1_000 })
-      const provider = createControllableProvider()
-      const dispose = seam.registerProvider(provider)
+      const { seam, provider, dispose } = seamWithProvider({ timeoutMs: 1_000 })
       const controller = new AbortController()
       const asking = track(seam.ask({ questions: batch(), signal: controller.signal }))
       const call = await provider.call(0)
@@ -580,9 +559,7 @@ describe('the provider’s signal', () => {
 
 describe('answers', () => {
   it('come back canonical: question order, option order in a multi-select', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const asking = seam.ask({ questions: batch() })
     ;(await provider.call(0)).resolve({
       answers: [
@@ -662,9 +639,7 @@ describe('pending()', () => {
 
 describe('the questions a provider is given', () => {
   it('are a copy: mutating the caller’s request after ask() changes nothing', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const questions = batch()
     const asking = seam.ask({ questions })
     const call = await provider.call(0)
@@ -685,9 +660,7 @@ describe('the questions a provider is given', () => {
   })
 
   it('keep a multi-select answer valid after the caller flips multiSelect', async () => {
-    const seam = createUserQuestions()
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = seamWithProvider()
     const questions = batch()
     const asking = seam.ask({ questions })
     questions[1]!.multiSelect = false

@@ -1,6 +1,8 @@
 import { expect } from 'vitest'
-import { UserQuestionError } from '../../src/protocol/index.js'
+import { UserQuestionError, createUserQuestions } from '../../src/protocol/index.js'
 import type {
+  UserQuestions,
+  UserQuestionsOptions,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
   ProviderRequest,
@@ -90,6 +92,18 @@ export type Settlement<T> =
  * that inspects it later never trips the unhandled-rejection check), and
  * `count` says how many times a settlement callback ran.
  */
+/** A seam with a controllable provider registered; `dispose` unregisters it. */
+export function seamWithProvider(options: UserQuestionsOptions = {}): {
+  seam: UserQuestions
+  provider: ControllableProvider
+  dispose: () => void
+} {
+  const seam = createUserQuestions(options)
+  const provider = createControllableProvider()
+  const dispose = seam.registerProvider(provider)
+  return { seam, provider, dispose }
+}
+
 export function track<T>(promise: Promise<T>): {
   readonly settlement: Settlement<T>
   readonly count: number
