@@ -6,12 +6,7 @@ import type {
   UserQuestionErrorCode,
   UserQuestionProvider,
 } from '../../src/protocol/index.js'
-import {
-  seamWithProvider,
-  rejectionOf,
-  skipAll,
-  track,
-} from '../support/controllable-provider.js'
+import { seamWithProvider, rejectionOf, skipAll, track } from '../support/controllable-provider.js'
 
 const questions: AskUserQuestionItem[] = [
   { id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] },
