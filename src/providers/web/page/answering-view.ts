@@ -5,7 +5,7 @@ import {
   isQuestionAnswered,
 } from '../../../machines/questionnaire.machine.js'
 import { h } from './dom.js'
-import { isComposing, nextId, sessionBadge, viewKey } from './view-kit.js'
+import { eventButton, isComposing, nextId, sessionBadge, viewKey } from './view-kit.js'
 import type { AskView, AskViewContext, QuestionnaireSnapshot } from './view-kit.js'
 
 /** The generic flow: one question at a time with progress, options, own answer, skip, back, submit. */
@@ -113,36 +113,17 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
       },
     },
   })
-  const back = h('button', {
-    className: 'button',
-    text: 'Back',
-    attrs: { type: 'button' },
-    on: { click: () => send({ type: 'question.back' }) },
-  })
-  const skip = h('button', {
-    className: 'button',
-    text: 'Skip',
-    attrs: { type: 'button' },
-    on: { click: () => send({ type: 'question.skipped' }) },
-  })
-  const next = h('button', {
-    className: 'button',
-    text: 'Next',
-    attrs: { type: 'button' },
-    on: { click: () => send({ type: 'question.next' }) },
-  })
-  const submit = h('button', {
-    className: 'button primary',
-    text: 'Submit',
-    attrs: { type: 'button' },
-    on: { click: () => send({ type: 'batch.submitted' }) },
-  })
-  const dismiss = h('button', {
-    className: 'button ghost danger',
-    text: 'Dismiss all',
-    attrs: { type: 'button', title: 'Dismiss the whole batch: the agent is told you declined' },
-    on: { click: () => send({ type: 'batch.cancelled' }) },
-  })
+  const back = eventButton(send, { type: 'question.back' }, 'Back')
+  const skip = eventButton(send, { type: 'question.skipped' }, 'Skip')
+  const next = eventButton(send, { type: 'question.next' }, 'Next')
+  const submit = eventButton(send, { type: 'batch.submitted' }, 'Submit', 'button primary')
+  const dismiss = eventButton(
+    send,
+    { type: 'batch.cancelled' },
+    'Dismiss all',
+    'button ghost danger',
+    'Dismiss the whole batch: the agent is told you declined',
+  )
 
   function submitOrAdvance(): void {
     if (canSubmit(latest.context)) send({ type: 'batch.submitted' })

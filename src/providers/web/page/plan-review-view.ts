@@ -1,6 +1,6 @@
 import { currentQuestion, describePlanReview } from '../../../machines/questionnaire.machine.js'
 import { h } from './dom.js'
-import { isComposing, nextId, sessionBadge, viewKey } from './view-kit.js'
+import { eventButton, isComposing, nextId, sessionBadge, viewKey } from './view-kit.js'
 import type { AskView, AskViewContext, QuestionnaireSnapshot } from './view-kit.js'
 
 /** The plan-review card: the plan as text in a monospace block, approve / refuse / discuss. */
@@ -67,24 +67,21 @@ export function renderPlanReview(
         h('span', { className: 'button-note', text: review.refuse.label }),
     ],
   )
-  const discuss = h('button', {
-    className: 'button',
-    text: 'Discuss',
-    attrs: { type: 'button', title: 'Talk it over with the agent instead of answering' },
-    on: { click: () => send({ type: 'plan.discussed' }) },
-  })
-  const skip = h('button', {
-    className: 'button ghost',
-    text: 'Skip',
-    attrs: { type: 'button' },
-    on: { click: () => send({ type: 'question.skipped' }) },
-  })
-  const dismiss = h('button', {
-    className: 'button ghost danger',
-    text: 'Dismiss',
-    attrs: { type: 'button', title: 'Dismiss the question: the agent is told you declined' },
-    on: { click: () => send({ type: 'batch.cancelled' }) },
-  })
+  const discuss = eventButton(
+    send,
+    { type: 'plan.discussed' },
+    'Discuss',
+    'button',
+    'Talk it over with the agent instead of answering',
+  )
+  const skip = eventButton(send, { type: 'question.skipped' }, 'Skip', 'button ghost')
+  const dismiss = eventButton(
+    send,
+    { type: 'batch.cancelled' },
+    'Dismiss',
+    'button ghost danger',
+    'Dismiss the question: the agent is told you declined',
+  )
   function updateRefuse(): void {
     refuse.disabled = review?.refuse === undefined && feedback.value.trim() === ''
   }

@@ -47,3 +47,19 @@ export function sessionBadge(sessionId: string | undefined): HTMLElement | false
     sessionId !== undefined && h('span', { className: 'session', text: `Session ${sessionId}` })
   )
 }
+
+/** A button that sends one questionnaire event when clicked. */
+export function eventButton(
+  send: AskViewContext['send'],
+  event: QuestionnaireEvent,
+  label: string,
+  className = 'button',
+  title?: string,
+): HTMLButtonElement {
+  return h('button', {
+    className,
+    text: label,
+    attrs: title === undefined ? { type: 'button' } : { type: 'button', title },
+    on: { click: () => send(event) },
+  }) as HTMLButtonElement
+}
