@@ -15,7 +15,7 @@
  * }
  * ```
  */
-export { createAgentRegistry, checkCaller } from './agents.js'
+export { createAgentRegistry } from './agents.js'
 export type { MutableAgentRegistry } from './agents.js'
 export {
   HarnessError,
