@@ -1,6 +1,26 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
+// DESIGN §1: layers point one way. Each folder may import only the layers
+// below it, and those only through their index.ts.
+const layer = (files, allowed, message) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: allowed === null ? '^\\.\\./' : `^(\\.\\./)+(?!\\.\\./)(?!(${allowed})$)`,
+            message,
+          },
+        ],
+      },
+    ],
+  },
+})
+const lower = (...names) => names.map((name) => `${name}/index\\.js`).join('|')
+
 export default tseslint.config(
   {
     ignores: [
@@ -35,4 +55,25 @@ export default tseslint.config(
       ],
     },
   },
+  layer(['src/vocabulary/**'], null, 'src/vocabulary imports nothing of askseam.'),
+  layer(
+    ['src/machines/**'],
+    lower('vocabulary'),
+    'A machine imports only the vocabulary, through its index.',
+  ),
+  layer(
+    ['src/protocol/**'],
+    lower('vocabulary', 'machines'),
+    'protocol imports machines and vocabulary only, through their index.',
+  ),
+  layer(
+    ['src/providers/**', 'src/stores/**', 'src/adapters/**', 'src/tool/**'],
+    `${lower('vocabulary', 'machines', 'protocol')}|tool/index\\.js`,
+    'A provider, store, adapter or the tool imports protocol, machines and vocabulary (and an adapter the tool) through their index, never another provider, store or adapter.',
+  ),
+  layer(
+    ['src/cli/**'],
+    `${lower('vocabulary', 'machines', 'protocol', 'tool')}|(providers|stores|adapters)/[a-z-]+/index\\.js`,
+    'The CLI imports each layer through its entry point.',
+  ),
 )

@@ -1,4 +1,4 @@
-import type { AskUserQuestionItem } from '../protocol/types.js'
+import type { AskUserQuestionItem } from '../vocabulary/index.js'
 
 /**
  * The demo agent's decision points: a small deployment plan that stops

@@ -1,13 +1,13 @@
 import { assign, enqueueActions, fromPromise, setup } from 'xstate'
-import { UserQuestionError, toUserQuestionError } from '../protocol/errors.js'
+import { UserQuestionError, toUserQuestionError } from '../vocabulary/index.js'
 import type {
   Agent,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
   ProviderRequest,
   UserQuestionProvider,
-} from '../protocol/types.js'
-import { validateAnswer } from '../protocol/validate.js'
+} from '../vocabulary/index.js'
+import { validateAnswer } from '../vocabulary/index.js'
 
 /** How an ask ended: errors are data here; only the seam adapter rejects a promise. */
 export type AskOutput =

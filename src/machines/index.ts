@@ -14,16 +14,13 @@ export type { SeamContext, SeamEmitted, SeamEvent } from './seam.machine.js'
 export {
   canSubmit,
   currentQuestion,
-  describePlanReview,
   draftOf,
   isQuestionAnswered,
   previewAnswer,
-  qualifiesForPlanReview,
   questionnaireAnswer,
   questionnaireMachine,
 } from './questionnaire.machine.js'
 export type {
-  PlanReviewChoice,
   QuestionDraft,
   QuestionnaireCancelReason,
   QuestionnaireContext,

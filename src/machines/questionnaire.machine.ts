@@ -1,12 +1,8 @@
 import { assign, setup } from 'xstate'
-import { UserQuestionError } from '../protocol/errors.js'
-import type {
-  AskUserQuestionAnswer,
-  AskUserQuestionItem,
-  AskUserQuestionOption,
-} from '../protocol/types.js'
-import { encodeAnswer } from '../protocol/validate.js'
-import type { AnswerDraft } from '../protocol/validate.js'
+import { UserQuestionError } from '../vocabulary/index.js'
+import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../vocabulary/index.js'
+import { encodeAnswer, describePlanReview, qualifiesForPlanReview } from '../vocabulary/index.js'
+import type { AnswerDraft } from '../vocabulary/index.js'
 
 /**
  * What the user has done so far with one question, before the batch is
@@ -80,42 +76,8 @@ export type QuestionnaireOutput =
   | { status: 'submitted'; answer: AskUserQuestionAnswer }
   | { status: 'cancelled'; reason: QuestionnaireCancelReason }
 
-/** The options of a plan-review question, as a plan-review screen offers them. */
-export interface PlanReviewChoice {
-  question: AskUserQuestionItem
-  /** The approving option, named by the intent's `approve` label. */
-  approve: AskUserQuestionOption
-  /** The one other option, if the question offers one; refusing answers it. */
-  refuse?: AskUserQuestionOption
-}
-
 function isFilled(text: unknown): text is string {
   return typeof text === 'string' && text.trim() !== ''
-}
-
-/**
- * The plan-review reading of a batch, or `undefined` when it does not qualify:
- * exactly one question, intent kind `plan-review`, a `detail`, the `approve`
- * label among its options, single-select, and at most one other option.
- */
-export function describePlanReview(
-  questions: readonly AskUserQuestionItem[],
-): PlanReviewChoice | undefined {
-  const [question] = questions
-  if (questions.length !== 1 || question === undefined) return undefined
-  const intent = question.intent
-  if (intent?.kind !== 'plan-review' || !isFilled(question.detail)) return undefined
-  if (question.multiSelect === true) return undefined
-  const options = question.options ?? []
-  const approve = options.find((option) => option.label === intent.approve)
-  if (approve === undefined || options.length > 2) return undefined
-  const refuse = options.find((option) => option !== approve)
-  return refuse === undefined ? { question, approve } : { question, approve, refuse }
-}
-
-/** Whether a batch is shown as a plan review (see {@link describePlanReview}). */
-export function qualifiesForPlanReview(questions: readonly AskUserQuestionItem[]): boolean {
-  return describePlanReview(questions) !== undefined
 }
 
 /** The draft of question `id` (an empty one if the id is unknown). */

@@ -1,6 +1,6 @@
 import { assign, setup } from 'xstate'
-import type { UserQuestionError } from '../protocol/errors.js'
-import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../protocol/types.js'
+import type { UserQuestionError } from '../vocabulary/index.js'
+import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../vocabulary/index.js'
 
 /** How a relayed ask ended, as the wire's `question/resolved` names it. */
 export type RelayOutcome = 'answered' | 'cancelled' | 'aborted' | 'timed-out'

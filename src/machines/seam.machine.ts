@@ -1,5 +1,5 @@
 import { assign, emit, setup } from 'xstate'
-import type { UserQuestionProvider } from '../protocol/types.js'
+import type { UserQuestionProvider } from '../vocabulary/index.js'
 
 export interface SeamContext {
   provider: UserQuestionProvider | undefined

@@ -1,5 +1,5 @@
-import { HarnessError, UserQuestionError } from './errors.js'
-import type { Agent, AgentRegistry } from './types.js'
+import { HarnessError, UserQuestionError } from '../vocabulary/index.js'
+import type { Agent, AgentRegistry } from '../vocabulary/index.js'
 
 /** A registry the runtime keeps up to date as agents start and end. */
 export interface MutableAgentRegistry extends AgentRegistry {

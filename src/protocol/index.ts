@@ -19,31 +19,37 @@ export { createAgentRegistry } from './agents.js'
 export type { MutableAgentRegistry } from './agents.js'
 export {
   HarnessError,
+  MAX_TIMEOUT_MS,
   UserQuestionError,
   UserQuestionErrorCodes,
+  describePlanReview,
+  encodeAnswer,
   isUserQuestionError,
+  qualifiesForPlanReview,
   toUserQuestionError,
-} from './errors.js'
-export type {
-  HarnessErrorOptions,
-  UserQuestionErrorCode,
-  UserQuestionErrorDetails,
-} from './errors.js'
-export { createUserQuestions } from './seam.js'
-export type { InspectionObserver, UserQuestions, UserQuestionsOptions } from './seam.js'
+  validateAnswer,
+  validateRequest,
+} from '../vocabulary/index.js'
 export type {
   Agent,
   AgentRegistry,
+  AnswerDraft,
   AskUserQuestionAnswer,
   AskUserQuestionAnswerItem,
   AskUserQuestionIntent,
   AskUserQuestionItem,
   AskUserQuestionOption,
   AskUserQuestionRequest,
+  HarnessErrorOptions,
   PendingAsk,
   PendingAskState,
+  PlanReviewChoice,
   ProviderRequest,
+  UserQuestionErrorCode,
+  UserQuestionErrorDetails,
   UserQuestionProvider,
-} from './types.js'
-export { MAX_TIMEOUT_MS, encodeAnswer, validateAnswer, validateRequest } from './validate.js'
-export type { AnswerDraft, ValidateRequestOptions, ValidatedRequest } from './validate.js'
+  ValidateRequestOptions,
+  ValidatedRequest,
+} from '../vocabulary/index.js'
+export { createUserQuestions } from './seam.js'
+export type { InspectionObserver, UserQuestions, UserQuestionsOptions } from './seam.js'

@@ -1,11 +1,11 @@
 import { createActor } from 'xstate'
 import type { Actor, InspectionEvent, Observer } from 'xstate'
-import { askMachine } from '../machines/ask.machine.js'
-import type { AskInput, AskOutput } from '../machines/ask.machine.js'
-import { seamMachine } from '../machines/seam.machine.js'
+import { askMachine } from '../machines/index.js'
+import type { AskInput, AskOutput } from '../machines/index.js'
+import { seamMachine } from '../machines/index.js'
 import { createAbortFanout } from './abort-fanout.js'
 import { checkCaller } from './agents.js'
-import { UserQuestionError } from './errors.js'
+import { UserQuestionError } from '../vocabulary/index.js'
 import type {
   Agent,
   AgentRegistry,
@@ -13,8 +13,8 @@ import type {
   AskUserQuestionRequest,
   PendingAsk,
   UserQuestionProvider,
-} from './types.js'
-import { MAX_TIMEOUT_MS, validateRequest } from './validate.js'
+} from '../vocabulary/index.js'
+import { MAX_TIMEOUT_MS, validateRequest } from '../vocabulary/index.js'
 
 /** Receives XState inspection records from the seam and from every ask (e.g. Stately's inspector). */
 export type InspectionObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void)

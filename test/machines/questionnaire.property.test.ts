@@ -2,11 +2,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createActor } from 'xstate'
 import { getShortestPaths } from 'xstate/graph'
-import {
-  canSubmit,
-  qualifiesForPlanReview,
-  questionnaireMachine,
-} from '../../src/machines/questionnaire.machine.js'
+import { canSubmit, questionnaireMachine } from '../../src/machines/questionnaire.machine.js'
+import { qualifiesForPlanReview } from '../../src/vocabulary/index.js'
 import type {
   QuestionnaireContext,
   QuestionnaireEvent,

@@ -4,13 +4,12 @@ import type { Actor } from 'xstate'
 import {
   canSubmit,
   currentQuestion,
-  describePlanReview,
   isQuestionAnswered,
   previewAnswer,
-  qualifiesForPlanReview,
   questionnaireAnswer,
   questionnaireMachine,
 } from '../../src/machines/questionnaire.machine.js'
+import { describePlanReview, qualifiesForPlanReview } from '../../src/vocabulary/index.js'
 import type { QuestionnaireEvent } from '../../src/machines/questionnaire.machine.js'
 import { UserQuestionError, validateAnswer, validateRequest } from '../../src/protocol/index.js'
 import type { AskUserQuestionItem } from '../../src/protocol/index.js'

@@ -2,7 +2,7 @@ import type {
   ElicitRequestFormParams,
   PrimitiveSchemaDefinition,
 } from '@modelcontextprotocol/sdk/types.js'
-import { describePlanReview } from '../../machines/index.js'
+import { describePlanReview } from '../../protocol/index.js'
 import type { AskUserQuestionItem, AskUserQuestionOption } from '../../protocol/index.js'
 import { PropertyNames, isPlainPropertyName } from './keys.js'
 

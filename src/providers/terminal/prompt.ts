@@ -1,12 +1,12 @@
 import { createPrompt, useEffect, useKeypress, useState } from '@inquirer/core'
 import type { Actor, SnapshotFrom } from 'xstate'
-import { draftOf, isQuestionAnswered } from '../../machines/questionnaire.machine.js'
+import { draftOf, isQuestionAnswered } from '../../machines/index.js'
 import type {
   QuestionnaireContext,
   QuestionnaireEvent,
   QuestionnaireOutput,
   questionnaireMachine,
-} from '../../machines/questionnaire.machine.js'
+} from '../../machines/index.js'
 import type { TerminalStyle } from './style.js'
 import { sanitize } from './text.js'
 import { isTextRow, renderView, rowsOf } from './view.js'

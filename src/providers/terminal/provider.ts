@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream'
 import { AbortPromptError, ExitPromptError } from '@inquirer/core'
 import { createActor } from 'xstate'
-import { questionnaireAnswer, questionnaireMachine } from '../../machines/questionnaire.machine.js'
-import type { QuestionnaireOutput } from '../../machines/questionnaire.machine.js'
+import { questionnaireAnswer, questionnaireMachine } from '../../machines/index.js'
+import type { QuestionnaireOutput } from '../../machines/index.js'
 import { UserQuestionError, toUserQuestionError } from '../../protocol/index.js'
 import type {
   AskUserQuestionAnswer,

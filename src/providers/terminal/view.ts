@@ -1,10 +1,6 @@
-import {
-  canSubmit,
-  describePlanReview,
-  draftOf,
-  isQuestionAnswered,
-} from '../../machines/questionnaire.machine.js'
-import type { QuestionnaireContext } from '../../machines/questionnaire.machine.js'
+import { canSubmit, draftOf, isQuestionAnswered } from '../../machines/index.js'
+import { describePlanReview } from '../../vocabulary/index.js'
+import type { QuestionnaireContext } from '../../machines/index.js'
 import type { AskUserQuestionItem, AskUserQuestionOption } from '../../protocol/index.js'
 import type { TerminalStyle } from './style.js'
 import { clampLines, sanitize, truncate, widthOf, wrapText } from './text.js'

@@ -1,9 +1,4 @@
-import {
-  canSubmit,
-  currentQuestion,
-  draftOf,
-  isQuestionAnswered,
-} from '../../../machines/questionnaire.machine.js'
+import { canSubmit, currentQuestion, draftOf, isQuestionAnswered } from '../../../machines/index.js'
 import { h } from './dom.js'
 import { eventButton, isComposing, nextId, sessionBadge, viewKey } from './view-kit.js'
 import type { AskView, AskViewContext, QuestionnaireSnapshot } from './view-kit.js'

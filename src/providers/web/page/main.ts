@@ -5,8 +5,8 @@
  */
 import { createActor } from 'xstate'
 import type { Actor, Snapshot } from 'xstate'
-import { questionnaireMachine } from '../../../machines/questionnaire.machine.js'
-import type { AskUserQuestionItem } from '../../../protocol/types.js'
+import { questionnaireMachine } from '../../../machines/index.js'
+import type { AskUserQuestionItem } from '../../../vocabulary/index.js'
 import { renderAskView, viewKey } from './ask-view.js'
 import type { AskView } from './ask-view.js'
 import { h, replaceChildren } from './dom.js'

@@ -1,4 +1,5 @@
-import { currentQuestion, describePlanReview } from '../../../machines/questionnaire.machine.js'
+import { currentQuestion } from '../../../machines/index.js'
+import { describePlanReview } from '../../../vocabulary/index.js'
 import { h } from './dom.js'
 import { eventButton, isComposing, nextId, sessionBadge, viewKey } from './view-kit.js'
 import type { AskView, AskViewContext, QuestionnaireSnapshot } from './view-kit.js'

@@ -1,9 +1,6 @@
 /** What the console's screens share: their types, element ids, and small helpers. */
 import type { SnapshotFrom } from 'xstate'
-import type {
-  QuestionnaireEvent,
-  questionnaireMachine,
-} from '../../../machines/questionnaire.machine.js'
+import type { QuestionnaireEvent, questionnaireMachine } from '../../../machines/index.js'
 import { h } from './dom.js'
 
 /** A snapshot of the questionnaire that drives one ask on the page. */

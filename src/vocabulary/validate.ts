@@ -6,6 +6,7 @@ import type {
   AskUserQuestionItem,
   AskUserQuestionOption,
 } from './types.js'
+import { checkIntent } from './intent.js'
 
 /** The longest deadline a timer can hold; a longer one would fire at once. */
 export const MAX_TIMEOUT_MS = 2_147_483_647
@@ -113,35 +114,6 @@ function copyQuestion(value: unknown, index: number, seen: Set<string>): AskUser
     item.intent = { kind: intent.kind as 'plan-review', approve: intent.approve }
   }
   return item
-}
-
-/** The intent rules, run once every question has its shape. */
-function checkIntent(item: AskUserQuestionItem, index: number): void {
-  const intent = item.intent
-  if (intent === undefined) return
-  const at = `questions[${index}].intent`
-  const details = (rule: string) => ({ questionId: item.id, field: at, rule })
-  if (intent.kind !== 'plan-review') {
-    throw invalid(
-      `${at}.kind "${intent.kind}" is not a known intent`,
-      details('unknown-kind'),
-      'BAD_INTENT',
-    )
-  }
-  if (!isFilled(item.detail)) {
-    throw invalid(
-      `question "${item.id}" declares a plan-review intent but has no detail to carry the plan`,
-      details('needs-detail'),
-      'BAD_INTENT',
-    )
-  }
-  if (!(item.options ?? []).some((option) => option.label === intent.approve)) {
-    throw invalid(
-      `question "${item.id}": intent.approve "${intent.approve}" names none of its options`,
-      details('approve-not-an-option'),
-      'BAD_INTENT',
-    )
-  }
 }
 
 /** A request that passed {@link validateRequest}: a defensive, deeply frozen copy of the questions. */

@@ -1,0 +1,35 @@
+/**
+ * The vocabulary of askseam: the types tools and UIs speak, the one error
+ * class with its code tables, and the request, intent and answer rules. It
+ * imports nothing else of askseam; every other layer builds on it.
+ */
+export {
+  HarnessError,
+  UserQuestionError,
+  UserQuestionErrorCodes,
+  isUserQuestionError,
+  toUserQuestionError,
+} from './errors.js'
+export type {
+  HarnessErrorOptions,
+  UserQuestionErrorCode,
+  UserQuestionErrorDetails,
+} from './errors.js'
+export { checkIntent, describePlanReview, qualifiesForPlanReview } from './intent.js'
+export type { PlanReviewChoice } from './intent.js'
+export type {
+  Agent,
+  AgentRegistry,
+  AskUserQuestionAnswer,
+  AskUserQuestionAnswerItem,
+  AskUserQuestionIntent,
+  AskUserQuestionItem,
+  AskUserQuestionOption,
+  AskUserQuestionRequest,
+  PendingAsk,
+  PendingAskState,
+  ProviderRequest,
+  UserQuestionProvider,
+} from './types.js'
+export { MAX_TIMEOUT_MS, encodeAnswer, validateAnswer, validateRequest } from './validate.js'
+export type { AnswerDraft, ValidateRequestOptions, ValidatedRequest } from './validate.js'
