@@ -19,6 +19,7 @@ export { createAgentRegistry } from './agents.js'
 export type { MutableAgentRegistry } from './agents.js'
 export {
   HarnessError,
+  MAX_KEY_LENGTH,
   MAX_TIMEOUT_MS,
   UserQuestionError,
   UserQuestionErrorCodes,
@@ -51,5 +52,29 @@ export type {
   ValidateRequestOptions,
   ValidatedRequest,
 } from '../vocabulary/index.js'
+export { createMemoryStore } from './memory-store.js'
+export {
+  CorruptRowError,
+  OWNER_GONE_MESSAGE,
+  STORE_SCHEMA_VERSION,
+  TIMEOUT_MESSAGE,
+  isReplayedOutcome,
+  ownerGoneOutcome,
+  parseAskRecord,
+  parseStoredOutcome,
+  restoreError,
+  storeError,
+  timeoutOutcome,
+} from './store.js'
+export type {
+  AdmitResult,
+  AskRecord,
+  AskStore,
+  NewAskRecord,
+  SeamLease,
+  StoreChange,
+  StoredError,
+  StoredOutcome,
+} from './store.js'
 export { createUserQuestions } from './seam.js'
 export type { InspectionObserver, UserQuestions, UserQuestionsOptions } from './seam.js'

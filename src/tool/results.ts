@@ -29,6 +29,8 @@ export const nextStepByCode: Readonly<Record<UserQuestionErrorCode, string>> = {
     'The user interface failed while asking: you may retry once, otherwise continue without the answer and say so.',
   SEAM_CLOSED:
     'The session is shutting down: do not retry; finish up and state the open question in your reply.',
+  STORE_FAILED:
+    'The host could not record the question: you may retry once, otherwise continue without the answer and say so.',
 }
 
 /** The plan-review variant of a cancellation: the user wants to discuss the plan first. */

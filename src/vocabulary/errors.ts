@@ -29,6 +29,8 @@ export const UserQuestionErrorCodes = {
   PROVIDER_FAILED: 'PROVIDER_FAILED',
   /** `close()` ended the ask, or work arrived after `close()`. */
   SEAM_CLOSED: 'SEAM_CLOSED',
+  /** The ask's store could not be written or read (unreachable, corrupt row); `cause` keeps the driver's error. */
+  STORE_FAILED: 'STORE_FAILED',
 } as const
 
 /** One of the stable codes of {@link UserQuestionErrorCodes}. */

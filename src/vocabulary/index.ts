@@ -31,5 +31,11 @@ export type {
   ProviderRequest,
   UserQuestionProvider,
 } from './types.js'
-export { MAX_TIMEOUT_MS, encodeAnswer, validateAnswer, validateRequest } from './validate.js'
+export {
+  MAX_KEY_LENGTH,
+  MAX_TIMEOUT_MS,
+  encodeAnswer,
+  validateAnswer,
+  validateRequest,
+} from './validate.js'
 export type { AnswerDraft, ValidateRequestOptions, ValidatedRequest } from './validate.js'

@@ -42,6 +42,12 @@ export interface AskUserQuestionRequest {
   signal?: AbortSignal
   /** This ask's deadline in milliseconds; overrides the seam default. `Infinity` waits indefinitely. */
   timeoutMs?: number
+  /**
+   * The caller's own id for this ask (e.g. the tool-call id). With a durable
+   * store, an ask with a key it already holds attaches to that ask, or returns
+   * its stored outcome, instead of asking the human again (DESIGN §10).
+   */
+  key?: string
 }
 
 /** The answer to one question. A skipped question is `{ id, selected: [] }`. */

@@ -122,7 +122,11 @@ export interface ValidatedRequest {
   agent?: unknown
   signal?: AbortSignal
   timeoutMs?: number
+  key?: string
 }
+
+/** The longest `key` a request may carry, in UTF-16 code units. */
+export const MAX_KEY_LENGTH = 512
 
 /** Hooks into {@link validateRequest} for the checks that need the seam. */
 export interface ValidateRequestOptions {
@@ -186,6 +190,15 @@ export function validateRequest(
       )
     }
     result.timeoutMs = timeoutMs
+  }
+  if (request.key !== undefined) {
+    const key = request.key
+    if (typeof key !== 'string' || key.trim() === '' || key.length > MAX_KEY_LENGTH) {
+      throw invalid(`key must be a non-blank string of at most ${MAX_KEY_LENGTH} characters`, {
+        field: 'key',
+      })
+    }
+    result.key = key
   }
   if (request.agent !== undefined) result.agent = request.agent
   copied.forEach(checkIntent)

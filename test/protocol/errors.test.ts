@@ -22,6 +22,7 @@ const DESIGN_CODES = [
   'BAD_ANSWER',
   'PROVIDER_FAILED',
   'SEAM_CLOSED',
+  'STORE_FAILED',
 ] as const
 
 describe('UserQuestionError', () => {

@@ -1,0 +1,185 @@
+import { isReplayedOutcome, ownerGoneOutcome, parseAskRecord, timeoutOutcome } from './store.js'
+import type {
+  AdmitResult,
+  AskRecord,
+  AskStore,
+  NewAskRecord,
+  SeamLease,
+  StoreChange,
+  StoredOutcome,
+} from './store.js'
+
+/**
+ * The default store: asks live in this process's memory and nothing outlives
+ * it. Seams created with the same memory store share its asks exactly as
+ * seams in several processes share a SQLite file or a Postgres database, so it
+ * is also the quickest way to run a fleet in one process (and to test one).
+ *
+ * @example
+ * ```ts
+ * import { createMemoryStore, createUserQuestions } from 'askseam'
+ *
+ * const store = createMemoryStore()
+ * const worker = createUserQuestions({ store })
+ * const console = createUserQuestions({ store }) // presents the worker's asks too
+ * ```
+ */
+export function createMemoryStore(): AskStore {
+  // Insertion order is admission order, which pending() keeps.
+  const asks = new Map<string, AskRecord>()
+  const byKey = new Map<string, string>()
+  const leases = new Map<string, SeamLease>()
+  const listeners = new Set<(change: StoreChange) => void>()
+  let closed = false
+
+  // Records handed out are copies whose nested parts (questions, outcome) are
+  // deeply frozen and shared: no holder can change what the store holds, and
+  // an ask costs no deep copy per read.
+  const snapshot = (record: AskRecord): AskRecord => ({ ...record })
+  const notify = (change: StoreChange): void => {
+    // After the write's own promise settles, as a database's change feed would.
+    queueMicrotask(() => {
+      for (const listener of [...listeners]) listener(change)
+    })
+  }
+  const open = (): void => {
+    if (closed) throw new Error('the memory store is closed')
+  }
+  const settleNow = (record: AskRecord, outcome: StoredOutcome, settledAt: number): AskRecord => {
+    record.state = 'settled'
+    record.outcome = deepFreeze(structuredClone(outcome))
+    record.settledAt = settledAt
+    const settled = snapshot(record)
+    notify({ type: 'ask.settled', record: settled })
+    return settled
+  }
+
+  return {
+    async admit(ask: NewAskRecord): Promise<AdmitResult> {
+      open()
+      if (asks.has(ask.askId)) throw new Error(`askId ${ask.askId} is already in the store`)
+      if (ask.key !== undefined) {
+        const held = asks.get(byKey.get(ask.key) ?? '')
+        if (held !== undefined) {
+          if (held.state === 'pending' || isReplayedOutcome(held.outcome as StoredOutcome)) {
+            return { status: 'existing', record: snapshot(held) }
+          }
+          // Gives the key up: that outcome said nothing about the human.
+          delete held.key
+        }
+      }
+      // Parsed like any row read back, so a memory store is no more lenient than a database.
+      const record = parseAskRecord({
+        ...ask,
+        questions: Object.isFrozen(ask.questions)
+          ? ask.questions
+          : deepFreeze(structuredClone(ask.questions)),
+        state: 'pending',
+      })
+      asks.set(record.askId, record)
+      if (record.key !== undefined) byKey.set(record.key, record.askId)
+      const admitted = snapshot(record)
+      notify({ type: 'ask.admitted', record: admitted })
+      return { status: 'admitted', record: snapshot(record) }
+    },
+
+    async settle(askId, outcome, settledAt) {
+      open()
+      const record = asks.get(askId)
+      if (record === undefined) return undefined
+      return record.state === 'pending' ? settleNow(record, outcome, settledAt) : snapshot(record)
+    },
+
+    async get(askId) {
+      open()
+      const record = asks.get(askId)
+      return record === undefined ? undefined : snapshot(record)
+    },
+
+    async pending() {
+      open()
+      const found: AskRecord[] = []
+      for (const record of asks.values()) if (record.state === 'pending') found.push(record)
+      return found
+        .sort((a, b) => a.startedAt - b.startedAt || (a.askId < b.askId ? -1 : 1))
+        .map(snapshot)
+    },
+
+    async expireOverdue(now) {
+      open()
+      const ended: AskRecord[] = []
+      for (const record of asks.values()) {
+        if (record.state === 'pending' && record.deadline !== undefined && record.deadline <= now) {
+          ended.push(settleNow(record, timeoutOutcome(record), now))
+        }
+      }
+      return ended
+    },
+
+    async endOrphans(now) {
+      open()
+      const ended: AskRecord[] = []
+      for (const record of asks.values()) {
+        if (record.state !== 'pending' || record.key !== undefined) continue
+        const lease = leases.get(record.ownerSeamId)
+        if (lease === undefined || lease.expiresAt <= now) {
+          ended.push(settleNow(record, ownerGoneOutcome(), now))
+        }
+      }
+      return ended
+    },
+
+    async heartbeat(lease) {
+      open()
+      const before = leases.get(lease.seamId)
+      leases.set(lease.seamId, { ...lease })
+      if (before === undefined || before.providerActive !== lease.providerActive) {
+        notify({ type: 'leases.changed' })
+      }
+    },
+
+    async release(seamId) {
+      open()
+      if (leases.delete(seamId)) notify({ type: 'leases.changed' })
+    },
+
+    async leases(now) {
+      open()
+      return [...leases.values()].filter((lease) => lease.expiresAt > now).map((l) => ({ ...l }))
+    },
+
+    watch(listener) {
+      const own = (change: StoreChange) => listener(change)
+      listeners.add(own)
+      return () => {
+        listeners.delete(own)
+      }
+    },
+
+    async purge({ settledBefore }) {
+      open()
+      let purged = 0
+      for (const [askId, record] of asks) {
+        if (record.state === 'settled' && (record.settledAt as number) < settledBefore) {
+          asks.delete(askId)
+          if (record.key !== undefined && byKey.get(record.key) === askId) byKey.delete(record.key)
+          purged += 1
+        }
+      }
+      return purged
+    },
+
+    async close() {
+      closed = true
+      listeners.clear()
+    },
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner)
+    Object.freeze(value)
+  }
+  return value
+}
