@@ -46,6 +46,7 @@ export type {
   PendingAskState,
   PlanReviewChoice,
   ProviderRequest,
+  ProviderSettlement,
   UserQuestionErrorCode,
   UserQuestionErrorDetails,
   UserQuestionProvider,
@@ -53,6 +54,7 @@ export type {
   ValidatedRequest,
 } from '../vocabulary/index.js'
 export { createMemoryStore } from './memory-store.js'
+export { importPeer } from './peer.js'
 export {
   CorruptRowError,
   OWNER_GONE_MESSAGE,

@@ -29,6 +29,7 @@ export type {
   PendingAsk,
   PendingAskState,
   ProviderRequest,
+  ProviderSettlement,
   UserQuestionProvider,
 } from './types.js'
 export {

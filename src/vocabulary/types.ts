@@ -1,3 +1,5 @@
+import type { UserQuestionError } from './errors.js'
+
 /** One choice of a question. `label` is both what the user sees and the value returned. */
 export interface AskUserQuestionOption {
   label: string
@@ -80,7 +82,21 @@ export interface ProviderRequest {
    * ended the ask (or, on a hand-over, the one that took it from this provider).
    */
   signal: AbortSignal
+  /**
+   * Resolves once the store has committed this ask's outcome, after this
+   * provider's own settlement: `accepted` when the answer it gave is the
+   * ask's outcome, otherwise `refused` with the error that explains why (the
+   * answer did not fit: `BAD_ANSWER`; another settlement was committed
+   * first: `ASK_ABORTED`, `details.reason: 'settled-elsewhere'`). A relay
+   * tells its client "accepted" only from this. Present on every request a
+   * seam makes; never rejects.
+   */
+  settlement?: Promise<ProviderSettlement>
 }
+
+/** What became of a provider's own settlement (see {@link ProviderRequest.settlement}). */
+export type ProviderSettlement =
+  { status: 'accepted' } | { status: 'refused'; error: UserQuestionError }
 
 /** A UI: anything that can put questions to a human and bring back answers. */
 export interface UserQuestionProvider {
