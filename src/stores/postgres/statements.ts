@@ -60,7 +60,9 @@ export const statements = {
    * $1 now, $2 the timeout message, $3 schema version, $4 channel. SKIP
    * LOCKED: seams sweeping at once split the overdue asks between them
    * instead of queueing on each other's locks. The outcome is built here,
-   * from the row's own deadline, as `timeoutOutcome(record)` builds it.
+   * from the row's own deadline, as `timeoutOutcome(record)` builds it. One
+   * revision for the whole sweep (a sub-select runs once): the change feed
+   * only asks which rows moved past its last revision.
    */
   expireOverdue: `WITH due AS (
       SELECT ask_id FROM askseam_asks
@@ -68,7 +70,7 @@ export const statements = {
       FOR UPDATE SKIP LOCKED
     ), ended AS (
       UPDATE askseam_asks AS asks
-      SET state = 'settled', settled_at = $1, revision = nextval('askseam_revision'),
+      SET state = 'settled', settled_at = $1, revision = (SELECT nextval('askseam_revision')),
           outcome = jsonb_build_object(
             'status', 'rejected',
             'error', jsonb_build_object(
@@ -98,7 +100,7 @@ export const statements = {
     ), ended AS (
       UPDATE askseam_asks AS asks
       SET state = 'settled', settled_at = $1, outcome = $2::jsonb,
-          revision = nextval('askseam_revision')
+          revision = (SELECT nextval('askseam_revision'))
       FROM due
       WHERE asks.ask_id = due.ask_id AND asks.state = 'pending'
       RETURNING asks.*
