@@ -3,7 +3,7 @@ import { afterEach, expect, it } from 'vitest'
 import { CorruptRowError, timeoutOutcome } from '../../src/protocol/index.js'
 import type { AskStore, StoreChange, StoredOutcome } from '../../src/protocol/index.js'
 import { createPostgresStore } from '../../src/stores/postgres/index.js'
-import type { PostgresStoreEvent, PostgresStoreOptions } from '../../src/stores/postgres/index.js'
+import type { PostgresStoreOptions } from '../../src/stores/postgres/index.js'
 import { describePostgres, freshSchema, withClient } from '../support/postgres.js'
 import { answered, newAsk } from './store-contract.js'
 
@@ -43,8 +43,8 @@ const insertRow = `INSERT INTO askseam_asks
 describePostgres('postgres store faults', () => {
   it('rejects the calls that touch a bad row and keeps serving the other asks', async () => {
     const db = await schema()
-    const events: PostgresStoreEvent[] = []
-    const store = db.open({ onEvent: (event) => events.push(event) })
+    const faults: CorruptRowError[] = []
+    const store = db.open({ onCorruptRow: (error) => faults.push(error) })
     const good = newAsk({ deadline: 5 })
     await store.admit(good)
     // Rows written by hand: JSON of the wrong shape, an outcome that is not
@@ -58,21 +58,29 @@ describePostgres('postgres store faults', () => {
     }
     await expect(store.settle('bad-outcome', answered, 10)).rejects.toBeInstanceOf(CorruptRowError)
     expect((await store.pending()).map((r) => r.askId)).toEqual([good.askId])
-    const corrupt = events.flatMap((e) => (e.type === 'row.corrupt' ? [e.askId] : []))
-    expect(corrupt.sort()).toEqual(['bad-questions', 'future-row'])
+    expect(faults.map((error) => error.message).sort()).toEqual([
+      expect.stringMatching(/^ask bad-questions: questions/),
+      'ask future-row: schema version 2, not 1',
+    ])
 
     // The sweep ends the good overdue ask and the bad pending one of this
     // version (reporting it), and leaves the other version's row alone.
-    events.length = 0
+    faults.length = 0
     const ended = await store.expireOverdue(100)
     expect(ended).toEqual([
       { ...good, state: 'settled', outcome: timeoutOutcome(good), settledAt: 100 },
     ])
-    expect(events).toMatchObject([{ type: 'row.corrupt', askId: 'bad-questions' }])
+    expect(faults.map((error) => error.message)).toEqual([
+      expect.stringMatching(/^ask bad-questions: /),
+    ])
     const left = await db.sql(`SELECT state FROM askseam_asks WHERE ask_id = 'future-row'`)
     expect(left.rows).toEqual([{ state: 'pending' }])
 
-    const later = newAsk()
+    // A key held by a bad row: the admit that needs that row rejects.
+    await db.sql(`UPDATE askseam_asks SET ask_key = 'bad-key' WHERE ask_id = 'bad-questions'`)
+    await expect(store.admit(newAsk({ key: 'bad-key' }))).rejects.toBeInstanceOf(CorruptRowError)
+
+    const later = newAsk({ key: 'good-key' })
     expect((await store.admit(later)).status).toBe('admitted')
     expect(await store.settle(later.askId, answered, 20)).toMatchObject({ outcome: answered })
   })

@@ -16,6 +16,7 @@ export interface ChangeFeedDependencies {
   newClient(): Client
   emit(change: StoreChange): void
   report(event: PostgresStoreEvent): void
+  corrupt(error: CorruptRowError): void
   pollIntervalMs: number
 }
 
@@ -163,7 +164,7 @@ export function createChangeFeed(deps: ChangeFeedDependencies) {
         record = toAskRecord(row)
       } catch (error: unknown) {
         if (!(error instanceof CorruptRowError)) throw error
-        deps.report({ type: 'row.corrupt', askId: row.ask_id ?? undefined, error })
+        deps.corrupt(error)
         corrupt = true
         continue
       }

@@ -37,15 +37,15 @@ const { default: pg } = await importPeer('askseam/postgres', 'pg', () => import(
  *   `FOR UPDATE SKIP LOCKED`, so any number of seams can sweep at once.
  * - Every row read is parsed: a bad row rejects the call that asked for that
  *   ask, and is skipped by `pending()` and the sweeps and reported to
- *   `onEvent` as `row.corrupt`.
+ *   `onCorruptRow`.
  * - `close()` ends the LISTEN connection, and the pool if the store created it.
  *
  * @example
  * ```ts
  * const store = createPostgresStore({
  *   connectionString: 'postgres://askseam@db.internal/app',
+ *   onCorruptRow: (error) => log.error(error),
  *   onEvent: (event) => {
- *     if (event.type === 'row.corrupt') log.error(event.error)
  *     if (event.type === 'listener.connected' && event.reconnect) metrics.increment('askseam.listener.reconnects')
  *   },
  * })

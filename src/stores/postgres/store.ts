@@ -56,6 +56,16 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
   if (ownsPool) pool.on('error', () => undefined)
 
   const report = (event: PostgresStoreEvent): void => options.onEvent?.(event)
+  const warned = new Set<string>()
+  const corrupt =
+    options.onCorruptRow ??
+    ((error: CorruptRowError): void => {
+      if (warned.has(error.message)) return
+      warned.add(error.message)
+      process.emitWarning(`askseam/postgres: skipped a row: ${error.message}`, {
+        code: 'ASKSEAM_CORRUPT_ROW',
+      })
+    })
   const listeners = new Set<(change: StoreChange) => void>()
   let closed = false
   let closing: Promise<void> | undefined
@@ -99,7 +109,7 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
         records.push(toAskRecord(row))
       } catch (error: unknown) {
         if (!(error instanceof CorruptRowError)) throw error
-        report({ type: 'row.corrupt', askId: row.ask_id ?? undefined, error })
+        corrupt(error)
       }
     }
     return records
@@ -124,6 +134,7 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
       }
     },
     report,
+    corrupt,
     pollIntervalMs: options.pollIntervalMs ?? 2_000,
   })
 
@@ -272,7 +283,7 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
           live.push(toSeamLease(row))
         } catch (error: unknown) {
           if (!(error instanceof CorruptRowError)) throw error
-          report({ type: 'row.corrupt', askId: undefined, error })
+          corrupt(error)
         }
       }
       return live

@@ -19,9 +19,19 @@ export interface PostgresStoreOptions {
    */
   pool?: Pool
   /**
-   * Hears what an operator wants to see: rows that do not parse (skipped by
-   * `pending()` and the sweeps, rejected by `get()` and `settle()`), and the
-   * LISTEN connection coming and going. Called synchronously; must not throw.
+   * Told of every row that does not parse where the store skips it rather
+   * than fail a whole list (`pending`, `expireOverdue`, `endOrphans`,
+   * `leases`, the change feed, which also says `resync`). A call about that
+   * one ask (`get`, `settle`, `admit` with its key) rejects with the
+   * {@link CorruptRowError} instead. A row of another schema version counts
+   * as one that does not parse.
+   * @default a process warning, once per distinct row fault
+   */
+  onCorruptRow?: (error: CorruptRowError) => void
+  /**
+   * Hears the LISTEN connection come and go and the backstop poll fail:
+   * what an operator counts (reconnects above all). Called synchronously;
+   * must not throw.
    */
   onEvent?: (event: PostgresStoreEvent) => void
   /**
@@ -40,8 +50,6 @@ export interface PostgresStoreOptions {
 
 /** What {@link PostgresStoreOptions.onEvent} hears. */
 export type PostgresStoreEvent =
-  /** A row that does not parse: that ask gives `STORE_FAILED`, the others are served. */
-  | { type: 'row.corrupt'; askId: string | undefined; error: CorruptRowError }
   /** The LISTEN connection is up (`reconnect`: not for the first time); watchers got `resync`. */
   | { type: 'listener.connected'; reconnect: boolean }
   /** The LISTEN connection dropped; it reconnects with backoff. */
