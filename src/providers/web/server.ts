@@ -43,7 +43,7 @@ export interface WebConsoleOptions {
   /** Rate limit and backlog bound of each client (see {@link RelayOptions}). */
   limits?: Pick<
     RelayOptions,
-    'maxFramesPerWindow' | 'rateWindowMs' | 'maxBufferedBytes' | 'framesPerTurn'
+    'maxFramesPerWindow' | 'rateWindowMs' | 'maxBufferedBytes' | 'stallTimeoutMs' | 'framesPerTurn'
   >
 }
 
