@@ -186,7 +186,9 @@ describe('what reaches the host and the client', () => {
     const cancellation = pair.received.find(
       (message) => 'method' in message && message.method === 'notifications/cancelled',
     )
-    expect((cancellation as { params: { reason: string } }).params.reason).toBe(error.message)
+    expect((cancellation as unknown as { params: { reason: string } }).params.reason).toBe(
+      error.message,
+    )
   })
 })
 
