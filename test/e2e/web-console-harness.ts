@@ -107,11 +107,11 @@ export async function perform(page: Page, event: QuestionnaireEvent): Promise<vo
     case 'batch.cancelled':
       return press(/^Dismiss/)
     case 'plan.approved':
-      return press('Approve')
+      return press(/^Approve/)
     case 'plan.refused':
       if ((await card.locator('textarea').count()) === 0) return
       if (event.feedback !== undefined) await card.locator('textarea').fill(event.feedback)
-      return press('Refuse')
+      return press(/^Refuse/)
     case 'plan.discussed':
       return press('Discuss')
   }
