@@ -118,7 +118,7 @@ function renderQueue(): void {
             attrs: {
               type: 'button',
               'aria-current': ask.rpcId === selected ? 'true' : undefined,
-              'aria-label': `${title}${ask.sessionId === undefined ? '' : `, session ${ask.sessionId}`}, ${total} question${total === 1 ? '' : 's'}`,
+              // No aria-label: the name is the text on the card (WCAG 2.5.3, label in name).
             },
             on: { click: () => select(ask.rpcId, true) },
           },
