@@ -89,7 +89,7 @@ try {
   await (await desktop('dark')).close()
   const phone = await browser.newContext({
     // Tall enough for a whole card: a full-page capture would drop the touch emulation.
-    viewport: { width: 390, height: 1240 },
+    viewport: { width: 390, height: 1400 },
     deviceScaleFactor: 1,
     isMobile: true,
     hasTouch: true,
@@ -102,6 +102,33 @@ try {
   await page.locator('.card[data-state="planReview"]').waitFor()
   await shoot(page, 'web-console-phone-plan-review.png', false)
   await phone.close()
+  // The end of a session: every ask answered (Sent ✓), then the host gone.
+  const last = await browser.newContext({ viewport: { width: 1200, height: 640 } })
+  const done = await last.newPage()
+  await done.goto(web.url)
+  await done
+    .getByRole('button', { name: 'Approve', exact: true })
+    .or(done.getByRole('radio').first())
+    .first()
+    .waitFor()
+  await done.getByRole('button', { name: /Plan review/ }).click()
+  await done.getByRole('button', { name: 'Approve', exact: true }).click()
+  await done.getByRole('radio', { name: 'eu-west-1 (Recommended)' }).click()
+  await done.getByRole('checkbox', { name: 'Smoke tests' }).click()
+  await done.getByRole('button', { name: 'Next', exact: true }).click()
+  await done.getByLabel('Your answer').fill('Post in #deploys')
+  await done.getByLabel('Your answer').press('Enter')
+  await done.locator('.stage .sent').waitFor()
+  // The toast says the same; hide it without its fade so the capture shows the card alone.
+  await done.locator('.toast').evaluate((toast) => {
+    toast.style.transition = 'none'
+    toast.classList.remove('visible')
+  })
+  await shoot(done, 'web-console-sent.png', false)
+  await web.close()
+  await done.getByRole('heading', { name: "The agent's session ended" }).waitFor()
+  await shoot(done, 'web-console-ended.png', false)
+  await last.close()
   console.log(`wrote ${written.map((name) => `docs/${name}`).join(', ')}`)
 } finally {
   await browser.close()

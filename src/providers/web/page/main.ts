@@ -178,6 +178,8 @@ function select(rpcId: string | undefined, focus = false): void {
   selected = rpcId
   renderQueue()
   renderStage(focus)
+  // One clock for every countdown just drawn, so the queue and the card agree to the second.
+  refreshDeadlines()
 }
 
 /** Counts down while some ask has a deadline; stops when none has. */
