@@ -43,3 +43,10 @@ export type {
   RelayClientEvent,
   RelayClientInput,
 } from './relayClient.machine.js'
+export { terminalQueueMachine } from './terminalQueue.machine.js'
+export type {
+  TerminalQueueContext,
+  TerminalQueueDropReason,
+  TerminalQueueEmitted,
+  TerminalQueueEvent,
+} from './terminalQueue.machine.js'
