@@ -75,7 +75,8 @@ const everywhere: readonly KeyBinding[] = [
 export const KEY_MAP: Readonly<Record<KeyFocus, readonly KeyBinding[]>> = {
   list: [
     ...everywhere,
-    { keys: ['escape'], intent: 'batch.dismiss' },
+    // Ctrl-D is end-of-input in a shell: outside a text field it dismisses, as Esc does.
+    { keys: ['escape', 'ctrl+d'], intent: 'batch.dismiss' },
     { keys: ['tab'], intent: 'question.forward' },
     { keys: ['shift+tab', 'left'], intent: 'question.back' },
     { keys: ['right'], intent: 'question.next' },
