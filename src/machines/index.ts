@@ -52,3 +52,10 @@ export type {
   ConsoleConnectionInput,
   ConsoleConnectionOutput,
 } from './consoleConnection.machine.js'
+export { terminalQueueMachine } from './terminalQueue.machine.js'
+export type {
+  TerminalQueueContext,
+  TerminalQueueDropReason,
+  TerminalQueueEmitted,
+  TerminalQueueEvent,
+} from './terminalQueue.machine.js'
