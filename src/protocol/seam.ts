@@ -23,6 +23,11 @@ export type InspectionObserver = Observer<InspectionEvent> | ((event: Inspection
 export interface UserQuestionsOptions {
   /** Who may ask. Without it, any ask that names an `agent` is `CALLER_NOT_LIVE`. */
   agents?: AgentRegistry
+  /**
+   * Every ask must name its `agent`: one without is `CALLER_NOT_LIVE`, so a
+   * subagent cannot reach the human by leaving `agent` out. @default false
+   */
+  requireAgent?: boolean
   /** Default deadline in milliseconds. @default undefined (wait for the human indefinitely) */
   timeoutMs?: number
   /** How long an ask waits for a provider when none is registered. @default 0 (`NO_PROVIDER` at once) */
@@ -133,7 +138,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
             },
           )
         }
-        admitted = validateRequest(request, { checkCaller: (agent) => checkCaller(agents, agent) })
+        admitted = validateRequest(request, { checkCaller: (agent) => checkCaller(agents, agent, options) })
       } catch (error: unknown) {
         return Promise.reject(error)
       }

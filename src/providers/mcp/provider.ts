@@ -1,12 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import {
-  ElicitResultSchema,
-  EmptyResultSchema,
-  ErrorCode,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js'
 import type { ElicitResult, InitializeResult } from '@modelcontextprotocol/sdk/types.js'
 import {
   MAX_TIMEOUT_MS,
@@ -22,6 +16,9 @@ import type {
 import { decodeContent } from './decode.js'
 import { buildElicitationForm, dialectFor } from './form.js'
 import type { ElicitationDialect } from './form.js'
+import { mcpTypes } from './sdk.js'
+
+const { ElicitResultSchema, EmptyResultSchema, ErrorCode, McpError } = mcpTypes
 
 /** Options of {@link createElicitationProvider}. */
 export interface ElicitationProviderOptions {

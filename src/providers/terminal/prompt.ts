@@ -1,4 +1,3 @@
-import { createPrompt, useEffect, useKeypress, useState } from '@inquirer/core'
 import type { Actor, SnapshotFrom } from 'xstate'
 import { draftOf, isQuestionAnswered } from '../../machines/index.js'
 import type {
@@ -11,6 +10,9 @@ import type { TerminalStyle } from './style.js'
 import { sanitize } from './text.js'
 import { isTextRow, renderView, rowsOf } from './view.js'
 import type { ViewModel, ViewRow, ViewState } from './view.js'
+import { inquirer } from './inquirer.js'
+
+const { createPrompt, useEffect, useKeypress, useState } = inquirer
 
 type QuestionnaireActor = Actor<typeof questionnaireMachine>
 type QuestionnaireSnapshot = SnapshotFrom<typeof questionnaireMachine>

@@ -1,5 +1,4 @@
 import { Writable } from 'node:stream'
-import { AbortPromptError, ExitPromptError } from '@inquirer/core'
 import { createActor } from 'xstate'
 import { questionnaireAnswer, questionnaireMachine } from '../../machines/index.js'
 import type { QuestionnaireOutput } from '../../machines/index.js'
@@ -14,6 +13,9 @@ import { questionnairePrompt } from './prompt.js'
 import { createStyle, supportsColor } from './style.js'
 import type { TerminalStyle } from './style.js'
 import { sanitize, truncate } from './text.js'
+import { inquirer } from './inquirer.js'
+
+const { AbortPromptError, ExitPromptError } = inquirer
 
 /** Options of {@link createTerminalProvider}. */
 export interface TerminalProviderOptions {
