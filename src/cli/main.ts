@@ -166,8 +166,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 0
     }
     const [command = 'demo', ...rest] = positionals
-    if (rest.length > 0)
-      throw new CommandLineError(`unexpected argument "${rest[0]}"`)
+    if (rest.length > 0) throw new CommandLineError(`unexpected argument "${rest[0]}"`)
     if (command === 'demo') {
       const timeoutMs = timeoutOf(values.timeout)
       await demo({ web: values.web, ...(timeoutMs === undefined ? {} : { timeoutMs }) })

@@ -9,11 +9,15 @@ import { packageVersion } from './version.js'
 
 // Through importPeer, so `askseam mcp` without the SDK says in one line what to install.
 const [{ McpServer: McpServerClass }, { StdioServerTransport }] = await Promise.all([
-  importPeer('askseam mcp', '@modelcontextprotocol/sdk', () =>
-    import('@modelcontextprotocol/sdk/server/mcp.js'),
+  importPeer(
+    'askseam mcp',
+    '@modelcontextprotocol/sdk',
+    () => import('@modelcontextprotocol/sdk/server/mcp.js'),
   ),
-  importPeer('askseam mcp', '@modelcontextprotocol/sdk', () =>
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
+  importPeer(
+    'askseam mcp',
+    '@modelcontextprotocol/sdk',
+    () => import('@modelcontextprotocol/sdk/server/stdio.js'),
   ),
 ])
 

@@ -138,7 +138,9 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
             },
           )
         }
-        admitted = validateRequest(request, { checkCaller: (agent) => checkCaller(agents, agent, options) })
+        admitted = validateRequest(request, {
+          checkCaller: (agent) => checkCaller(agents, agent, options),
+        })
       } catch (error: unknown) {
         return Promise.reject(error)
       }

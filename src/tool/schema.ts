@@ -1,9 +1,9 @@
 import type { z as Zod } from 'zod'
 import { UserQuestionError } from '../protocol/index.js'
 import type { AskUserQuestionItem } from '../protocol/index.js'
-import { z } from './zod.js'
+import { zod } from './zod.js'
 
-
+const { z } = zod
 
 // `\S` and `String.prototype.trim` agree on what whitespace is, so this is
 // exactly the seam's "non-blank" rule, and it survives into the JSON Schema.

@@ -1,3 +1,4 @@
+import type * as Zod from 'zod'
 import { importPeer } from '../protocol/index.js'
 
 /**
@@ -6,4 +7,4 @@ import { importPeer } from '../protocol/index.js'
  * it from here (and its types through `import type`), since a static import
  * anywhere in the entry's graph would fail first, with Node's resolution error.
  */
-export const { z } = await importPeer('askseam/tool', 'zod', () => import('zod'))
+export const zod: typeof Zod = await importPeer('askseam/tool', 'zod', () => import('zod'))

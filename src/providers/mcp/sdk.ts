@@ -7,6 +7,8 @@ import { importPeer } from '../../protocol/index.js'
  * (and its types through `import type`), since a static import anywhere in the
  * entry's graph would fail first, with Node's resolution error.
  */
-export const mcpTypes = await importPeer('askseam/mcp', '@modelcontextprotocol/sdk', () =>
-  import('@modelcontextprotocol/sdk/types.js'),
+export const mcpTypes = await importPeer(
+  'askseam/mcp',
+  '@modelcontextprotocol/sdk',
+  () => import('@modelcontextprotocol/sdk/types.js'),
 )

@@ -7,6 +7,8 @@ import { importPeer } from '../../protocol/index.js'
  * since a static import anywhere in the entry's graph would fail first, with
  * Node's resolution error.
  */
-export const inquirer = await importPeer('askseam/terminal', '@inquirer/core', () =>
-  import('@inquirer/core'),
+export const inquirer = await importPeer(
+  'askseam/terminal',
+  '@inquirer/core',
+  () => import('@inquirer/core'),
 )
