@@ -21,7 +21,7 @@ function askseam(args: string[]) {
   })
 }
 
-describe.concurrent('the askseam command line', { timeout: 30_000 }, () => {
+describe.concurrent('the askseam command line', { timeout: 90_000 }, () => {
   it.each([['--version'], ['-v']])('%s prints the package version alone', async (flag) => {
     expect(await askseam([flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' })
   })
