@@ -1,18 +1,19 @@
 import { parseArgs } from 'node:util'
 import { createUserQuestions } from '../protocol/index.js'
 import type { AskUserQuestionItem, UserQuestions } from '../protocol/index.js'
-import { createStyle, createTerminalProvider, supportsColor } from '../providers/terminal/index.js'
-import { createAskUserQuestionTool } from '../tool/index.js'
 import { runDemo } from './demo.js'
 import type { AskTool } from './demo.js'
+import { packageVersion } from './version.js'
+
+const USAGE = `Usage:
+  askseam [demo] [--timeout SECONDS] [--web]
+  askseam mcp [--timeout SECONDS]
+  askseam --help | --version
+`
 
 const HELP = `askseam: an AI agent stops halfway through a task to ask a human.
 
-Usage:
-  askseam [demo] [--timeout SECONDS] [--web]
-  askseam mcp
-  askseam --help
-
+${USAGE}
 Commands:
   demo   (default) a scripted agent plans a deployment, asks you three
          questions and then submits its plan for your review; it prints
@@ -25,29 +26,52 @@ Options:
   --web               answer in the browser: starts the web console on
                       127.0.0.1 and prints its URL instead of asking here
   -h, --help          show this help
+  -v, --version       print the version
 
-From a source checkout: npm start, npm start -- --timeout 30, npm start -- --web
+Each command loads the UI it asks through, an optional peer of askseam:
+  askseam demo         npm install marked zod
+  askseam demo --web   npm install ws zod
+  askseam mcp          npm install @modelcontextprotocol/sdk
+Without installing: npx -p askseam -p marked -p zod askseam
+
+In your own code: import { createUserQuestions } from 'askseam'
+Guide: https://github.com/askseam/askseam#readme
 `
 
 /** A failure the user caused or can fix: one line on stderr, no stack trace. */
 class UsageError extends Error {}
 
+/** A mistake in the command line: one line saying what, then the usage. */
+class CommandLineError extends UsageError {}
+
+const options = {
+  timeout: { type: 'string' },
+  web: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', short: 'v', default: false },
+} as const
+
 function parse(argv: readonly string[]) {
   try {
-    return parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        timeout: { type: 'string' },
-        web: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    })
+    return parseArgs({ args: [...argv], allowPositionals: true, options })
   } catch (error: unknown) {
-    throw new UsageError(
-      `${error instanceof Error ? error.message : String(error)} (see askseam --help)`,
-    )
+    throw new CommandLineError(commandLineMistake(error))
   }
+}
+
+// parseArgs explains itself at length ("To specify a positional argument
+// starting with a '-', place it at the end..."): keep only what went wrong.
+function commandLineMistake(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code
+  const message = error instanceof Error ? error.message : String(error)
+  const option = /'(-{1,2}[^'\s]+)/.exec(message)?.[1]
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) {
+    return `unknown option ${option}`
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
+    return `option ${option.split(' ')[0]} ${/argument missing/.test(message) ? 'needs a value' : 'takes no value'}`
+  }
+  return message.split('\n')[0] ?? message
 }
 
 function timeoutOf(value: string | undefined): number | undefined {
@@ -69,7 +93,9 @@ function toToolArguments(questions: readonly AskUserQuestionItem[]) {
 }
 
 /** The model-facing call: the real `ask_user_question` tool, whose result string the model gets. */
-function askToolFor(seam: UserQuestions): AskTool {
+async function askToolFor(seam: UserQuestions): Promise<AskTool> {
+  // Loaded here, not at the top: `askseam --version` must work without the UI peers.
+  const { createAskUserQuestionTool } = await import('../tool/index.js')
   const tool = createAskUserQuestionTool(seam)
   return (questions, signal) =>
     tool.execute(toToolArguments(questions), signal === undefined ? {} : { signal })
@@ -79,6 +105,8 @@ const pause = (milliseconds: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, milliseconds))
 
 async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void> {
+  const { createStyle, createTerminalProvider, supportsColor } =
+    await import('../providers/terminal/index.js')
   const style = createStyle(supportsColor(process.stdout))
   const write = (text: string) => void process.stdout.write(text)
   const seam = createUserQuestions(
@@ -99,7 +127,14 @@ async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void
     )
     process.on('SIGINT', interrupted)
     try {
-      await runDemo({ seam, askTool: askToolFor(seam), write, style, pause, answerAt: console.url })
+      await runDemo({
+        seam,
+        askTool: await askToolFor(seam),
+        write,
+        style,
+        pause,
+        answerAt: console.url,
+      })
     } finally {
       process.off('SIGINT', interrupted)
       await console.close()
@@ -109,14 +144,14 @@ async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void
   }
   if (process.stdin.isTTY !== true) {
     throw new UsageError(
-      'askseam demo asks its questions in an interactive terminal, and stdin is not one: run it in a terminal, or answer in the browser with `npm start -- --web` (askseam demo --web)',
+      'askseam demo asks its questions in an interactive terminal, and stdin is not one: run it in a terminal, or answer in the browser with `askseam --web`',
     )
   }
   const terminal = createTerminalProvider()
   const unregister = seam.registerProvider(terminal)
   process.on('SIGINT', interrupted)
   try {
-    await runDemo({ seam, askTool: askToolFor(seam), write, style, pause })
+    await runDemo({ seam, askTool: await askToolFor(seam), write, style, pause })
   } finally {
     process.off('SIGINT', interrupted)
     unregister()
@@ -133,9 +168,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(HELP)
       return 0
     }
+    if (values.version) {
+      process.stdout.write(`${packageVersion()}\n`)
+      return 0
+    }
     const [command = 'demo', ...rest] = positionals
-    if (rest.length > 0)
-      throw new UsageError(`unexpected argument "${rest[0]}" (see askseam --help)`)
+    if (rest.length > 0) throw new CommandLineError(`unexpected argument "${rest[0]}"`)
     if (command === 'demo') {
       const timeoutMs = timeoutOf(values.timeout)
       await demo({ web: values.web, ...(timeoutMs === undefined ? {} : { timeoutMs }) })
@@ -147,10 +185,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       await runMcpServer(timeoutMs === undefined ? {} : { timeoutMs })
       return 0
     }
-    throw new UsageError(`unknown command "${command}": use demo or mcp (see askseam --help)`)
+    throw new CommandLineError(`unknown command "${command}": use demo or mcp`)
   } catch (error: unknown) {
     const message = error instanceof Error ? error.message : String(error)
     process.stderr.write(`askseam: ${message}\n`)
+    if (error instanceof CommandLineError) process.stderr.write(`\n${USAGE}`)
     if (
       !(error instanceof UsageError) &&
       error instanceof Error &&

@@ -1,27 +1,31 @@
-import { createRequire } from 'node:module'
 import type { Readable, Writable } from 'node:stream'
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { createUserQuestions, isUserQuestionError } from '../protocol/index.js'
+import { createUserQuestions, importPeer, isUserQuestionError } from '../protocol/index.js'
 import type { AskUserQuestionAnswerItem, UserQuestions } from '../protocol/index.js'
 import { createElicitationProvider } from '../providers/mcp/index.js'
 import { deploymentPlan, deploymentQuestions, planReviewQuestion } from './scenario.js'
+import { packageVersion } from './version.js'
+
+// Through importPeer, so `askseam mcp` without the SDK says in one line what to install.
+const [{ McpServer: McpServerClass }, { StdioServerTransport }] = await Promise.all([
+  importPeer(
+    'askseam mcp',
+    '@modelcontextprotocol/sdk',
+    () => import('@modelcontextprotocol/sdk/server/mcp.js'),
+  ),
+  importPeer(
+    'askseam mcp',
+    '@modelcontextprotocol/sdk',
+    () => import('@modelcontextprotocol/sdk/server/stdio.js'),
+  ),
+])
 
 /** The tool an MCP client calls to run the demo agent. */
 export const PLAN_DEPLOYMENT_TOOL = 'plan_deployment'
 
 /** The region the demo agent falls back to when the user skips the question. */
 const DEFAULT_REGION = 'eu-west-1 (Recommended)'
-
-function version(): string {
-  try {
-    const manifest = createRequire(import.meta.url)('../../package.json') as { version?: unknown }
-    return typeof manifest.version === 'string' ? manifest.version : '0.0.0'
-  } catch {
-    return '0.0.0'
-  }
-}
 
 function answerOf(answers: readonly AskUserQuestionAnswerItem[], id: string) {
   return answers.find((answer) => answer.id === id) ?? { id, selected: [] }
@@ -84,8 +88,8 @@ export function createDeploymentServer(options: DeploymentServerOptions = {}): {
   server: McpServer
   seam: UserQuestions
 } {
-  const server = new McpServer(
-    { name: 'askseam', version: version() },
+  const server = new McpServerClass(
+    { name: 'askseam', version: packageVersion() },
     {
       instructions: `Call ${PLAN_DEPLOYMENT_TOOL} to run a demo agent that stops to ask the user about a deployment through elicitation forms.`,
     },

@@ -1,3 +1,6 @@
+// The declarations name Node types (AbortSignal, streams, node:http); TypeScript 6+
+// no longer loads @types/node unasked, so each entry point asks for it.
+/// <reference types="node" preserve="true" />
 /**
  * Every statechart of askseam, for embedding, inspection and Stately.
  *
@@ -7,8 +10,12 @@
  * import { createActor } from 'xstate'
  * ```
  */
+export { askMachine } from './ask.machine.js'
+/**
+ * @internal Shared with askseam's own layers above (they import it through this
+ * index); not public API, left out of the declarations.
+ */
 export {
-  askMachine,
   callerAbortOutcome,
   commitOutcome,
   createPresenter,
@@ -38,10 +45,14 @@ export {
   currentQuestion,
   draftOf,
   isQuestionAnswered,
-  previewAnswer,
   questionnaireAnswer,
   questionnaireMachine,
 } from './questionnaire.machine.js'
+/**
+ * @internal Shared with askseam's own layers above (they import it through this
+ * index); not public API, left out of the declarations.
+ */
+export { previewAnswer } from './questionnaire.machine.js'
 export type {
   QuestionDraft,
   QuestionnaireCancelReason,

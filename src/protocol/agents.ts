@@ -58,13 +58,32 @@ export function createAgentRegistry(): MutableAgentRegistry {
   }
 }
 
+/** The part of the seam's options that {@link checkCaller} reads. */
+export interface CallerPolicy {
+  /** An ask without `agent` is `CALLER_NOT_LIVE`. @default false */
+  requireAgent?: boolean | undefined
+}
+
 /**
  * The caller-authority check of DESIGN §3: `CALLER_NOT_LIVE` unless `agent` is
  * the registry's exact live instance, then `DELEGATED_CALLER` if it is owned.
- * Lineage is not authority: only the registry's present word counts.
+ * Lineage is not authority: only the registry's present word counts. An ask
+ * without `agent` passes unless the policy requires one, so a subagent cannot
+ * reach the human by leaving `agent` out.
  */
-export function checkCaller(agents: AgentRegistry | undefined, agent: unknown): void {
-  if (agent === undefined) return
+export function checkCaller(
+  agents: AgentRegistry | undefined,
+  agent: unknown,
+  policy: CallerPolicy = {},
+): void {
+  if (agent === undefined) {
+    if (policy.requireAgent !== true) return
+    throw new UserQuestionError(
+      'this seam requires the asking agent (requireAgent) and the ask names none: pass the live agent that asks',
+      'CALLER_NOT_LIVE',
+      { details: { reason: 'no-agent' } },
+    )
+  }
   const id =
     typeof agent === 'object' && agent !== null ? (agent as { id?: unknown }).id : undefined
   const shown = typeof id === 'string' ? `"${id}"` : 'without an id'

@@ -1,3 +1,6 @@
+// The declarations name Node types (AbortSignal, streams, node:http); TypeScript 6+
+// no longer loads @types/node unasked, so each entry point asks for it.
+/// <reference types="node" preserve="true" />
 /**
  * askseam: the seam through which an agent asks a human and gets a structured,
  * validated answer back.
@@ -54,7 +57,15 @@ export type {
   ValidatedRequest,
 } from '../vocabulary/index.js'
 export { createMemoryStore } from './memory-store.js'
+/**
+ * @internal Shared with askseam's own layers above (they import it through this
+ * index); not public API, left out of the declarations.
+ */
 export { importPeer } from './peer.js'
+/**
+ * @internal Shared with askseam's own layers above (they import it through this
+ * index); not public API, left out of the declarations.
+ */
 export {
   CorruptRowError,
   OWNER_GONE_MESSAGE,

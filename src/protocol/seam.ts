@@ -51,6 +51,11 @@ export type InspectionObserver = Observer<InspectionEvent> | ((event: Inspection
 export interface UserQuestionsOptions {
   /** Who may ask. Without it, any ask that names an `agent` is `CALLER_NOT_LIVE`. */
   agents?: AgentRegistry
+  /**
+   * Every ask must name its `agent`: one without is `CALLER_NOT_LIVE`, so a
+   * subagent cannot reach the human by leaving `agent` out. @default false
+   */
+  requireAgent?: boolean
   /** Default deadline in milliseconds. @default undefined (wait for the human indefinitely) */
   timeoutMs?: number
   /** How long an ask waits for a provider when none is active anywhere. @default 0 (`NO_PROVIDER` at once) */
@@ -568,7 +573,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       })
     }
     const admitted = validateRequest(request, {
-      checkCaller: (agent) => checkCaller(agents, agent),
+      checkCaller: (agent) => checkCaller(agents, agent, options),
     })
     const timeoutMs = admitted.timeoutMs ?? options.timeoutMs
     const key = admitted.key

@@ -1,3 +1,6 @@
+// The declarations name Node types (AbortSignal, streams, node:http); TypeScript 6+
+// no longer loads @types/node unasked, so each entry point asks for it.
+/// <reference types="node" preserve="true" />
 /**
  * askseam/tool: the model-facing `ask_user_question` tool over a question
  * seam. This entry point is the only one that loads zod.
@@ -23,14 +26,19 @@ import type {
 import { askUserQuestionInputSchema, parseAskUserQuestionArgs } from './schema.js'
 import { formatToolError } from './results.js'
 
-export {
-  askUserQuestionArgsSchema,
-  askUserQuestionInputSchema,
-  formatFieldPath,
-  parseAskUserQuestionArgs,
-} from './schema.js'
+export { askUserQuestionArgsSchema, parseAskUserQuestionArgs } from './schema.js'
 export type { AskUserQuestionArgs } from './schema.js'
-export { discussNextStep, formatToolError, nextStepByCode, nextStepFor } from './results.js'
+export { formatToolError } from './results.js'
+/**
+ * @internal Shared with askseam's own layers above (they import it through this
+ * index); not public API, left out of the declarations.
+ */
+export { askUserQuestionInputSchema, formatFieldPath } from './schema.js'
+/**
+ * @internal Shared with askseam's own layers above (they import it through this
+ * index); not public API, left out of the declarations.
+ */
+export { discussNextStep, nextStepByCode, nextStepFor } from './results.js'
 
 /** The tool's name, as the model calls it. */
 export const askUserQuestionToolName = 'ask_user_question'

@@ -1,6 +1,9 @@
-import { z } from 'zod'
+import type { z as Zod } from 'zod'
 import { UserQuestionError } from '../protocol/index.js'
 import type { AskUserQuestionItem } from '../protocol/index.js'
+import { zod } from './zod.js'
+
+const { z } = zod
 
 // `\S` and `String.prototype.trim` agree on what whitespace is, so this is
 // exactly the seam's "non-blank" rule, and it survives into the JSON Schema.
@@ -77,7 +80,7 @@ export const askUserQuestionArgsSchema = z
   })
 
 /** The snake_case arguments the model sends. */
-export type AskUserQuestionArgs = z.input<typeof askUserQuestionArgsSchema>
+export type AskUserQuestionArgs = Zod.input<typeof askUserQuestionArgsSchema>
 
 /** `questions[0].options[1].label`: a zod path as the model wrote the field. */
 export function formatFieldPath(path: readonly PropertyKey[]): string {
@@ -89,7 +92,7 @@ export function formatFieldPath(path: readonly PropertyKey[]): string {
   return text === '' ? 'arguments' : text
 }
 
-function toItem(question: z.output<typeof questionSchema>): AskUserQuestionItem {
+function toItem(question: Zod.output<typeof questionSchema>): AskUserQuestionItem {
   const item: AskUserQuestionItem = { id: question.id, question: question.question }
   if (question.header !== undefined) item.header = question.header
   if (question.detail !== undefined) item.detail = question.detail
@@ -179,7 +182,7 @@ interface Problem {
   text: string
 }
 
-function describeIssue(issue: z.core.$ZodIssue): Problem[] {
+function describeIssue(issue: Zod.core.$ZodIssue): Problem[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => {
       const path = [...issue.path, key]

@@ -11,7 +11,7 @@ import { questionnaireMachine } from '../../src/machines/index.js'
 import type { AskUserQuestionItem } from '../../src/protocol/index.js'
 import { encodeAnswer } from '../../src/protocol/index.js'
 import { buildElicitationForm } from '../../src/providers/mcp/form.js'
-import { decodeContent } from '../../src/providers/mcp/index.js'
+import { decodeContent } from '../../src/providers/mcp/decode.js'
 
 const questions: AskUserQuestionItem[] = [
   { id: 'notes', question: 'Anything else?' },

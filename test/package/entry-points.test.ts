@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { admits, entryPoints, exportsKey, lowestOf } from './entries.js'
 
 /**
  * DESIGN §1: each entry point may load only its own runtime dependencies.
@@ -13,7 +14,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   exports: Record<string, string | { import: string; types: string }>
   dependencies: Record<string, string>
-  peerDependencies?: Record<string, string>
+  peerDependencies: Record<string, string>
+  peerDependenciesMeta: Record<string, { optional?: boolean }>
+  devDependencies: Record<string, string>
 }
 
 const importPattern =
@@ -51,14 +54,9 @@ function packagesReachedFrom(entry: string): Set<string> {
 const sourceOf = (target: string) =>
   path.join(root, target.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'))
 
-const allowed: Record<string, string[]> = {
-  '.': ['xstate'],
-  './machines': ['xstate'],
-  './terminal': ['xstate', 'marked'],
-  './web': ['xstate', 'ws'],
-  './mcp': ['xstate', '@modelcontextprotocol/sdk'],
-  './tool': ['xstate', 'zod'],
-}
+const allowed: Record<string, string[]> = Object.fromEntries(
+  entryPoints.map(({ entry, peers }) => [exportsKey(entry), ['xstate', ...peers]]),
+)
 
 describe('entry points', () => {
   it('the exports map holds exactly the pinned entry points, each with its source', () => {
@@ -75,7 +73,22 @@ describe('entry points', () => {
     const target = packageJson.exports[key] as { import: string }
     const reached = packagesReachedFrom(sourceOf(target.import))
     expect([...reached].sort()).toEqual([...packages].sort())
-    const declared = { ...packageJson.dependencies, ...packageJson.peerDependencies }
-    for (const name of reached) expect(Object.keys(declared)).toContain(name)
+  })
+
+  it('xstate is the one dependency; every peer is optional, ranged, and pinned for development', () => {
+    expect(Object.keys(packageJson.dependencies)).toEqual(['xstate'])
+    const peers = [...new Set(entryPoints.flatMap(({ peers }) => peers))].sort()
+    expect(Object.keys(packageJson.peerDependencies).sort()).toEqual(peers)
+    for (const peer of peers) {
+      expect(packageJson.peerDependenciesMeta[peer], peer).toEqual({ optional: true })
+      // The suite runs at the pin, the packaging test at the range's lowest and latest.
+      const pinned = packageJson.devDependencies[peer]
+      expect(pinned, `${peer} is pinned for development`).toMatch(/^\d+\.\d+\.\d+$/)
+      expect(lowestOf(packageJson.peerDependencies[peer]!), peer).not.toBeUndefined()
+      expect(admits(packageJson.peerDependencies[peer]!, pinned!), peer).toBe(true)
+    }
+    for (const [name, version] of Object.entries(packageJson.devDependencies)) {
+      expect(version, name).toMatch(/^\d+\.\d+\.\d+$/)
+    }
   })
 })

@@ -1,3 +1,6 @@
+// The declarations name Node types (AbortSignal, streams, node:http); TypeScript 6+
+// no longer loads @types/node unasked, so each entry point asks for it.
+/// <reference types="node" preserve="true" />
 /**
  * askseam/mcp: the MCP elicitation provider. Each ask becomes one form-mode
  * `elicitation/create` request to the client connected to an MCP server built
@@ -18,6 +21,4 @@
  */
 export { createElicitationProvider } from './provider.js'
 export type { ElicitationProvider, ElicitationProviderOptions } from './provider.js'
-export { buildElicitationForm, dialectFor, elicitationMessage } from './form.js'
-export type { ElicitationDialect, ElicitationForm, QuestionField } from './form.js'
-export { decodeContent } from './decode.js'
+export type { ElicitationDialect } from './form.js'

@@ -1,12 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import {
-  EmptyResultSchema,
-  ErrorCode,
-  McpError,
-  ResultSchema,
-} from '@modelcontextprotocol/sdk/types.js'
 import type { InitializeResult } from '@modelcontextprotocol/sdk/types.js'
 import {
   MAX_TIMEOUT_MS,
@@ -24,6 +18,9 @@ import type { ElicitOutcome } from './decode.js'
 import { createLateResponseFilter } from './quiet.js'
 import { buildElicitationForm, dialectFor } from './form.js'
 import type { ElicitationDialect } from './form.js'
+import { mcpTypes } from './sdk.js'
+
+const { EmptyResultSchema, ErrorCode, McpError, ResultSchema } = mcpTypes
 
 /** Options of {@link createElicitationProvider}. */
 export interface ElicitationProviderOptions {

@@ -1,3 +1,6 @@
+// The declarations name Node types (AbortSignal, streams, node:http); TypeScript 6+
+// no longer loads @types/node unasked, so each entry point asks for it.
+/// <reference types="node" preserve="true" />
 /**
  * askseam/terminal: the terminal provider. One prompt owns the keyboard at a
  * time, simultaneous asks queue, and every batch is driven through
@@ -13,7 +16,15 @@
  * seam.registerProvider(terminal)
  * ```
  */
-export { createTerminalProvider, notInteractiveError } from './provider.js'
+export { createTerminalProvider } from './provider.js'
 export type { TerminalProvider, TerminalProviderOptions } from './provider.js'
+/**
+ * @internal Shared with the askseam command (they import it through this
+ * index); not public API, left out of the declarations.
+ */
 export { createStyle, supportsColor } from './style.js'
+/**
+ * @internal Shared with the askseam command (they import it through this
+ * index); not public API, left out of the declarations.
+ */
 export type { TerminalStyle } from './style.js'

@@ -155,19 +155,14 @@ function takenDownLines(
   ]
 }
 
-let markdownLexer: Promise<MarkdownLexer | undefined> | undefined
+// `marked` is this entry point's optional peer (DESIGN §1): loaded once, here,
+// so importing askseam/terminal without it throws one line naming it.
+const marked = await importPeer('askseam/terminal', 'marked', () => import('marked'))
+const markdownLexer: MarkdownLexer = (text) => marked.lexer(text, { gfm: true })
 
-/**
- * The markdown lexer for plans, loaded once, when the first plan review is
- * shown. `marked` is an optional peer: without it a plan is shown as its text
- * (a missing formatter must never keep a human from answering).
- */
+/** The markdown lexer plans are formatted with. */
 function loadMarkdown(): Promise<MarkdownLexer | undefined> {
-  markdownLexer ??= importPeer('askseam/terminal', 'marked', () => import('marked')).then(
-    (marked) => (text: string) => marked.lexer(text, { gfm: true }),
-    () => undefined,
-  )
-  return markdownLexer
+  return Promise.resolve(markdownLexer)
 }
 
 /**

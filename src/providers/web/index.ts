@@ -1,3 +1,6 @@
+// The declarations name Node types (AbortSignal, streams, node:http); TypeScript 6+
+// no longer loads @types/node unasked, so each entry point asks for it.
+/// <reference types="node" preserve="true" />
 /**
  * askseam/web: the host relay (the seam's provider, forwarding each ask to
  * connected clients over pinned JSON frames) and the web console (one HTTP
@@ -14,17 +17,21 @@
  * ```
  */
 export { createRelay } from './relay.js'
-export type { Relay, RelayClient, RelayConnection, RelayOptions, RelayPendingAsk } from './relay.js'
+export type {
+  Relay,
+  RelayClient,
+  RelayCloseReason,
+  RelayConnection,
+  RelayOptions,
+  RelayPendingAsk,
+} from './relay.js'
 export { MAX_FRAME_BYTES, MIN_TOKEN_BITS, MIN_TOKEN_LENGTH, startWebConsole } from './server.js'
 export type { WebConsole, WebConsoleClient, WebConsoleOptions } from './server.js'
-export { RelayErrorCodes, interpretResult, parseClientFrame } from './frames.js'
+export { RelayErrorCodes } from './frames.js'
 export type {
   CancelReason,
   ClientFrame,
   ErrorFrame,
-  InterpretedResult,
-  ParsedClientFrame,
-  ParsedRespondFrame,
   QuestionRequestedFrame,
   QuestionResolvedFrame,
   QuestionRespondFrame,

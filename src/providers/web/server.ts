@@ -4,12 +4,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isIP } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { WebSocketServer } from 'ws'
 import type { WebSocket } from 'ws'
 import type { UserQuestions } from '../../protocol/index.js'
 import { consoleScript, consoleStyles } from './page-assets.generated.js'
 import { createRelay } from './relay.js'
 import type { Relay, RelayClient, RelayOptions } from './relay.js'
+import { ws } from './ws.js'
+
+const { WebSocketServer } = ws
 
 /** The largest frame a client may send; a bigger one closes its connection with 1009. */
 export const MAX_FRAME_BYTES = 1024 * 1024

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { deploymentQuestions } from '../../../src/cli/scenario.js'
 import { UserQuestionError } from '../../../src/protocol/index.js'
-import { buildElicitationForm, decodeContent } from '../../../src/providers/mcp/index.js'
+import { decodeContent } from '../../../src/providers/mcp/decode.js'
+import { buildElicitationForm } from '../../../src/providers/mcp/form.js'
 
 describe('decodeContent', () => {
   const form = buildElicitationForm(deploymentQuestions, 'titled')

@@ -1,0 +1,55 @@
+/**
+ * Every entry point of the package and the optional peers it loads: the one
+ * table the packaging tests iterate (DESIGN §1). A new entry point adds one
+ * line here, its `exports` entry, its peers in `peerDependencies` (optional in
+ * `peerDependenciesMeta`, exact-pinned in `devDependencies`), and its API
+ * report (`npm run api:report` writes etc/<name>.api.md).
+ *
+ * `peers` lists the packages the entry loads through `importPeer`, in the
+ * order it loads them; `xstate` is the one runtime dependency and is implied.
+ */
+export interface EntryPoint {
+  /** The specifier a user imports, e.g. `askseam/web`. */
+  readonly entry: string
+  /** The optional peer packages it needs, in load order. */
+  readonly peers: readonly string[]
+}
+
+export const entryPoints: readonly EntryPoint[] = [
+  { entry: 'askseam', peers: [] },
+  { entry: 'askseam/machines', peers: [] },
+  { entry: 'askseam/terminal', peers: ['marked'] },
+  { entry: 'askseam/web', peers: ['ws'] },
+  { entry: 'askseam/mcp', peers: ['@modelcontextprotocol/sdk'] },
+  { entry: 'askseam/tool', peers: ['zod'] },
+]
+
+/** `askseam/web` → `./web`, the key of the `exports` map. */
+export function exportsKey(entry: string): string {
+  return entry === 'askseam' ? '.' : `./${entry.slice('askseam/'.length)}`
+}
+
+const caret = /^\^(\d+)(?:\.(\d+))?(?:\.(\d+))?$/
+
+/**
+ * The lowest version a peer range admits: peer ranges are caret ranges
+ * (`^8.23.0`, `^12`), so that is the version the caret names, zeros filled in.
+ */
+export function lowestOf(range: string): string | undefined {
+  const match = caret.exec(range.trim())
+  if (match === null) return undefined
+  return [match[1], match[2] ?? '0', match[3] ?? '0'].join('.')
+}
+
+/** Whether the caret range `range` admits the exact version `version`. */
+export function admits(range: string, version: string): boolean {
+  const lowest = lowestOf(range)?.split('.').map(Number)
+  const wanted = version.split('.').map(Number)
+  if (lowest === undefined || wanted.length !== 3) return false
+  const [major, minor, patch] = lowest as [number, number, number]
+  const [x, y, z] = wanted as [number, number, number]
+  if (x !== major) return false
+  // ^0.y pins the minor too, as npm reads it.
+  if (major === 0 && y !== minor) return false
+  return y > minor || (y === minor && z >= patch)
+}
