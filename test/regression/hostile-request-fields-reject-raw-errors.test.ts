@@ -6,6 +6,7 @@ import {
 } from '../../src/protocol/index.js'
 import type { AskUserQuestionRequest } from '../../src/protocol/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
+import { parseAskUserQuestionArgs } from '../../src/tool/index.js'
 import { checkNotAborted } from '../../src/vocabulary/index.js'
 import { proxyThrowingOn, revokedProxy, throwingGetters } from './hostile-values.js'
 
@@ -323,5 +324,29 @@ describe('checkNotAborted: the abort check the seam runs first', () => {
     ]) {
       expect(() => checkNotAborted(request)).not.toThrow()
     }
+  })
+})
+
+describe('the tool refuses look-alike labels and bidi controls as the seam does', () => {
+  it.each([
+    [
+      'look-alike labels',
+      [{ label: 'Blue' }, { label: 'Bl\u200Bue' }],
+      'questions[0].options[1].label',
+    ],
+    [
+      'a right-to-left override',
+      [{ label: 'Yes' }, { label: 'N\u202Eo' }],
+      'questions[0].options[1].label',
+    ],
+  ])('%s', (_name, options, field) => {
+    const parsed = parseAskUserQuestionArgs({
+      questions: [{ id: 'c', question: 'Colour?', options }],
+    })
+    expect(parsed.ok).toBe(false)
+    if (parsed.ok) return
+    expect(parsed.error.code).toBe('INVALID_REQUEST')
+    expect(parsed.error.details).toMatchObject({ field, questionIndex: 0 })
+    expect(parsed.error.message.startsWith(`${field}: `)).toBe(true)
   })
 })
