@@ -1,5 +1,5 @@
 import type { z as Zod } from 'zod'
-import { UserQuestionError } from '../protocol/index.js'
+import { UserQuestionError, validateRequest } from '../protocol/index.js'
 import type { AskUserQuestionItem } from '../protocol/index.js'
 import { zod } from './zod.js'
 
@@ -140,7 +140,11 @@ export function parseAskUserQuestionArgs(
     }
   }
   const parsed = askUserQuestionArgsSchema.safeParse(args)
-  if (parsed.success) return { ok: true, questions: parsed.data.questions.map(toItem) }
+  if (parsed.success) {
+    const questions = parsed.data.questions.map(toItem)
+    const refused = seamShapeRefusal(questions)
+    return refused === undefined ? { ok: true, questions } : { ok: false, error: refused }
+  }
   const problems = parsed.error.issues.flatMap(describeIssue)
   const [first] = problems
   if (first === undefined) {
@@ -163,6 +167,37 @@ export function parseAskUserQuestionArgs(
       details: questionIndex === undefined ? { field } : { field, questionIndex },
     }),
   }
+}
+
+/**
+ * The seam's own shape rules that a JSON Schema cannot state (labels that
+ * display the same, bidirectional controls in labels and ids), so the tool
+ * names the field exactly as the seam would refuse it. The intent rules stay
+ * with the seam, which reports them in DESIGN §3 order.
+ */
+function seamShapeRefusal(questions: AskUserQuestionItem[]): UserQuestionError | undefined {
+  try {
+    validateRequest({ questions })
+    return undefined
+  } catch (error: unknown) {
+    const refusal = error as UserQuestionError
+    if (refusal.code !== 'INVALID_REQUEST') return undefined
+    const field = typeof refusal.details?.field === 'string' ? refusal.details.field : 'questions'
+    const questionIndex = /^questions\[(\d+)\]/.exec(field)?.[1]
+    const message = refusal.message.startsWith(field)
+      ? refusal.message.slice(field.length).replace(/^[\s.:]+/, '')
+      : refusal.message
+    return new UserQuestionError(`${field}: ${message}`, 'INVALID_REQUEST', {
+      details:
+        questionIndex === undefined
+          ? { field, ...rule(refusal) }
+          : { field, questionIndex: Number(questionIndex), ...rule(refusal) },
+    })
+  }
+}
+
+function rule(error: UserQuestionError): { rule?: string } {
+  return typeof error.details?.rule === 'string' ? { rule: error.details.rule } : {}
 }
 
 /** How many problems one error lists; the rest are counted. */

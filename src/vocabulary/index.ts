@@ -35,6 +35,7 @@ export type {
 export {
   MAX_KEY_LENGTH,
   MAX_TIMEOUT_MS,
+  checkNotAborted,
   encodeAnswer,
   validateAnswer,
   validateRequest,

@@ -281,6 +281,31 @@ function checkAbortSignal(value: unknown): AbortSignal {
 }
 
 /**
+ * The first check of DESIGN §3, for the seam to run before anything else:
+ * throws `ASK_ABORTED` (`details.reason: 'caller-aborted'`, the signal's
+ * reason as `cause`) when the request's signal has already aborted, and
+ * `INVALID_REQUEST` naming the field when the signal or its `aborted` cannot
+ * be read (a throwing getter, a Proxy). Anything else about the request is
+ * left to {@link validateRequest}.
+ */
+export function checkNotAborted(request: unknown): void {
+  if (!isDict(request)) return
+  const signal = readRequestField(request, 'signal', 'signal')
+  if (typeof signal !== 'object' || signal === null) return
+  if (readRequestField(signal, 'aborted', 'signal.aborted') !== true) return
+  let reason: unknown
+  try {
+    reason = (signal as { reason?: unknown }).reason
+  } catch (error: unknown) {
+    reason = error
+  }
+  throw new UserQuestionError('the caller aborted the ask before it started', 'ASK_ABORTED', {
+    cause: reason,
+    details: { reason: 'caller-aborted' },
+  })
+}
+
+/**
  * Checks a request and returns a defensive copy of it, or throws the
  * request-side `UserQuestionError`: `INVALID_REQUEST`, `EMPTY_QUESTIONS` or
  * `BAD_INTENT`, in the order of DESIGN §3. Never throws anything else: each

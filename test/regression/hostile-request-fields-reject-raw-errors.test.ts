@@ -6,6 +6,8 @@ import {
 } from '../../src/protocol/index.js'
 import type { AskUserQuestionRequest } from '../../src/protocol/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
+import { parseAskUserQuestionArgs } from '../../src/tool/index.js'
+import { checkNotAborted } from '../../src/vocabulary/index.js'
 import { proxyThrowingOn, revokedProxy, throwingGetters } from './hostile-values.js'
 
 // Issue 10, item 3: throwing getters on request fields, Proxies whose get
@@ -275,5 +277,76 @@ describe('bidirectional controls are refused in labels and ids', () => {
         ],
       }),
     ).not.toThrow()
+  })
+})
+
+describe('checkNotAborted: the abort check the seam runs first', () => {
+  it('throws ASK_ABORTED for an aborted signal, keeping its reason', () => {
+    const reason = new Error('tool call cancelled')
+    const signal = AbortSignal.abort(reason)
+    try {
+      checkNotAborted({ questions: [], signal })
+      expect.unreachable()
+    } catch (error: unknown) {
+      expect(error).toBeInstanceOf(UserQuestionError)
+      expect(error).toMatchObject({ code: 'ASK_ABORTED', details: { reason: 'caller-aborted' } })
+      expect((error as UserQuestionError).cause).toBe(reason)
+    }
+  })
+
+  it.each([
+    ['a throwing signal getter', () => withGetter({}, 'signal'), 'signal'],
+    [
+      'a patched aborted getter',
+      () => ({ signal: withGetter(new AbortController().signal, 'aborted') }),
+      'signal.aborted',
+    ],
+    ['a revoked Proxy as signal', () => ({ signal: revokedProxy() }), 'signal.aborted'],
+    ['a request Proxy whose get throws', () => proxyThrowingOn({ questions: [] }), 'signal'],
+  ])('throws INVALID_REQUEST naming the field for %s', (_name, make, field) => {
+    try {
+      checkNotAborted(make())
+      expect.unreachable()
+    } catch (error: unknown) {
+      expect(error).toBeInstanceOf(UserQuestionError)
+      expect(error).toMatchObject({ code: 'INVALID_REQUEST', details: { field } })
+    }
+  })
+
+  it('leaves everything else to validateRequest', () => {
+    for (const request of [
+      null,
+      42,
+      revokedProxy(),
+      {},
+      { signal: 'no' },
+      { signal: new AbortController().signal },
+    ]) {
+      expect(() => checkNotAborted(request)).not.toThrow()
+    }
+  })
+})
+
+describe('the tool refuses look-alike labels and bidi controls as the seam does', () => {
+  it.each([
+    [
+      'look-alike labels',
+      [{ label: 'Blue' }, { label: 'Bl\u200Bue' }],
+      'questions[0].options[1].label',
+    ],
+    [
+      'a right-to-left override',
+      [{ label: 'Yes' }, { label: 'N\u202Eo' }],
+      'questions[0].options[1].label',
+    ],
+  ])('%s', (_name, options, field) => {
+    const parsed = parseAskUserQuestionArgs({
+      questions: [{ id: 'c', question: 'Colour?', options }],
+    })
+    expect(parsed.ok).toBe(false)
+    if (parsed.ok) return
+    expect(parsed.error.code).toBe('INVALID_REQUEST')
+    expect(parsed.error.details).toMatchObject({ field, questionIndex: 0 })
+    expect(parsed.error.message.startsWith(`${field}: `)).toBe(true)
   })
 })

@@ -24,7 +24,11 @@ const validArgsArb = fc
         question: filledArb,
         header: fc.string({ maxLength: 10 }),
         detail: fc.string({ maxLength: 30 }),
-        options: fc.uniqueArray(optionArb, { maxLength: 4, selector: (option) => option.label }),
+        // Unique as displayed: the seam refuses two labels that differ only in spacing.
+        options: fc.uniqueArray(optionArb, {
+          maxLength: 4,
+          selector: (option) => option.label.normalize('NFKC').replace(/\s+/g, ' ').trim(),
+        }),
         multi_select: fc.boolean(),
         plan: fc.boolean(),
       },

@@ -48,6 +48,12 @@ export interface FanOut<TRecipient> {
   flush(budget?: number, force?: boolean): void
   /** Forgets a recipient's queued frames. */
   drop(recipient: TRecipient): void
+  /**
+   * Takes a frame that has not gone out yet back from the queue of every
+   * paused recipient (one waiting for its peer to read). Recipients that read
+   * still get it: they are about to, and hear every frame in order.
+   */
+  withdraw(data: string): void
 }
 
 /**
@@ -160,5 +166,14 @@ export function createFanOut<TRecipient>(options: FanOutOptions<TRecipient>): Fa
     },
     flush,
     drop,
+    withdraw(data) {
+      for (const recipient of paused) {
+        const outbox = options.outboxOf(recipient)
+        const index = outbox.frames.indexOf(data)
+        if (index < 0) continue
+        outbox.frames.splice(index, 1)
+        outbox.bytes -= data.length
+      }
+    },
   }
 }

@@ -323,6 +323,9 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           complete() {
             // One settle path: out of the table, off the signal, every client told, then the seam.
             if (entries.get(rpcId) === entry) entries.delete(rpcId)
+            // A client paused for reading slowly may still be owed this question
+            // (possibly megabytes of plan); only `resolved` would follow, so it is not sent.
+            fanOut.withdraw(entry.requested)
             signal.removeEventListener('abort', onAbort)
             const output = actor.getSnapshot().output as RelayAskOutput
             broadcast(

@@ -348,6 +348,31 @@ describe('createRelay', () => {
     }
   })
 
+  it('does not send a paused client the question of an ask that ended while it was owed', async () => {
+    vi.useFakeTimers()
+    try {
+      const { seam, relay } = setup({ maxBufferedBytes: 1000, stallTimeoutMs: 10_000 })
+      const fast = fakeClient('fast')
+      const slow = fakeClient('slow')
+      const fastConnection = relay.connect(fast)
+      relay.connect(slow)
+      slow.bufferedAmount = 5000
+      const first = track(seam.ask({ questions }))
+      void track(seam.ask({ questions }))
+      await vi.advanceTimersByTimeAsync(0)
+      const [ended, open] = fast.framesOf('question/requested').map((frame) => frame.rpcId)
+      fastConnection.receive(respond(ended!))
+      await vi.advanceTimersByTimeAsync(0)
+      expect(first.settled).toBe(1)
+      slow.bufferedAmount = 0
+      await vi.advanceTimersByTimeAsync(20)
+      expect(slow.framesOf('question/requested').map((frame) => frame.rpcId)).toEqual([open])
+      expect(slow.framesOf('question/resolved').map((frame) => frame.rpcId)).toEqual([ended])
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('serves the most recently active clients first and the rest on later turns, each in order', async () => {
     const { seam, relay } = setup({ framesPerTurn: 2 })
     const clients = ['a', 'b', 'c', 'd'].map((name) => fakeClient(name))
