@@ -31,6 +31,8 @@ afterAll(async () => {
 })
 
 afterEach(async () => {
+  // Routes are the shared context's: none may outlive its test.
+  await browser.context.unrouteAll()
   await Promise.all(pages.splice(0).map((page) => page.close()))
   await Promise.all(consoles.splice(0).map((web) => web.close()))
   for (const host of hosts.splice(0)) host.kill('SIGKILL')
@@ -95,6 +97,39 @@ describe('console page lifecycle', () => {
     await expect
       .poll(() => page.locator('.stage .sent').textContent())
       .toBe('Sent ✓The agent was told you dismissed “Release name?”.')
+  })
+
+  it('resends an answer the host never confirmed, after a reconnect, once', async () => {
+    const seam = createUserQuestions()
+    const web = await startWebConsole({ seam })
+    consoles.push(web)
+    const page = await newPage()
+    const seen = watch(page)
+    let dropped = false
+    const responds: string[] = []
+    // The first answer is lost with its connection (the socket drops as it is sent).
+    await page.context().routeWebSocket(/\/ws\?/, (socket) => {
+      const server = socket.connectToServer()
+      socket.onMessage((message) => {
+        if (String(message).includes('question/respond')) responds.push(String(message))
+        if (!dropped && String(message).includes('question/respond')) {
+          dropped = true
+          socket.close({ code: 4000, reason: 'dropped' })
+          server.close()
+          return
+        }
+        server.send(message)
+      })
+    })
+    await page.goto(web.url)
+    const asked = seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] })
+    await page.getByLabel('Your answer').fill('Aurora')
+    await page.getByLabel('Your answer').press('Enter')
+    expect(await asked).toEqual({ answers: [{ id: 'name', selected: [], custom: 'Aurora' }] })
+    await page.locator('.stage .sent').waitFor()
+    expect(responds).toHaveLength(2)
+    expect(responds[1]).toBe(responds[0])
+    expect(seen.sockets).toBe(2)
   })
 
   it('ends for good when the host closes: no reconnect, no more errors', async () => {

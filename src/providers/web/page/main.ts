@@ -353,7 +353,7 @@ function onState(state: ConnectionState): void {
   status.dataset.state = state
   if (state === 'reconnecting') {
     // The host replays every ask still pending; keep ours so a replayed one resumes where it was.
-    for (const ask of carried.values()) ask.actor.stop()
+    // Asks carried from an earlier drop and not replayed since stay too: they may come back yet.
     carried = new Map([...carried, ...asks])
     if (selected !== undefined) wanted = selected
     asks.clear()
