@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { entryPoints, lowestOf } from './entries.js'
+import { entryPoints, exportsKey, lowestOf } from './entries.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -21,6 +21,7 @@ const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf
   name: string
   version: string
   peerDependencies: Record<string, string>
+  exports: Record<string, { import: string; types: string }>
   [field: string]: unknown
 }
 
@@ -135,11 +136,13 @@ describe('npm pack', { timeout: 60_000 }, () => {
     for (const file of ['LICENSE', 'CHANGELOG.md', 'README.md', 'package.json', 'bin/askseam.js']) {
       expect(packed).toContain(file)
     }
-    for (const key of entryPoints.map(({ entry }) => entry)) {
-      const base = key === 'askseam' ? 'protocol' : key.slice('askseam/'.length)
-      const folder = ['terminal', 'web', 'mcp'].includes(base) ? `providers/${base}` : base
-      for (const ext of ['.js', '.js.map', '.d.ts', '.d.ts.map']) {
-        expect(packed, `${key}: index${ext}`).toContain(`dist/${folder}/index${ext}`)
+    for (const { entry } of entryPoints) {
+      const target = manifest.exports[exportsKey(entry)]
+      expect(target, `${entry} is in the exports map`).toBeDefined()
+      for (const file of [target!.import, target!.types]) {
+        const shipped = file.replace(/^\.\//, '')
+        expect(packed, entry).toContain(shipped)
+        expect(packed, entry).toContain(`${shipped}.map`)
       }
     }
     expect(packed.filter((file) => file.includes('/page/'))).toEqual([])
