@@ -15,6 +15,10 @@ export interface Fleet {
   start(): Promise<void>
   /** Resolves once the first lease write has settled: an ask is admitted only after it. */
   ready(): Promise<void>
+  /** Whether the other seams' leases have been read once (or could not be). */
+  known(): boolean
+  /** Resolves once {@link Fleet.known} is true. */
+  firstRead(): Promise<void>
   /** Writes the lease at once (a provider registered or was disposed). */
   beat(): void
   /** Rereads the leases (the change feed said they changed). */
@@ -69,6 +73,8 @@ export function createFleet(options: FleetOptions): Fleet {
   let orphanTimer: ReturnType<typeof setTimeout> | undefined
   let orphanAt: number | undefined
   let first: Promise<void> | undefined
+  let firstRead: Promise<void> | undefined
+  let known = false
 
   const lease = (expiresAt: number): SeamLease => ({
     seamId,
@@ -151,10 +157,17 @@ export function createFleet(options: FleetOptions): Fleet {
         // A seam's renewals must not keep its process alive.
         ;(heartbeat as { unref?: () => void }).unref?.()
       }
-      return first.then(read)
+      firstRead = first.then(read).then(() => {
+        known = true
+      })
+      return firstRead
     },
     ready() {
       return first ?? Promise.resolve()
+    },
+    known: () => known,
+    firstRead() {
+      return firstRead ?? Promise.resolve()
     },
     beat() {
       if (!stopped) void write()

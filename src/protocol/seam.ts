@@ -374,8 +374,9 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     }
     presentation.ended = true
     const own = context.committedHere && context.proposal?.byProvider === true
-    if (own && error?.code !== 'BAD_ANSWER') presentation.tell({ status: 'accepted' })
-    else
+    if (own && error?.code !== 'BAD_ANSWER' && error?.code !== 'STORE_FAILED') {
+      presentation.tell({ status: 'accepted' })
+    } else
       presentation.tell({
         status: 'refused',
         error: own && error ? error : settledElsewhereError(),
@@ -510,11 +511,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       return
     }
     if (!providerHere() && !fleet.providerElsewhere() && waitForProviderMs === 0) {
-      deliver(entry, {
-        error: outcomeError(
-          (noProviderOutcome() as never as StoredOutcome & { status: 'rejected' }).error,
-        ),
-      })
+      deliver(entry, { error: noProviderError() })
       return
     }
     entry.askId = record.askId
@@ -578,14 +575,9 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     const timeoutMs = admitted.timeoutMs ?? options.timeoutMs
     const key = admitted.key
     // A keyless ask with no provider anywhere fails before anything is written (DESIGN §3 order).
-    if (
-      key === undefined &&
-      waitForProviderMs === 0 &&
-      !providerHere() &&
-      !fleet.providerElsewhere()
-    ) {
-      throw outcomeError((noProviderOutcome() as StoredOutcome & { status: 'rejected' }).error)
-    }
+    const noProviderAnywhere = () =>
+      key === undefined && waitForProviderMs === 0 && !providerHere() && !fleet.providerElsewhere()
+    if (fleet.known() && noProviderAnywhere()) throw noProviderError()
     const startedAt = Date.now()
     const agent = admitted.agent as Agent | undefined
     const entry: Entry = {
@@ -626,6 +618,24 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     if (key !== undefined) record.key = key
     if (entry.agentId !== undefined) record.agentId = entry.agentId
     if (entry.deadline !== undefined) record.deadline = entry.deadline
+    // A seam that has not heard from its fleet yet waits for it before deciding NO_PROVIDER.
+    if (fleet.known() || providerHere()) admitEntry(entry, record)
+    else {
+      void fleet.firstRead().then(() => {
+        if (entry.done) return
+        if (!noProviderAnywhere()) admitEntry(entry, record)
+        else {
+          entry.admitting = false
+          deliver(entry, { error: noProviderError() })
+        }
+      })
+    }
+  }
+
+  const noProviderError = () =>
+    outcomeError((noProviderOutcome() as StoredOutcome & { status: 'rejected' }).error)
+
+  const admitEntry = (entry: Entry, record: NewAskRecord) => {
     if (store.processLocal === true && store.admitNow !== undefined) {
       // In-process: admitted, and presented, in the same turn (the store is written first).
       let result: AdmitResult

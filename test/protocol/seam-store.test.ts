@@ -1,0 +1,372 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import {
+  UserQuestionError,
+  createMemoryStore,
+  createUserQuestions,
+} from '../../src/protocol/index.js'
+import type {
+  AskStore,
+  AskUserQuestionItem,
+  UserQuestions,
+  UserQuestionsOptions,
+} from '../../src/protocol/index.js'
+import { dropSeamForTesting } from '../../src/protocol/seam.js'
+import { LEASE_MS } from '../../src/protocol/fleet.js'
+import { createControllableProvider, skipAll } from '../support/controllable-provider.js'
+
+/** DESIGN §10 on the memory store: keys, a fleet of seams sharing one store, close, crashes, failures. */
+
+const questions: AskUserQuestionItem[] = [
+  { id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] },
+]
+const answer = { answers: [{ id: 'db', selected: ['SQLite'] }] }
+
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await vi.advanceTimersByTimeAsync(0)
+}
+
+function outcomeOf<T>(promise: Promise<T>) {
+  const seen: { value?: T; error?: unknown; settled: boolean } = { settled: false }
+  promise.then(
+    (value) => Object.assign(seen, { value, settled: true }),
+    (error: unknown) => Object.assign(seen, { error, settled: true }),
+  )
+  return seen
+}
+
+let seams: UserQuestions[] = []
+const seamOn = (store: AskStore, options: UserQuestionsOptions = {}) => {
+  const seam = createUserQuestions({ store, ...options })
+  seams.push(seam)
+  return seam
+}
+
+beforeEach(() => {
+  vi.useFakeTimers()
+  vi.setSystemTime(1_000_000)
+  seams = []
+})
+afterEach(async () => {
+  for (const seam of seams) await seam.close()
+  vi.useRealTimers()
+})
+
+describe('keys', () => {
+  it('a second ask with the key attaches: same askId, presented once, both callers answered', async () => {
+    const store = createMemoryStore()
+    const seam = seamOn(store)
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    const first = seam.ask({ questions, key: 'k1' })
+    const second = seam.ask({ questions, key: 'k1' })
+    await settle()
+    expect(provider.calls).toHaveLength(1)
+    expect(seam.pending()).toHaveLength(1)
+    provider.last().resolve(answer)
+    await expect(first).resolves.toEqual(answer)
+    await expect(second).resolves.toEqual(answer)
+  })
+
+  it('a settled key returns its answer at once, even with no provider anywhere', async () => {
+    const store = createMemoryStore()
+    const seam = seamOn(store)
+    const dispose = seam.registerProvider({ ask: async () => answer })
+    await expect(seam.ask({ questions, key: 'k2' })).resolves.toEqual(answer)
+    dispose()
+    const later = seamOn(store)
+    await expect(later.ask({ questions, key: 'k2' })).resolves.toEqual(answer)
+  })
+
+  it('replays a stored rejection with the same code, message and details', async () => {
+    const store = createMemoryStore()
+    const seam = seamOn(store)
+    seam.registerProvider({
+      ask: () =>
+        Promise.reject(
+          new UserQuestionError('dismissed by the user', 'ASK_CANCELLED', {
+            details: { by: 'ui' },
+          }),
+        ),
+    })
+    const first = await seam.ask({ questions, key: 'k3' }).catch((error: unknown) => error)
+    const again = await seamOn(store)
+      .ask({ questions, key: 'k3' })
+      .catch((error: unknown) => error)
+    expect(again).toBeInstanceOf(UserQuestionError)
+    for (const field of ['code', 'message', 'details'] as const) {
+      expect((again as UserQuestionError)[field]).toEqual((first as UserQuestionError)[field])
+    }
+  })
+
+  it('a caller’s own abort is not replayed: the next ask with the key is a new ask', async () => {
+    const store = createMemoryStore()
+    const seam = seamOn(store)
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    const controller = new AbortController()
+    const first = seam.ask({ questions, key: 'k4', signal: controller.signal })
+    await settle()
+    const firstId = provider.last().request.askId
+    controller.abort('changed my mind')
+    await expect(first).rejects.toMatchObject({ code: 'ASK_ABORTED' })
+    const second = seam.ask({ questions, key: 'k4' })
+    await settle()
+    expect(provider.last().request.askId).not.toBe(firstId)
+    provider.last().resolve(answer)
+    await expect(second).resolves.toEqual(answer)
+  })
+
+  it('the same key with other questions is INVALID_REQUEST on field key; key order and omitted fields do not matter', async () => {
+    const store = createMemoryStore()
+    const seam = seamOn(store)
+    seam.registerProvider(createControllableProvider())
+    void seam.ask({ questions, key: 'k5' }).catch(() => undefined)
+    await settle()
+    const reordered = [
+      {
+        options: [{ label: 'Postgres' }, { label: 'SQLite', description: undefined }],
+        question: 'Which database?',
+        id: 'db',
+        multiSelect: undefined,
+      },
+    ]
+    const attached = outcomeOf(seam.ask({ questions: reordered as never, key: 'k5' }))
+    const other = seam.ask({ questions: [{ id: 'db', question: 'Which cache?' }], key: 'k5' })
+    await expect(other).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field: 'key' },
+    })
+    await settle()
+    expect(attached.settled).toBe(false)
+    expect(seam.pending()).toHaveLength(1)
+  })
+})
+
+describe('one console for a fleet', () => {
+  it('a seam with a provider presents another seam’s ask with the same askId, and the asker gets the answer', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store)
+    const console_ = seamOn(store)
+    const provider = createControllableProvider()
+    console_.registerProvider(provider)
+    await settle()
+    const asked = worker.ask({ questions })
+    await settle()
+    const [listed] = worker.pending()
+    expect(provider.last().request.askId).toBe(listed!.askId)
+    expect(console_.pending().map((each) => each.askId)).toEqual([listed!.askId])
+    provider.last().resolve(answer)
+    await expect(asked).resolves.toEqual(answer)
+    await expect(provider.last().request.settlement).resolves.toEqual({ status: 'accepted' })
+    expect(console_.pending()).toEqual([])
+  })
+
+  it('NO_PROVIDER counts a provider on any live seam sharing the store', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store)
+    const console_ = seamOn(store)
+    await expect(worker.ask({ questions })).rejects.toMatchObject({ code: 'NO_PROVIDER' })
+    const dispose = console_.registerProvider(createControllableProvider())
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions }))
+    await settle()
+    expect(asked.settled).toBe(false)
+    dispose()
+    await settle()
+    expect((asked.error as UserQuestionError).code).toBe('ASK_ABORTED')
+    expect((asked.error as UserQuestionError).details).toEqual({ reason: 'provider-disposed' })
+  })
+
+  it('the first committed answer wins; the other presentation aborts settled-elsewhere and its late answer is refused', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store)
+    const console_ = seamOn(store)
+    const here = createControllableProvider()
+    const there = createControllableProvider()
+    worker.registerProvider(here)
+    console_.registerProvider(there)
+    await settle()
+    const asked = worker.ask({ questions })
+    await settle()
+    there.last().resolve(answer)
+    await expect(asked).resolves.toEqual(answer)
+    const mine = here.last().request
+    expect(mine.signal.aborted).toBe(true)
+    expect((mine.signal.reason as UserQuestionError).details).toEqual({
+      reason: 'settled-elsewhere',
+    })
+    await expect(mine.settlement).resolves.toMatchObject({ status: 'refused' })
+    here.last().resolve({ answers: [{ id: 'db', selected: ['Postgres'] }] })
+    await settle()
+    expect((await store.get(mine.askId))?.outcome).toEqual({ status: 'answered', answer })
+  })
+
+  it('disposing one provider ends nothing while another seam’s provider still presents the ask', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store)
+    const console_ = seamOn(store)
+    const disposeHere = worker.registerProvider(createControllableProvider())
+    const there = createControllableProvider()
+    console_.registerProvider(there)
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions }))
+    await settle()
+    disposeHere()
+    await settle()
+    expect(asked.settled).toBe(false)
+    expect(worker.pending()[0]!.state).toBe('presenting')
+    there.last().resolve(answer)
+    await settle()
+    expect(asked.value).toEqual(answer)
+  })
+})
+
+describe('close and crashes', () => {
+  it('close() rejects this seam’s callers, leaves a keyed ask pending and answerable elsewhere, ends a keyless one, and keeps the store open', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store)
+    const console_ = seamOn(store)
+    const there = createControllableProvider()
+    console_.registerProvider(there)
+    await settle()
+    const keyed = worker.ask({ questions, key: 'resume-me' })
+    const keyless = worker.ask({ questions })
+    await settle()
+    const keyedId = there.calls[0]!.request.askId
+    const keylessId = there.calls[1]!.request.askId
+    await worker.close()
+    await expect(keyed).rejects.toMatchObject({ code: 'SEAM_CLOSED' })
+    await expect(keyless).rejects.toMatchObject({ code: 'SEAM_CLOSED' })
+    expect((await store.get(keyedId))?.state).toBe('pending')
+    expect((await store.get(keylessId))?.outcome).toMatchObject({
+      status: 'rejected',
+      error: { code: 'SEAM_CLOSED' },
+    })
+    expect(there.calls[0]!.request.signal.aborted).toBe(false)
+    const resumed = seamOn(store).ask({ questions, key: 'resume-me' })
+    await settle()
+    there.calls[0]!.resolve(answer)
+    await expect(resumed).resolves.toEqual(answer)
+  })
+
+  it('a dropped seam’s keyless ask ends owner-gone once its lease lapses; its keyed ask stays pending', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store)
+    const console_ = seamOn(store)
+    console_.registerProvider(createControllableProvider())
+    await settle()
+    void worker.ask({ questions })
+    void worker.ask({ questions, key: 'kept' })
+    await settle()
+    const listed = await store.pending()
+    const keyless = listed.find((each) => each.key === undefined)
+    const keyed = listed.find((each) => each.key === 'kept')
+    dropSeamForTesting(worker)
+    await settle()
+    await vi.advanceTimersByTimeAsync(LEASE_MS + 1)
+    await settle()
+    expect((await store.get(keyless!.askId))?.outcome).toMatchObject({
+      status: 'rejected',
+      error: { code: 'ASK_ABORTED', details: { reason: 'owner-gone' } },
+    })
+    expect((await store.get(keyed!.askId))?.state).toBe('pending')
+  })
+
+  it('any live seam ends an overdue ask ASK_TIMEOUT with the original deadline, and an answer before it wins', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store)
+    const console_ = seamOn(store)
+    const there = createControllableProvider()
+    console_.registerProvider(there)
+    await settle()
+    void worker.ask({ questions, key: 'late', timeoutMs: 10_000 })
+    void worker.ask({ questions, key: 'early', timeoutMs: 10_000 })
+    await settle()
+    const listed = await store.pending()
+    const late = listed.find((each) => each.key === 'late')
+    const early = listed.find((each) => each.key === 'early')
+    dropSeamForTesting(worker)
+    there.calls[1]!.resolve(answer)
+    await vi.advanceTimersByTimeAsync(10_000)
+    await settle()
+    expect((await store.get(late!.askId))?.outcome).toMatchObject({
+      status: 'rejected',
+      error: { code: 'ASK_TIMEOUT', details: { deadline: late!.deadline } },
+    })
+    expect((await store.get(early!.askId))?.outcome).toEqual({ status: 'answered', answer })
+    expect(there.calls[0]!.request.signal.aborted).toBe(true)
+  })
+})
+
+describe('store failures', () => {
+  it('STORE_FAILED with the cause when admission fails, and the seam goes on working', async () => {
+    const inner = createMemoryStore()
+    const failure = new Error('database is locked')
+    let failNext = true
+    const store: AskStore = Object.create(inner) as AskStore
+    store.admitNow = (ask) => {
+      if (failNext) {
+        failNext = false
+        throw failure
+      }
+      return inner.admitNow!(ask)
+    }
+    const seam = seamOn(store)
+    seam.registerProvider({ ask: async () => answer })
+    const error = (await seam.ask({ questions }).catch((e: unknown) => e)) as UserQuestionError
+    expect(error.code).toBe('STORE_FAILED')
+    expect(error.cause).toBe(failure)
+    await expect(seam.ask({ questions })).resolves.toEqual(answer)
+  })
+
+  it('STORE_FAILED when the outcome cannot be committed; the provider is told it was refused', async () => {
+    const inner = createMemoryStore()
+    const failure = new Error('disk I/O error')
+    const store: AskStore = Object.create(inner) as AskStore
+    store.settle = () => Promise.reject(failure)
+    const seam = seamOn(store)
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    const asked = seam.ask({ questions }).catch((e: unknown) => e)
+    await settle()
+    provider.last().resolve(answer)
+    const error = (await asked) as UserQuestionError
+    expect(error.code).toBe('STORE_FAILED')
+    expect(error.cause).toBe(failure)
+    await expect(provider.last().request.settlement).resolves.toMatchObject({ status: 'refused' })
+  })
+
+  it('creating a seam on an unreachable store never throws; asks get STORE_FAILED', async () => {
+    const down = new Error('connection refused')
+    const store = new Proxy({} as AskStore, {
+      get: (_target, name) =>
+        name === 'watch' ? () => () => undefined : () => Promise.reject(down),
+    })
+    const seam = seamOn(store, { waitForProviderMs: 1_000 })
+    seam.registerProvider(createControllableProvider())
+    const error = (await seam.ask({ questions }).catch((e: unknown) => e)) as UserQuestionError
+    expect(error.code).toBe('STORE_FAILED')
+    expect(error.cause).toBe(down)
+  })
+})
+
+describe('ProviderRequest.settlement', () => {
+  it('is accepted after the commit of the provider’s own answer, refused with BAD_ANSWER for one that does not fit', async () => {
+    const seam = seamOn(createMemoryStore())
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    const good = seam.ask({ questions })
+    await settle()
+    provider.last().resolve(skipAll(questions))
+    await good
+    await expect(provider.last().request.settlement).resolves.toEqual({ status: 'accepted' })
+    const bad = seam.ask({ questions }).catch(() => undefined)
+    await settle()
+    provider.last().resolve({ answers: [{ id: 'db', selected: ['MySQL'] }] })
+    await bad
+    await expect(provider.last().request.settlement).resolves.toMatchObject({
+      status: 'refused',
+      error: { code: 'BAD_ANSWER' },
+    })
+  })
+})
