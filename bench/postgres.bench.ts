@@ -151,7 +151,7 @@ async function fillOverdue(pool: pg.Pool): Promise<void> {
   await pool.query(
     `INSERT INTO askseam_asks
       (ask_id, questions, owner_seam_id, started_at, deadline, state, schema_version)
-     SELECT 'sweep-' || n || '-' || $2, $1::jsonb, 'bench-seam', 1000 + n, 2000, 'pending', $3
+     SELECT 'sweep-' || n || '-' || $2, $1::json, 'bench-seam', 1000 + n, 2000, 'pending', $3
      FROM generate_series(1, ${SWEEP}) AS n`,
     [JSON.stringify(questions), sequence++, STORE_SCHEMA_VERSION],
   )
@@ -182,7 +182,7 @@ async function sweep(): Promise<string[][]> {
     await fillOverdue(rawPool)
     start = performance.now()
     const raw = await rawPool.query(
-      `UPDATE askseam_asks SET state = 'settled', settled_at = $1, outcome = $2::jsonb
+      `UPDATE askseam_asks SET state = 'settled', settled_at = $1, outcome = $2::json
        WHERE state = 'pending' AND deadline <= $1`,
       [
         3000,

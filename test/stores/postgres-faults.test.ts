@@ -38,7 +38,7 @@ async function until(check: () => boolean, what: string, limitMs = 10_000): Prom
 const questions = JSON.stringify(newAsk().questions)
 const insertRow = `INSERT INTO askseam_asks
   (ask_id, questions, owner_seam_id, started_at, deadline, state, outcome, settled_at, schema_version)
-  VALUES ($1, $2::jsonb, 'seam-a', 1, $3, $4, $5::jsonb, $6, $7)`
+  VALUES ($1, $2::json, 'seam-a', 1, $3, $4, $5::json, $6, $7)`
 
 describePostgres('postgres store faults', () => {
   it('rejects the calls that touch a bad row and keeps serving the other asks', async () => {
@@ -117,7 +117,7 @@ describePostgres('postgres store faults', () => {
     await stores[0]!.pending() // creates the tables
     await db.sql(`INSERT INTO askseam_asks
       (ask_id, questions, owner_seam_id, started_at, deadline, state, schema_version)
-      SELECT id, '${questions}'::jsonb, 'seam-a', 1, 10, 'pending', 1
+      SELECT id, '${questions}'::json, 'seam-a', 1, 10, 'pending', 1
       FROM (VALUES ${values}) AS ids (id)`)
     const swept = await Promise.all(stores.map((store) => store.expireOverdue(20)))
     const ids = swept.flat().map((record) => record.askId)
@@ -193,7 +193,7 @@ describePostgres('postgres store faults', () => {
     // A write that sends no NOTIFY, as if the notification were lost.
     await db.sql(
       `UPDATE askseam_asks
-      SET state = 'settled', outcome = $2::jsonb, settled_at = 7, revision = nextval('askseam_revision')
+      SET state = 'settled', outcome = $2::json, settled_at = 7, revision = nextval('askseam_revision')
       WHERE ask_id = $1`,
       [ask.askId, JSON.stringify(answered)],
     )
@@ -206,6 +206,26 @@ describePostgres('postgres store faults', () => {
     await new Promise((resolve) => setTimeout(resolve, 400))
     // Reported once, not by every later poll.
     expect(seen.filter((c) => c.type === 'ask.settled').length).toBe(settledSeen)
+  })
+
+  it('gives questions and outcomes back as written, key order included', async () => {
+    const db = await schema()
+    const store = db.open()
+    const ask = newAsk({
+      questions: [
+        { question: 'Zebra first?', id: 'z', options: [{ label: 'Yes' }, { label: 'No' }] },
+      ],
+    })
+    await store.admit(ask)
+    const outcome: StoredOutcome = {
+      status: 'rejected',
+      // parseStoredOutcome rebuilds status/code/message in its own order; details pass through.
+      error: { code: 'ASK_CANCELLED', message: 'later', details: { z: 1, a: 2 } },
+    }
+    await store.settle(ask.askId, outcome, 3)
+    const read = await db.open().get(ask.askId)
+    expect(JSON.stringify(read?.questions)).toBe(JSON.stringify(ask.questions))
+    expect(JSON.stringify(read?.outcome)).toBe(JSON.stringify(outcome))
   })
 
   it('ends its own pool on close but never a pool it was given; close twice is fine', async () => {

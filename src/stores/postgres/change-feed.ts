@@ -23,6 +23,8 @@ export interface ChangeFeedDependencies {
 /** The first reconnect waits this long, then twice as long each time, up to the cap. */
 const FIRST_RETRY_MS = 50
 const MAX_RETRY_MS = 5_000
+/** How long the poll's liveness check waits for the LISTEN connection to answer. */
+const ALIVE_TIMEOUT_MS = 10_000
 /** Changed rows one poll emits; more than that and it asks for a resync instead. */
 const POLL_LIMIT = 500
 
@@ -86,29 +88,33 @@ export function createChangeFeed(deps: ChangeFeedDependencies) {
   const connect = async (): Promise<void> => {
     if (!running || client !== undefined || connecting) return
     connecting = true
-    const attempt = deps.newClient()
-    // Without an 'error' listener a dropped connection would crash the process.
-    attempt.on('error', (error: unknown) => drop(attempt, error))
-    attempt.on('end', () => drop(attempt, new Error('the LISTEN connection ended')))
+    let attempt: Client | undefined
     try {
+      // The schema first: it names the channel, and its failure (server down)
+      // costs no client.
       const { channel } = await deps.ready()
-      attempt.on('notification', (message: Notification) => {
+      const opening = deps.newClient()
+      attempt = opening
+      // Without an 'error' listener a dropped connection would crash the process.
+      opening.on('error', (error: unknown) => drop(opening, error))
+      opening.on('end', () => drop(opening, new Error('the LISTEN connection ended')))
+      opening.on('notification', (message: Notification) => {
         if (message.channel === channel) onNotice(message.payload ?? '')
       })
-      await attempt.connect()
-      await attempt.query(`LISTEN ${quoteIdentifier(channel)}`)
+      await opening.connect()
+      await opening.query(`LISTEN ${quoteIdentifier(channel)}`)
       if (!running) {
-        await attempt.end().catch(() => undefined)
+        await opening.end().catch(() => undefined)
         return
       }
-      client = attempt
+      client = opening
       retryMs = FIRST_RETRY_MS
       deps.report({ type: 'listener.connected', reconnect: everConnected })
       everConnected = true
       deps.emit({ type: 'resync' })
     } catch (error: unknown) {
-      attempt.removeAllListeners('notification')
-      void attempt.end().catch(() => undefined)
+      attempt?.removeAllListeners('notification')
+      void attempt?.end().catch(() => undefined)
       if (running) deps.report({ type: 'listener.failed', error })
       scheduleRetry()
     } finally {
@@ -200,9 +206,11 @@ export function createChangeFeed(deps: ChangeFeedDependencies) {
     if (current === undefined) return
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<never>((_, reject) => {
+      // Generous: a busy server is not a dead connection, and a needless
+      // reconnect costs every watcher a resync.
       timer = setTimeout(
         () => reject(new Error('the LISTEN connection did not answer')),
-        deps.pollIntervalMs,
+        Math.max(deps.pollIntervalMs, ALIVE_TIMEOUT_MS),
       )
     })
     try {
@@ -281,6 +289,8 @@ export function createChangeFeed(deps: ChangeFeedDependencies) {
       leaseFingerprint = undefined
       emitted.clear()
       noticed.clear()
+      leasesNoticed = false
+      resyncNoticed = false
       const current = client
       client = undefined
       if (current !== undefined) {

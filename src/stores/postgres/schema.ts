@@ -16,6 +16,8 @@ interface Migration {
  * written once, at admission, so every host agrees on it whatever its clock
  * did since. `revision` grows with every write to an ask; the change feed's
  * backstop poll reads what changed after the revision it last saw.
+ * Questions and outcomes are `json`, not `jsonb`: kept as written (key order
+ * included), since the store only ever reads them back whole.
  */
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -25,13 +27,13 @@ const MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE askseam_asks (
         ask_id text PRIMARY KEY,
         ask_key text UNIQUE,
-        questions jsonb NOT NULL,
+        questions json NOT NULL,
         agent_id text,
         owner_seam_id text NOT NULL,
         started_at bigint NOT NULL,
         deadline bigint,
         state text NOT NULL CHECK (state IN ('pending', 'settled')),
-        outcome jsonb,
+        outcome json,
         settled_at bigint,
         schema_version integer NOT NULL,
         revision bigint NOT NULL DEFAULT nextval('askseam_revision'),

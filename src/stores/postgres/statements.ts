@@ -23,7 +23,7 @@ export const statements = {
   insert: `WITH inserted AS (
       INSERT INTO askseam_asks
         (ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, schema_version)
-      VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, 'pending', $8)
+      VALUES ($1, $2, $3::json, $4, $5, $6, $7, 'pending', $8)
       ON CONFLICT (ask_key) DO NOTHING
       RETURNING *
     )
@@ -42,7 +42,7 @@ export const statements = {
    */
   settle: `WITH settled AS (
       UPDATE askseam_asks
-      SET state = 'settled', outcome = $2::jsonb, settled_at = $3,
+      SET state = 'settled', outcome = $2::json, settled_at = $3,
           revision = nextval('askseam_revision')
       WHERE ask_id = $1 AND state = 'pending' AND schema_version = $4
       RETURNING *
@@ -71,12 +71,12 @@ export const statements = {
     ), ended AS (
       UPDATE askseam_asks AS asks
       SET state = 'settled', settled_at = $1, revision = (SELECT nextval('askseam_revision')),
-          outcome = jsonb_build_object(
+          outcome = json_build_object(
             'status', 'rejected',
-            'error', jsonb_build_object(
+            'error', json_build_object(
               'code', 'ASK_TIMEOUT',
               'message', $2::text,
-              'details', jsonb_build_object('deadline', asks.deadline, 'startedAt', asks.started_at)))
+              'details', json_build_object('deadline', asks.deadline, 'startedAt', asks.started_at)))
       FROM due
       WHERE asks.ask_id = due.ask_id AND asks.state = 'pending'
       RETURNING asks.*
@@ -99,7 +99,7 @@ export const statements = {
       FOR UPDATE OF asks SKIP LOCKED
     ), ended AS (
       UPDATE askseam_asks AS asks
-      SET state = 'settled', settled_at = $1, outcome = $2::jsonb,
+      SET state = 'settled', settled_at = $1, outcome = $2::json,
           revision = (SELECT nextval('askseam_revision'))
       FROM due
       WHERE asks.ask_id = due.ask_id AND asks.state = 'pending'

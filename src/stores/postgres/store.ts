@@ -42,6 +42,9 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
   const connection: ClientConfig = {
     // Without a timeout, a server that drops packets would hang every call.
     connectionTimeoutMillis: 5_000,
+    // A server that accepts a statement and never answers would leave a seam
+    // waiting forever; this turns it into a rejection (STORE_FAILED).
+    query_timeout: 30_000,
     keepAlive: true,
     application_name: 'askseam',
     ...(options.pool?.options ?? {}),

@@ -1,0 +1,71 @@
+/**
+ * A process on a Postgres store, driven by postgres-processes.test.ts: one
+ * JSON line per event on stdout; `go` on stdin releases a race.
+ *
+ *   node --import tsx postgres-child.ts URL admit-key KEY      admits, then waits to be killed
+ *   node --import tsx postgres-child.ts URL race-admit KEY     on `go`: admits with KEY, prints, exits
+ *   node --import tsx postgres-child.ts URL race-settle ASKID  on `go`: settles ASKID, prints, exits
+ *   node --import tsx postgres-child.ts URL churn              admits and settles until killed
+ */
+import { createInterface } from 'node:readline'
+import type { StoredOutcome } from '../../src/protocol/index.js'
+import { createPostgresStore } from '../../src/stores/postgres/index.js'
+
+const [url, mode, arg = ''] = process.argv.slice(2)
+const store = createPostgresStore({ connectionString: url as string })
+const say = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`)
+const questions = [
+  { id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] },
+]
+const newAsk = (key?: string) => ({
+  askId: `child-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+  questions,
+  ownerSeamId: `seam-${process.pid}`,
+  startedAt: Date.now(),
+  ...(key === undefined ? {} : { key }),
+})
+const go = () =>
+  new Promise<void>((resolve) => {
+    createInterface({ input: process.stdin }).on('line', (line) => {
+      if (line === 'go') resolve()
+    })
+  })
+
+if (mode === 'admit-key') {
+  const result = await store.admit(newAsk(arg))
+  say({ admitted: result.status, askId: result.record.askId })
+  // Holds its connections open until the test kills it.
+  setInterval(() => undefined, 60_000)
+} else if (mode === 'race-admit') {
+  await store.pending() // connected and migrated before the start line
+  say({ ready: true })
+  await go()
+  const result = await store.admit(newAsk(arg))
+  say({ status: result.status, askId: result.record.askId })
+  await store.close()
+} else if (mode === 'race-settle') {
+  await store.pending()
+  say({ ready: true })
+  await go()
+  const outcome: StoredOutcome = {
+    status: 'answered',
+    answer: { answers: [{ id: 'db', selected: [], custom: `process ${process.pid}` }] },
+  }
+  const record = await store.settle(arg, outcome, Date.now())
+  // Compared by content, not by the text of the JSON.
+  const won = record?.outcome
+  const mine =
+    won?.status === 'answered' && won.answer.answers[0]?.custom === `process ${process.pid}`
+  say({ outcome: won, mine })
+  await store.close()
+} else if (mode === 'churn') {
+  store.watch(() => undefined)
+  for (let written = 0; ; written += 1) {
+    const ask = newAsk(`churn-${process.pid}-${written}`)
+    await store.admit(ask)
+    await store.settle(ask.askId, { status: 'answered', answer: { answers: [] } }, Date.now())
+    say({ written })
+  }
+} else {
+  throw new Error(`unknown mode ${mode ?? ''}`)
+}
