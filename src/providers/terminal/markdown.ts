@@ -211,7 +211,8 @@ function blocks(
         break
       }
       case 'list': {
-        gap()
+        // A list inside a list item hangs right under the item's text.
+        if (indent === '') gap()
         const list = token as Tokens.List
         const start = typeof list.start === 'number' ? list.start : 1
         list.items.forEach((item, index) => {

@@ -242,7 +242,10 @@ function textBlock(
     const shown =
       typed === ''
         ? style.dim(
-            row.kind === 'feedback' ? 'tell the agent what to change' : 'type your own answer',
+            truncate(
+              row.kind === 'feedback' ? 'tell the agent what to change' : 'type your own answer',
+              room - 1,
+            ),
           )
         : truncate(typed.replace(/\n/g, ' ⏎ '), room - 2)
     return { lines: [`${head}${shown}${chosen ? ` ${style.success('✔')}` : ''}`] }
