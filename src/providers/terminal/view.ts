@@ -36,6 +36,8 @@ export interface ViewState {
   reviewing: boolean
   /** "Dismiss these answers?" is being asked. */
   confirming?: boolean
+  /** How many lines of a long plan are scrolled away (page up / page down). */
+  planOffset?: number
   /** A one-line hint after a key that did nothing, cleared by the next key. */
   notice?: string
 }
@@ -74,6 +76,8 @@ export interface ViewCursor {
 export interface ViewFrame {
   lines: string[]
   cursor?: ViewCursor
+  /** The first plan line on screen, when a long plan is scrolled (what the offset came to). */
+  planStart?: number
 }
 
 /** A view state with the highlight on `focus` and an empty one-line field. */
@@ -437,7 +441,8 @@ export function renderView(model: ViewModel): ViewFrame {
         : style.dim(truncate(`⏱ ${text}`, width)),
     )
   }
-  bottom.push(style.dim(fitHints(keyHints(model, rows[focus]), width)))
+  // The hint line's words wait until the plan is laid out (it may need "pgdn more").
+  bottom.push('')
 
   // What remains is shared between the detail (or the review summary) and the rows.
   // Lines left for the detail (or summary), the blank under it, and the rows. The detail
@@ -504,16 +509,29 @@ export function renderView(model: ViewModel): ViewFrame {
     }))
   }
   let middle: string[] = []
+  let clipped = false
+  let planStart: number | undefined
   if (styled.length > 0) {
     // A question's detail yields to its options beyond a third of the screen; a plan or a
     // summary takes whatever the few rows under it leave.
     const share = screen === 'question' ? Math.max(2, Math.floor(remaining / 3)) : 2
     const wanted = Math.max(share, remaining - rowsWanted)
     const room = Math.max(1, Math.min(styled.length, wanted, remaining - rowsNeeded))
-    middle = clampStyled(styled, room, width - (screen === 'plan' ? 2 : 0), style).map(paint)
+    if (screen === 'plan' && styled.length > room) {
+      planStart = Math.max(0, Math.min(view.planOffset ?? 0, styled.length - (room - 1)))
+      const window = planWindow(styled, room, planStart, width - 2, style)
+      clipped = true
+      middle = window.map(paint)
+    } else {
+      middle = clampStyled(styled, room, width - (screen === 'plan' ? 2 : 0), style).map(paint)
+    }
     remaining -= middle.length
   }
   middle.push('')
+
+  const hints = keyHints(model, rows[focus])
+  if (clipped) hints.push({ text: 'pgup/pgdn plan', short: 'pgdn plan', priority: 3 })
+  bottom[bottom.length - 1] = style.dim(fitHints(hints, width))
 
   // Window the rows around the highlight, marking what is above and below.
   let start = focus
@@ -556,6 +574,7 @@ export function renderView(model: ViewModel): ViewFrame {
     line === '' ? '' : ` ${line}`,
   )
   const frame: ViewFrame = { lines }
+  if (planStart !== undefined) frame.planStart = planStart
   if (cursor !== undefined) {
     frame.cursor = {
       line: top.length + gap.length + middle.length + cursor.line,
@@ -580,4 +599,30 @@ function clampStyled(
   const left = lines.length - max + 1
   const plain = truncate(`… ${left} more line${left === 1 ? '' : 's'}`, width)
   return [...lines.slice(0, max - 1), { plain, styled: style.dim(plain) }]
+}
+
+/** The part of a long plan that fits `room` lines from `offset`, marked above and below. */
+function planWindow(
+  lines: readonly StyledLine[],
+  room: number,
+  offset: number,
+  width: number,
+  style: TerminalStyle,
+): StyledLine[] {
+  if (room < 3) return clampStyled(lines, room, width, style)
+  const mark = (text: string): StyledLine => {
+    const plain = truncate(text, width)
+    return { plain, styled: style.dim(plain) }
+  }
+  const start = Math.max(0, Math.min(offset, lines.length - (room - 1)))
+  const above = start > 0 ? 1 : 0
+  let shown = room - above
+  if (start + shown < lines.length) shown -= 1
+  const body = lines.slice(start, start + shown)
+  const below = lines.length - start - body.length
+  return [
+    ...(above > 0 ? [mark(`… ${start} line${start === 1 ? '' : 's'} above (pgup)`)] : []),
+    ...body,
+    ...(below > 0 ? [mark(`… ${below} more line${below === 1 ? '' : 's'} (pgdn)`)] : []),
+  ]
 }
