@@ -3,10 +3,11 @@ import { describePlanReview } from '../../vocabulary/index.js'
 import type { QuestionnaireContext } from '../../machines/index.js'
 import type { AskUserQuestionItem, AskUserQuestionOption } from '../../protocol/index.js'
 import type { TextField } from './field.js'
-import { fieldOf } from './field.js'
+import { fieldOf, manyLines, oneLine } from './field.js'
 import type { KeyHint } from './hints.js'
 import { fitHints } from './hints.js'
 import type { StyledLine } from './markdown.js'
+import { clampStyled, planWindow } from './markdown.js'
 import type { TerminalStyle } from './style.js'
 import { clampLines, sanitize, truncate, widthOf, wrapText } from './text.js'
 
@@ -160,61 +161,6 @@ interface Block {
   lines: string[]
   /** Where the cursor sits inside the block, when its text field has the keyboard. */
   cursor?: ViewCursor
-}
-
-/** The visible part of a one-line field, and the cursor's column in it. */
-function oneLine(field: TextField, width: number): { text: string; column: number } {
-  const chars = [...field.text.replace(/\n/g, ' ')]
-  const cursor = Math.min(field.cursor, chars.length)
-  const span = (from: number, to: number) => widthOf(chars.slice(from, to).join(''))
-  if (span(0, chars.length) < width) {
-    return { text: chars.join(''), column: span(0, cursor) }
-  }
-  // Too long: a window that keeps the cursor in view, with … where text is cut off.
-  let start = 0
-  if (span(0, cursor) > width - 2) {
-    start = cursor
-    while (start > 0 && span(start - 1, cursor) <= width - 3) start -= 1
-  }
-  const left = start > 0 ? '…' : ''
-  let end = start
-  while (end < chars.length && widthOf(left) + span(start, end + 1) <= width - 1) end += 1
-  const right = end < chars.length ? '…' : ''
-  return {
-    text: `${left}${chars.slice(start, end).join('')}${right}`,
-    column: widthOf(left) + span(start, cursor),
-  }
-}
-
-/** The rows of a multi-line field, broken to `width`, and the cursor's place in them. */
-function manyLines(
-  field: TextField,
-  width: number,
-  maxRows: number,
-): { rows: string[]; cursor: { row: number; column: number } } {
-  const rows: { chars: string[]; start: number }[] = []
-  let index = 0
-  for (const line of field.text.split('\n')) {
-    const chars = [...line]
-    let from = 0
-    do {
-      let to = from
-      while (to < chars.length && widthOf(chars.slice(from, to + 1).join('')) <= width - 1) to += 1
-      rows.push({ chars: chars.slice(from, to), start: index + from })
-      from = to
-    } while (from < chars.length)
-    index += chars.length + 1
-  }
-  // At a soft break the cursor belongs to the start of the next row.
-  let cursorRow = 0
-  rows.forEach((row, at) => {
-    if (field.cursor >= row.start && field.cursor <= row.start + row.chars.length) cursorRow = at
-  })
-  const cursorOf = rows[cursorRow] ?? { chars: [], start: 0 }
-  const column = widthOf(cursorOf.chars.slice(0, field.cursor - cursorOf.start).join(''))
-  const first = Math.max(0, Math.min(cursorRow - maxRows + 1, rows.length - maxRows))
-  const shown = rows.slice(first, first + maxRows).map((row) => row.chars.join(''))
-  return { rows: shown, cursor: { row: cursorRow - first, column } }
 }
 
 function textBlock(
@@ -582,47 +528,4 @@ export function renderView(model: ViewModel): ViewFrame {
     }
   }
   return frame
-}
-
-/** At most `max` styled lines; the last kept line says how many were left out. */
-function clampStyled(
-  lines: readonly StyledLine[],
-  max: number,
-  width: number,
-  style: TerminalStyle,
-): StyledLine[] {
-  if (lines.length <= max) return [...lines]
-  if (max <= 1) {
-    const plain = truncate(`${lines[0]?.plain ?? ''} …`, width)
-    return [{ plain, styled: plain }]
-  }
-  const left = lines.length - max + 1
-  const plain = truncate(`… ${left} more line${left === 1 ? '' : 's'}`, width)
-  return [...lines.slice(0, max - 1), { plain, styled: style.dim(plain) }]
-}
-
-/** The part of a long plan that fits `room` lines from `offset`, marked above and below. */
-function planWindow(
-  lines: readonly StyledLine[],
-  room: number,
-  offset: number,
-  width: number,
-  style: TerminalStyle,
-): StyledLine[] {
-  if (room < 3) return clampStyled(lines, room, width, style)
-  const mark = (text: string): StyledLine => {
-    const plain = truncate(text, width)
-    return { plain, styled: style.dim(plain) }
-  }
-  const start = Math.max(0, Math.min(offset, lines.length - (room - 1)))
-  const above = start > 0 ? 1 : 0
-  let shown = room - above
-  if (start + shown < lines.length) shown -= 1
-  const body = lines.slice(start, start + shown)
-  const below = lines.length - start - body.length
-  return [
-    ...(above > 0 ? [mark(`… ${start} line${start === 1 ? '' : 's'} above (pgup)`)] : []),
-    ...body,
-    ...(below > 0 ? [mark(`… ${below} more line${below === 1 ? '' : 's'} (pgdn)`)] : []),
-  ]
 }
