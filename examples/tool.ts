@@ -30,5 +30,5 @@ const result = await tool.execute(
   { signal: toolCall.signal },
 )
 console.log(result) // {"answers":[{"id":"db","selected":["Postgres (Recommended)"]}]}
-// a failure is a line for the model, e.g. 'ASK_TIMEOUT: nobody answered before the deadline. Nobody answered in time: …'
+// a failure is a line for the model, e.g. 'ASK_TIMEOUT: Nobody answered within 5 minutes. Do not assume an answer; …'
 await seam.close()

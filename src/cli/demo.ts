@@ -30,6 +30,23 @@ export interface DemoOptions {
    * for and where. @default the terminal itself (the prompt shows)
    */
   answerAt?: string
+  /** The terminal's width now, for wrapping the agent's steps. @default 80 columns */
+  columns?: () => number
+}
+
+/** A step's words broken to the terminal's width, later lines under the first word. */
+function wrapped(text: string, columns: number): string {
+  const width = Math.max(20, columns - 4)
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else line = line === '' ? word : `${line} ${word}`
+  }
+  lines.push(line)
+  return lines.join('\n   ')
 }
 
 interface ParsedAnswer {
@@ -64,12 +81,12 @@ export async function runDemo(options: DemoOptions): Promise<ToolCallRecord[]> {
   const calls: ToolCallRecord[] = []
   const step = async (text: string) => {
     await pause(250)
-    write(` ${style.accent('●')} ${text}\n`)
+    write(` ${style.accent('●')} ${wrapped(text, options.columns?.() ?? 80)}\n`)
   }
   const call = async (purpose: string, questions: AskUserQuestionItem[]) => {
-    write(
-      ` ${style.warning('◆')} ${style.bold(purpose)} ${style.dim('· calling ask_user_question')}\n\n`,
-    )
+    const width = options.columns?.() ?? 80
+    const calling = purpose.length + 28 <= width ? ' · calling ask_user_question' : ''
+    write(` ${style.warning('◆')} ${style.bold(purpose)} ${style.dim(calling.slice(1))}\n\n`)
     if (options.answerAt !== undefined) {
       const count =
         questions.length === 1 ? 'an answer' : `answers to ${questions.length} questions`
@@ -83,9 +100,9 @@ export async function runDemo(options: DemoOptions): Promise<ToolCallRecord[]> {
     return result
   }
 
-  write(
-    `\n ${style.bold('askseam demo')} ${style.dim('· a scripted agent; no model, no network')}\n\n`,
-  )
+  const subtitle =
+    (options.columns?.() ?? 80) >= 60 ? ' · a scripted agent; no model, no network' : ''
+  write(`\n ${style.bold('askseam demo')}${style.dim(subtitle)}\n\n`)
   await step('Read the service manifest: checkout-service v2.4.0')
   await step('Found the running release: v2.3.9 in eu-west-1, 3 replicas')
   await step('Drafted a rollout: build, gates, canary, full shift')

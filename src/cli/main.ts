@@ -150,8 +150,9 @@ async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void
   const terminal = createTerminalProvider()
   const unregister = seam.registerProvider(terminal)
   process.on('SIGINT', interrupted)
+  const columns = () => process.stdout.columns ?? 80
   try {
-    await runDemo({ seam, askTool: await askToolFor(seam), write, style, pause })
+    await runDemo({ seam, askTool: await askToolFor(seam), write, style, pause, columns })
   } finally {
     process.off('SIGINT', interrupted)
     unregister()

@@ -4,6 +4,7 @@
  * letter moves and deletes as one.
  */
 import type { KeyIntent } from './keymap.js'
+import { widthOf } from './text.js'
 
 /** What a text field holds: the text and where the cursor is in it. */
 export interface TextField {
@@ -82,4 +83,59 @@ export function editField(field: TextField, intent: KeyIntent): TextField {
     default:
       return field
   }
+}
+
+/** The visible part of a one-line field, and the cursor's column in it. */
+export function oneLine(field: TextField, width: number): { text: string; column: number } {
+  const chars = [...field.text.replace(/\n/g, ' ')]
+  const cursor = Math.min(field.cursor, chars.length)
+  const span = (from: number, to: number) => widthOf(chars.slice(from, to).join(''))
+  if (span(0, chars.length) < width) {
+    return { text: chars.join(''), column: span(0, cursor) }
+  }
+  // Too long: a window that keeps the cursor in view, with … where text is cut off.
+  let start = 0
+  if (span(0, cursor) > width - 2) {
+    start = cursor
+    while (start > 0 && span(start - 1, cursor) <= width - 3) start -= 1
+  }
+  const left = start > 0 ? '…' : ''
+  let end = start
+  while (end < chars.length && widthOf(left) + span(start, end + 1) <= width - 1) end += 1
+  const right = end < chars.length ? '…' : ''
+  return {
+    text: `${left}${chars.slice(start, end).join('')}${right}`,
+    column: widthOf(left) + span(start, cursor),
+  }
+}
+
+/** The rows of a multi-line field, broken to `width`, and the cursor's place in them. */
+export function manyLines(
+  field: TextField,
+  width: number,
+  maxRows: number,
+): { rows: string[]; cursor: { row: number; column: number } } {
+  const rows: { chars: string[]; start: number }[] = []
+  let index = 0
+  for (const line of field.text.split('\n')) {
+    const chars = [...line]
+    let from = 0
+    do {
+      let to = from
+      while (to < chars.length && widthOf(chars.slice(from, to + 1).join('')) <= width - 1) to += 1
+      rows.push({ chars: chars.slice(from, to), start: index + from })
+      from = to
+    } while (from < chars.length)
+    index += chars.length + 1
+  }
+  // At a soft break the cursor belongs to the start of the next row.
+  let cursorRow = 0
+  rows.forEach((row, at) => {
+    if (field.cursor >= row.start && field.cursor <= row.start + row.chars.length) cursorRow = at
+  })
+  const cursorOf = rows[cursorRow] ?? { chars: [], start: 0 }
+  const column = widthOf(cursorOf.chars.slice(0, field.cursor - cursorOf.start).join(''))
+  const first = Math.max(0, Math.min(cursorRow - maxRows + 1, rows.length - maxRows))
+  const shown = rows.slice(first, first + maxRows).map((row) => row.chars.join(''))
+  return { rows: shown, cursor: { row: cursorRow - first, column } }
 }

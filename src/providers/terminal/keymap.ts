@@ -24,6 +24,9 @@ export type KeyIntent =
   /** A digit outside text: the option with that number. */
   | 'pick'
   | 'review.open'
+  /** Page up / page down: scroll a long plan. */
+  | 'plan.up'
+  | 'plan.down'
   /** Esc outside text: dismiss the batch (asks first when something is answered). */
   | 'batch.dismiss'
   /** Ctrl-C: dismiss the batch (asks first when something is answered). */
@@ -69,6 +72,8 @@ const everywhere: readonly KeyBinding[] = [
   { keys: ['up'], intent: 'focus.up' },
   { keys: ['down'], intent: 'focus.down' },
   { keys: ['return', 'enter'], intent: 'activate' },
+  { keys: ['pageup'], intent: 'plan.up' },
+  { keys: ['pagedown'], intent: 'plan.down' },
 ]
 
 /** The key map (**the** place a key's meaning is decided). */

@@ -211,7 +211,8 @@ function blocks(
         break
       }
       case 'list': {
-        gap()
+        // A list inside a list item hangs right under the item's text.
+        if (indent === '') gap()
         const list = token as Tokens.List
         const start = typeof list.start === 'number' ? list.start : 1
         list.items.forEach((item, index) => {
@@ -319,4 +320,47 @@ export function formatMarkdown(
   const lines = blocks(lexer(markdown.replace(/\r\n?/g, '\n')), Math.max(10, width), style, '')
   while (lines.length > 0 && lines[lines.length - 1]?.plain === '') lines.pop()
   return lines
+}
+
+/** At most `max` styled lines; the last kept line says how many were left out. */
+export function clampStyled(
+  lines: readonly StyledLine[],
+  max: number,
+  width: number,
+  style: TerminalStyle,
+): StyledLine[] {
+  if (lines.length <= max) return [...lines]
+  if (max <= 1) {
+    const plain = truncate(`${lines[0]?.plain ?? ''} …`, width)
+    return [{ plain, styled: plain }]
+  }
+  const left = lines.length - max + 1
+  const plain = truncate(`… ${left} more line${left === 1 ? '' : 's'}`, width)
+  return [...lines.slice(0, max - 1), { plain, styled: style.dim(plain) }]
+}
+
+/** The part of a long plan that fits `room` lines from `offset`, marked above and below. */
+export function planWindow(
+  lines: readonly StyledLine[],
+  room: number,
+  offset: number,
+  width: number,
+  style: TerminalStyle,
+): StyledLine[] {
+  if (room < 3) return clampStyled(lines, room, width, style)
+  const mark = (text: string): StyledLine => {
+    const plain = truncate(text, width)
+    return { plain, styled: style.dim(plain) }
+  }
+  const start = Math.max(0, Math.min(offset, lines.length - (room - 1)))
+  const above = start > 0 ? 1 : 0
+  let shown = room - above
+  if (start + shown < lines.length) shown -= 1
+  const body = lines.slice(start, start + shown)
+  const below = lines.length - start - body.length
+  return [
+    ...(above > 0 ? [mark(`… ${start} line${start === 1 ? '' : 's'} above (pgup)`)] : []),
+    ...body,
+    ...(below > 0 ? [mark(`… ${below} more line${below === 1 ? '' : 's'} (pgdn)`)] : []),
+  ]
 }

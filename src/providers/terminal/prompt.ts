@@ -127,6 +127,7 @@ export function runQuestionnairePrompt(
     let pasting = false
     let pasted = ''
     let finished = false
+    let planStart = 0
 
     const clock = (): ViewClock | undefined => {
       const deadline = options.deadline
@@ -163,6 +164,7 @@ export function runQuestionnairePrompt(
         ...(ticking === undefined ? {} : { clock: ticking }),
         ...(formatted === undefined ? {} : { plan: formatted }),
       })
+      planStart = frame.planStart ?? 0
       screen.draw(frame.lines, frame.cursor)
     }
 
@@ -387,6 +389,15 @@ export function runQuestionnairePrompt(
           if (isTextRow(row) && !state.editing) moveFocus(focus)
           else act(row)
           break
+        case 'plan.up':
+        case 'plan.down': {
+          if (mode !== 'planReview') break
+          // From where the plan really is on screen: an offset past the end was clamped there.
+          const page = Math.max(3, options.size().rows - 16)
+          const offset = planStart + (intent === 'plan.up' ? -page : page)
+          next.planOffset = Math.max(0, offset)
+          break
+        }
         case 'field.leave':
           next.editing = false
           break

@@ -3,10 +3,11 @@ import { describePlanReview } from '../../vocabulary/index.js'
 import type { QuestionnaireContext } from '../../machines/index.js'
 import type { AskUserQuestionItem, AskUserQuestionOption } from '../../protocol/index.js'
 import type { TextField } from './field.js'
-import { fieldOf } from './field.js'
+import { fieldOf, manyLines, oneLine } from './field.js'
 import type { KeyHint } from './hints.js'
 import { fitHints } from './hints.js'
 import type { StyledLine } from './markdown.js'
+import { clampStyled, planWindow } from './markdown.js'
 import type { TerminalStyle } from './style.js'
 import { clampLines, sanitize, truncate, widthOf, wrapText } from './text.js'
 
@@ -36,6 +37,8 @@ export interface ViewState {
   reviewing: boolean
   /** "Dismiss these answers?" is being asked. */
   confirming?: boolean
+  /** How many lines of a long plan are scrolled away (page up / page down). */
+  planOffset?: number
   /** A one-line hint after a key that did nothing, cleared by the next key. */
   notice?: string
 }
@@ -74,6 +77,8 @@ export interface ViewCursor {
 export interface ViewFrame {
   lines: string[]
   cursor?: ViewCursor
+  /** The first plan line on screen, when a long plan is scrolled (what the offset came to). */
+  planStart?: number
 }
 
 /** A view state with the highlight on `focus` and an empty one-line field. */
@@ -158,61 +163,6 @@ interface Block {
   cursor?: ViewCursor
 }
 
-/** The visible part of a one-line field, and the cursor's column in it. */
-function oneLine(field: TextField, width: number): { text: string; column: number } {
-  const chars = [...field.text.replace(/\n/g, ' ')]
-  const cursor = Math.min(field.cursor, chars.length)
-  const span = (from: number, to: number) => widthOf(chars.slice(from, to).join(''))
-  if (span(0, chars.length) < width) {
-    return { text: chars.join(''), column: span(0, cursor) }
-  }
-  // Too long: a window that keeps the cursor in view, with … where text is cut off.
-  let start = 0
-  if (span(0, cursor) > width - 2) {
-    start = cursor
-    while (start > 0 && span(start - 1, cursor) <= width - 3) start -= 1
-  }
-  const left = start > 0 ? '…' : ''
-  let end = start
-  while (end < chars.length && widthOf(left) + span(start, end + 1) <= width - 1) end += 1
-  const right = end < chars.length ? '…' : ''
-  return {
-    text: `${left}${chars.slice(start, end).join('')}${right}`,
-    column: widthOf(left) + span(start, cursor),
-  }
-}
-
-/** The rows of a multi-line field, broken to `width`, and the cursor's place in them. */
-function manyLines(
-  field: TextField,
-  width: number,
-  maxRows: number,
-): { rows: string[]; cursor: { row: number; column: number } } {
-  const rows: { chars: string[]; start: number }[] = []
-  let index = 0
-  for (const line of field.text.split('\n')) {
-    const chars = [...line]
-    let from = 0
-    do {
-      let to = from
-      while (to < chars.length && widthOf(chars.slice(from, to + 1).join('')) <= width - 1) to += 1
-      rows.push({ chars: chars.slice(from, to), start: index + from })
-      from = to
-    } while (from < chars.length)
-    index += chars.length + 1
-  }
-  // At a soft break the cursor belongs to the start of the next row.
-  let cursorRow = 0
-  rows.forEach((row, at) => {
-    if (field.cursor >= row.start && field.cursor <= row.start + row.chars.length) cursorRow = at
-  })
-  const cursorOf = rows[cursorRow] ?? { chars: [], start: 0 }
-  const column = widthOf(cursorOf.chars.slice(0, field.cursor - cursorOf.start).join(''))
-  const first = Math.max(0, Math.min(cursorRow - maxRows + 1, rows.length - maxRows))
-  const shown = rows.slice(first, first + maxRows).map((row) => row.chars.join(''))
-  return { rows: shown, cursor: { row: cursorRow - first, column } }
-}
-
 function textBlock(
   model: ViewModel,
   row: Extract<ViewRow, { kind: 'custom' | 'feedback' }>,
@@ -242,7 +192,10 @@ function textBlock(
     const shown =
       typed === ''
         ? style.dim(
-            row.kind === 'feedback' ? 'tell the agent what to change' : 'type your own answer',
+            truncate(
+              row.kind === 'feedback' ? 'tell the agent what to change' : 'type your own answer',
+              room - 1,
+            ),
           )
         : truncate(typed.replace(/\n/g, ' ⏎ '), room - 2)
     return { lines: [`${head}${shown}${chosen ? ` ${style.success('✔')}` : ''}`] }
@@ -434,7 +387,8 @@ export function renderView(model: ViewModel): ViewFrame {
         : style.dim(truncate(`⏱ ${text}`, width)),
     )
   }
-  bottom.push(style.dim(fitHints(keyHints(model, rows[focus]), width)))
+  // The hint line's words wait until the plan is laid out (it may need "pgdn more").
+  bottom.push('')
 
   // What remains is shared between the detail (or the review summary) and the rows.
   // Lines left for the detail (or summary), the blank under it, and the rows. The detail
@@ -501,16 +455,29 @@ export function renderView(model: ViewModel): ViewFrame {
     }))
   }
   let middle: string[] = []
+  let clipped = false
+  let planStart: number | undefined
   if (styled.length > 0) {
     // A question's detail yields to its options beyond a third of the screen; a plan or a
     // summary takes whatever the few rows under it leave.
     const share = screen === 'question' ? Math.max(2, Math.floor(remaining / 3)) : 2
     const wanted = Math.max(share, remaining - rowsWanted)
     const room = Math.max(1, Math.min(styled.length, wanted, remaining - rowsNeeded))
-    middle = clampStyled(styled, room, width - (screen === 'plan' ? 2 : 0), style).map(paint)
+    if (screen === 'plan' && styled.length > room) {
+      planStart = Math.max(0, Math.min(view.planOffset ?? 0, styled.length - (room - 1)))
+      const window = planWindow(styled, room, planStart, width - 2, style)
+      clipped = true
+      middle = window.map(paint)
+    } else {
+      middle = clampStyled(styled, room, width - (screen === 'plan' ? 2 : 0), style).map(paint)
+    }
     remaining -= middle.length
   }
   middle.push('')
+
+  const hints = keyHints(model, rows[focus])
+  if (clipped) hints.push({ text: 'pgup/pgdn plan', short: 'pgdn plan', priority: 3 })
+  bottom[bottom.length - 1] = style.dim(fitHints(hints, width))
 
   // Window the rows around the highlight, marking what is above and below.
   let start = focus
@@ -553,6 +520,7 @@ export function renderView(model: ViewModel): ViewFrame {
     line === '' ? '' : ` ${line}`,
   )
   const frame: ViewFrame = { lines }
+  if (planStart !== undefined) frame.planStart = planStart
   if (cursor !== undefined) {
     frame.cursor = {
       line: top.length + gap.length + middle.length + cursor.line,
@@ -560,21 +528,4 @@ export function renderView(model: ViewModel): ViewFrame {
     }
   }
   return frame
-}
-
-/** At most `max` styled lines; the last kept line says how many were left out. */
-function clampStyled(
-  lines: readonly StyledLine[],
-  max: number,
-  width: number,
-  style: TerminalStyle,
-): StyledLine[] {
-  if (lines.length <= max) return [...lines]
-  if (max <= 1) {
-    const plain = truncate(`${lines[0]?.plain ?? ''} …`, width)
-    return [{ plain, styled: plain }]
-  }
-  const left = lines.length - max + 1
-  const plain = truncate(`… ${left} more line${left === 1 ? '' : 's'}`, width)
-  return [...lines.slice(0, max - 1), { plain, styled: style.dim(plain) }]
 }

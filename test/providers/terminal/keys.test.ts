@@ -105,6 +105,32 @@ describe('terminal keys, in a real pty', { timeout: 60_000 }, () => {
     })
   })
 
+  it('page down and page up scroll a plan longer than the screen', async () => {
+    const detail = `# Long plan\n\n${Array.from({ length: 40 }, (_, i) => `${i + 1}. Step ${i + 1}`).join('\n')}`
+    const plan: AskUserQuestionItem[] = [
+      {
+        id: 'plan',
+        question: 'Approve this long plan?',
+        detail,
+        options: [{ label: 'Approve' }, { label: 'Revise' }],
+        intent: { kind: 'plan-review', approve: 'Approve' },
+      },
+    ]
+    const session = start({ asks: [plan] }, { columns: 80, rows: 24 })
+    await session.waitForScreen('more lines (pgdn)')
+    expect(session.screen()).not.toContain('40. Step 40')
+    session.type('\u001b[6~'.repeat(10))
+    await session.waitForScreen('40. Step 40')
+    expect(session.screen()).toContain('lines above (pgup)')
+    session.type('\u001b[5~'.repeat(10))
+    await session.waitForScreen(
+      (screen) => screen.includes('Long plan') && !screen.includes('above (pgup)'),
+    )
+    expect(resultsOf(session)).toEqual([])
+    session.type('1')
+    expect(await resultOf(session, 0)).toMatchObject({ ok: true })
+  })
+
   it('Esc in a field leaves the field and keeps the text; dismissing then asks once', async () => {
     const session = start({ asks: [two] })
     await session.waitForScreen('Which region?')
