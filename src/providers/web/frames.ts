@@ -9,6 +9,8 @@ export interface QuestionRequestedFrame {
   rpcId: string
   sessionId?: string
   questions: AskUserQuestionItem[]
+  /** When the ask times out, epoch milliseconds; absent when it waits indefinitely. */
+  deadline?: number
 }
 
 /** Server → client: an ask ended, whatever ended it. Sent to every client that may see it. */

@@ -114,6 +114,8 @@ interface Entry {
   actor: RelayAskActor
   /** The `question/requested` frame, serialised once for every client and every replay. */
   requested: string
+  /** What the store made of this relay's settlement (DESIGN §10: "accepted" only after the commit). */
+  settlement: ProviderRequest['settlement']
 }
 
 interface Connection<TClient> {
@@ -259,14 +261,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
     // The client that answers is the one a person is using: it hears first from now on.
     touch(connection)
     if (result.kind === 'cancel') {
-      entry.actor.send({
-        type: 'batch.cancelled',
-        error: new UserQuestionError(
-          'the user dismissed the questions in the web console',
-          'ASK_CANCELLED',
-          { details: { reason: result.reason ?? 'dismissed' } },
-        ),
-      })
+      entry.actor.send({ type: 'batch.cancelled', error: result.error })
     } else {
       let answer: AskUserQuestionAnswer
       try {
@@ -277,7 +272,20 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       }
       entry.actor.send({ type: 'answer.received', answer })
     }
-    sendTo(connection, receipt(rpcId))
+    const { settlement } = entry
+    if (settlement === undefined) {
+      sendTo(connection, receipt(rpcId))
+      return
+    }
+    // The client hears "accepted" only once the store committed this answer;
+    // one that lost to a settlement elsewhere hears not-pending.
+    void settlement.then((verdict) => {
+      if (verdict.status === 'accepted') sendTo(connection, receipt(rpcId))
+      else if (verdict.error.code === 'BAD_ANSWER')
+        sendTo(connection, receipt(rpcId, 'bad-response', verdict.error.message))
+      else sendTo(connection, receipt(rpcId, 'not-pending'))
+      fanOut.flush()
+    })
   }
 
   const provider: UserQuestionProvider = {
@@ -308,11 +316,14 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           sessionId,
           questions,
           actor,
-          requested: frameText(
-            sessionId === undefined
-              ? { type: 'question/requested', rpcId, questions }
-              : { type: 'question/requested', rpcId, sessionId, questions },
-          ),
+          requested: frameText({
+            type: 'question/requested',
+            rpcId,
+            ...(sessionId === undefined ? {} : { sessionId }),
+            questions,
+            ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
+          }),
+          settlement: request.settlement,
         }
         const onAbort = () =>
           actor.send({

@@ -59,6 +59,23 @@ describe('createRelay', () => {
     ])
   })
 
+  it('carries the ask deadline on question/requested, and says accepted only after the commit', async () => {
+    const { seam, relay } = setup({}, { timeoutMs: 60_000 })
+    const client = fakeClient()
+    const connection = relay.connect(client)
+    const asked = track(seam.ask({ questions }))
+    const [requested] = client.framesOf('question/requested')
+    expect(requested).toMatchObject({ deadline: seam.pending()[0]?.deadline })
+    expect(typeof (requested as { deadline?: unknown }).deadline).toBe('number')
+    connection.receive(respond(requested!.rpcId))
+    expect(client.framesOf('receipt')).toEqual([])
+    await flush()
+    expect(asked.value).toEqual(canonicalAnswer)
+    expect(client.framesOf('receipt')).toEqual([
+      { type: 'receipt', rpcId: requested!.rpcId, accepted: true },
+    ])
+  })
+
   it('registers the wait before the frame goes out: a client answering inside send() wins', async () => {
     const { seam, relay } = setup()
     const other = fakeClient('other')
@@ -108,9 +125,10 @@ describe('createRelay', () => {
     expect(a.framesOf('receipt')).toEqual([
       { type: 'receipt', rpcId, accepted: false, reason: 'not-pending' },
     ])
+    // "accepted" waits for the store's commit, so the duplicate's not-pending comes first.
     expect(b.framesOf('receipt')).toEqual([
-      { type: 'receipt', rpcId, accepted: true },
       { type: 'receipt', rpcId, accepted: false, reason: 'not-pending' },
+      { type: 'receipt', rpcId, accepted: true },
     ])
     expect(a.framesOf('question/resolved')).toEqual([
       { type: 'question/resolved', rpcId, outcome: 'cancelled' },
