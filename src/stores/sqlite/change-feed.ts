@@ -2,7 +2,8 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { CorruptRowError } from '../../protocol/index.js'
 import type { StoreChange } from '../../protocol/index.js'
 import type { Connection } from './connection.js'
-import { ASK_COLUMNS, decodeAsk } from './rows.js'
+import { decodeAsk } from './rows.js'
+import { statementsOf } from './statements.js'
 import type { AskRow } from './rows.js'
 
 /** The change feed behind `watch`. */
@@ -62,7 +63,7 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
   }
 
   const readRevision = (db: BetterSqlite3.Database): Revision =>
-    db.prepare('SELECT asks, leases FROM revision WHERE id = 1').get() as Revision
+    statementsOf(db).revision.get() as Revision
 
   const baseline = (db: BetterSqlite3.Database): Seen => ({
     generation: connection.generation(),
@@ -88,11 +89,7 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
       return [{ type: 'resync' }]
     }
     if (revision.asks === seen.asks) return changes
-    const rows = db
-      .prepare(
-        `SELECT ${ASK_COLUMNS} FROM asks WHERE revision > ? AND revision <= ? ORDER BY revision`,
-      )
-      .all(seen.asks, revision.asks) as AskRow[]
+    const rows = statementsOf(db).changedSince.all(seen.asks, revision.asks) as AskRow[]
     seen.asks = revision.asks
     let corrupt = false
     for (const row of rows) {

@@ -16,13 +16,15 @@ export function statementsOf(db: BetterSqlite3.Database): Statements {
   return statements
 }
 
+const rows = (statement: BetterSqlite3.Statement): BetterSqlite3.Statement => statement.raw(true)
+
 function prepare(db: BetterSqlite3.Database) {
   return {
     revision: db.prepare('SELECT asks, leases FROM revision WHERE id = 1'),
     setAsksRevision: db.prepare('UPDATE revision SET asks = ? WHERE id = 1'),
     setLeasesRevision: db.prepare('UPDATE revision SET leases = ? WHERE id = 1'),
-    byId: db.prepare(`SELECT ${ASK_COLUMNS} FROM asks WHERE ask_id = ?`),
-    byKey: db.prepare(`SELECT ${ASK_COLUMNS} FROM asks WHERE ask_key = ?`),
+    byId: rows(db.prepare(`SELECT ${ASK_COLUMNS} FROM asks WHERE ask_id = ?`)),
+    byKey: rows(db.prepare(`SELECT ${ASK_COLUMNS} FROM asks WHERE ask_key = ?`)),
     giveKeyUp: db.prepare('UPDATE asks SET ask_key = NULL WHERE ask_id = ?'),
     insert: db.prepare(
       `INSERT INTO asks (ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline,
@@ -34,24 +36,35 @@ function prepare(db: BetterSqlite3.Database) {
       `UPDATE asks SET state = 'settled', outcome = @outcome, settled_at = @settledAt, revision = @revision
        WHERE ask_id = @askId AND state = 'pending'`,
     ),
-    pending: db.prepare(
-      `SELECT ${ASK_COLUMNS} FROM asks WHERE state = 'pending' ORDER BY started_at, ask_id`,
+    pending: rows(
+      db.prepare(
+        `SELECT ${ASK_COLUMNS} FROM asks WHERE state = 'pending' ORDER BY started_at, ask_id`,
+      ),
+    ),
+    changedSince: rows(
+      db.prepare(
+        `SELECT ${ASK_COLUMNS} FROM asks WHERE revision > ? AND revision <= ? ORDER BY revision`,
+      ),
     ),
     // One write for every overdue ask; the outcome is built here so that no
     // row makes a round trip through JavaScript (timeoutOutcome, in SQL).
-    expire: db.prepare(
-      `UPDATE asks SET state = 'settled', settled_at = @now, revision = @revision,
+    expire: rows(
+      db.prepare(
+        `UPDATE asks SET state = 'settled', settled_at = @now, revision = @revision,
          outcome = json_object('status', 'rejected', 'error', json_object(
            'code', 'ASK_TIMEOUT', 'message', @message,
            'details', json_object('deadline', deadline, 'startedAt', started_at)))
        WHERE state = 'pending' AND deadline <= @now
        RETURNING ${ASK_COLUMNS}`,
+      ),
     ),
-    endOrphans: db.prepare(
-      `UPDATE asks SET state = 'settled', settled_at = @now, revision = @revision, outcome = @outcome
+    endOrphans: rows(
+      db.prepare(
+        `UPDATE asks SET state = 'settled', settled_at = @now, revision = @revision, outcome = @outcome
        WHERE state = 'pending' AND ask_key IS NULL
          AND owner_seam_id NOT IN (SELECT seam_id FROM leases WHERE expires_at > @now)
        RETURNING ${ASK_COLUMNS}`,
+      ),
     ),
     lease: db.prepare('SELECT provider_active FROM leases WHERE seam_id = ?'),
     upsertLease: db.prepare(
