@@ -27,7 +27,7 @@ import { median, table } from './measure.js'
 const ASKS = Number(process.env.BENCH_SQLITE_ASKS ?? 200)
 const ROUNDS = 5
 const OVERDUE = 10_000
-const EXPIRY_ROUNDS = 3
+const EXPIRY_ROUNDS = 5
 
 const dir = mkdtempSync(join(tmpdir(), 'askseam-sqlite-bench-'))
 let sequence = 0

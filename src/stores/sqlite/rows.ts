@@ -18,7 +18,7 @@ export interface LeaseRow {
 
 /** The columns `SELECT`s and `RETURNING`s name, in one place: {@link AskRow} is in this order. */
 export const ASK_COLUMNS =
-  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, outcome, settled_at, revision, schema_version'
+  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, outcome, settled_at, schema_version'
 
 const absent = (value: unknown): unknown => (value === null ? undefined : value)
 
@@ -47,7 +47,7 @@ export function decodeAsk(row: AskRow): AskRecord {
     outcome,
     settledAt,
   ] = row
-  const schemaVersion = row[11]
+  const schemaVersion = row[10]
   if (schemaVersion !== STORE_SCHEMA_VERSION) {
     throw new CorruptRowError(
       `ask ${String(askId)}: schema version ${String(schemaVersion)} is not ${STORE_SCHEMA_VERSION}`,
