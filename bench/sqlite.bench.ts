@@ -70,24 +70,40 @@ const insertSql = `INSERT INTO asks (ask_id, ask_key, questions, agent_id, owner
   deadline, state, outcome, settled_at, revision, schema_version)
   VALUES (?, ?, ?, NULL, ?, ?, ?, 'pending', NULL, NULL, 1, ${STORE_SCHEMA_VERSION})`
 
-async function storeRoundTrips(store: AskStore): Promise<number> {
-  const started = performance.now()
+/** Wall-clock and this process's CPU time: the second shrugs off a noisy neighbour. */
+interface Sample {
+  wall: number
+  cpu: number
+}
+const cpuMs = (): number => {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1000
+}
+const clock = (): (() => Sample) => {
+  const wall = performance.now()
+  const cpu = cpuMs()
+  return () => ({ wall: performance.now() - wall, cpu: cpuMs() - cpu })
+}
+const perAsk = (sample: Sample): Sample => ({ wall: sample.wall / ASKS, cpu: sample.cpu / ASKS })
+
+async function storeRoundTrips(store: AskStore): Promise<Sample> {
+  const stop = clock()
   for (let i = 0; i < ASKS; i += 1) {
     const ask = newAsk()
     await store.admit(ask)
     await store.settle(ask.askId, outcome, Date.now())
     await store.get(ask.askId)
   }
-  return (performance.now() - started) / ASKS
+  return perAsk(stop())
 }
 
-function rawRoundTrips(db: Database.Database): number {
+function rawRoundTrips(db: Database.Database): Sample {
   const insert = db.prepare(insertSql)
   const settle = db.prepare(
     `UPDATE asks SET state = 'settled', outcome = ?, settled_at = ? WHERE ask_id = ? AND state = 'pending'`,
   )
   const get = db.prepare('SELECT * FROM asks WHERE ask_id = ?')
-  const started = performance.now()
+  const stop = clock()
   for (let i = 0; i < ASKS; i += 1) {
     const ask = newAsk()
     insert.run(
@@ -101,7 +117,7 @@ function rawRoundTrips(db: Database.Database): number {
     settle.run(JSON.stringify(outcome), Date.now(), ask.askId)
     get.get(ask.askId)
   }
-  return (performance.now() - started) / ASKS
+  return perAsk(stop())
 }
 
 function fillOverdue(db: Database.Database): void {
@@ -117,8 +133,8 @@ function fillOverdue(db: Database.Database): void {
 async function main(): Promise<void> {
   const store = createSqliteStore({ path: join(dir, 'store.db') })
   const raw = await rawFile('raw.db')
-  const storeMs: number[] = []
-  const rawMs: number[] = []
+  const storeMs: Sample[] = []
+  const rawMs: Sample[] = []
   await storeRoundTrips(store)
   rawRoundTrips(raw)
   for (let round = 0; round < ROUNDS; round += 1) {
@@ -126,8 +142,8 @@ async function main(): Promise<void> {
     rawMs.push(rawRoundTrips(raw))
   }
 
-  const expiryStore: number[] = []
-  const expiryRaw: number[] = []
+  const expiryStore: Sample[] = []
+  const expiryRaw: Sample[] = []
   const storeFile = await rawFile('expiry-store.db')
   const expiring = createSqliteStore({ path: join(dir, 'expiry-store.db') })
   const rawExpiry = await rawFile('expiry-raw.db')
@@ -147,39 +163,45 @@ async function main(): Promise<void> {
   })
   for (let round = 0; round < EXPIRY_ROUNDS; round += 1) {
     fillOverdue(storeFile)
-    let started = performance.now()
+    let stop = clock()
     const ended = await expiring.expireOverdue(20)
-    expiryStore.push(performance.now() - started)
+    expiryStore.push(stop())
     if (ended.length !== OVERDUE) throw new Error(`expireOverdue ended ${ended.length} asks`)
     fillOverdue(rawFiller)
-    started = performance.now()
+    stop = clock()
     const { changes } = rawUpdate.run(20, timeout, 20)
-    expiryRaw.push(performance.now() - started)
+    expiryRaw.push(stop())
     if (changes !== OVERDUE) throw new Error(`the raw UPDATE changed ${changes} rows`)
   }
 
-  const roundTrip = median(storeMs) / median(rawMs)
-  const expiry = median(expiryStore) / median(expiryRaw)
+  const wall = (samples: Sample[]) => median(samples.map((sample) => sample.wall))
+  const cpu = (samples: Sample[]) => median(samples.map((sample) => sample.cpu))
   const ms = (value: number) => `${value.toFixed(2)} ms`
+  const row = (operation: string, store: Sample[], raw: Sample[], goal: number): string[] => {
+    const ratio = wall(store) / wall(raw)
+    return [
+      operation,
+      ms(wall(store)),
+      ms(wall(raw)),
+      `${ratio.toFixed(2)}×`,
+      `${(cpu(store) / cpu(raw)).toFixed(2)}×`,
+      `≤ ${goal}× ${ratio <= goal ? 'met' : 'NOT met'}`,
+    ]
+  }
   console.log('## SQLite store\n')
   console.log(
     table(
-      ['operation', 'store (median)', 'raw better-sqlite3 (median)', 'ratio', 'goal'],
       [
-        [
-          'ask round trip: admit + settle + get',
-          ms(median(storeMs)),
-          ms(median(rawMs)),
-          `${roundTrip.toFixed(2)}×`,
-          `≤ 1.5× ${roundTrip <= 1.5 ? 'met' : 'NOT met'}`,
-        ],
-        [
-          `end ${OVERDUE.toLocaleString('en')} overdue asks`,
-          ms(median(expiryStore)),
-          ms(median(expiryRaw)),
-          `${expiry.toFixed(2)}×`,
-          `≤ 5× ${expiry <= 5 ? 'met' : 'NOT met'}`,
-        ],
+        'operation',
+        'store (median)',
+        'raw better-sqlite3 (median)',
+        'ratio',
+        'CPU-time ratio',
+        'goal',
+      ],
+      [
+        row('ask round trip: admit + settle + get', storeMs, rawMs, 1.5),
+        row(`end ${OVERDUE.toLocaleString('en')} overdue asks`, expiryStore, expiryRaw, 5),
       ],
     ),
   )
