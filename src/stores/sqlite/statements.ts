@@ -6,6 +6,8 @@ import { ASK_COLUMNS } from './rows.js'
  * (arrays in {@link ASK_COLUMNS} order): no object per row to build in C++.
  */
 const SQL = {
+  // Bumped on this connection when another one commits: the change feed's tick.
+  dataVersion: 'PRAGMA data_version',
   revision: 'SELECT asks, leases FROM revision WHERE id = 1',
   setAsksRevision: 'UPDATE revision SET asks = ? WHERE id = 1',
   setLeasesRevision: 'UPDATE revision SET leases = ? WHERE id = 1',
