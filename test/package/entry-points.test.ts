@@ -60,6 +60,7 @@ const allowed: Record<string, string[]> = {
   './mcp': ['xstate', '@modelcontextprotocol/sdk'],
   './tool': ['xstate', 'zod'],
   './sqlite': ['xstate', 'better-sqlite3'],
+  './postgres': ['xstate', 'pg'],
 }
 
 // A package an entry point loads is a dependency, or an optional peer.
