@@ -99,7 +99,7 @@ async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void
     )
     process.on('SIGINT', interrupted)
     try {
-      await runDemo({ seam, askTool: askToolFor(seam), write, style, pause })
+      await runDemo({ seam, askTool: askToolFor(seam), write, style, pause, answerAt: console.url })
     } finally {
       process.off('SIGINT', interrupted)
       await console.close()
