@@ -80,6 +80,10 @@ if (config.provider !== undefined) {
       else if (presented === config.expect) {
         say({ event: 'count', presented, ms: Date.now() - started })
       }
+      void request.settlement?.then((settlement) => {
+        const error = 'error' in settlement ? errorData(settlement.error) : {}
+        say({ event: 'settlement', askId: request.askId, status: settlement.status, ...error })
+      })
       request.signal.addEventListener('abort', () => {
         say({ event: 'aborted', askId: request.askId, ...errorData(request.signal.reason) })
       })

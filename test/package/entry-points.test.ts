@@ -58,6 +58,8 @@ const allowed: Record<string, string[]> = {
   './web': ['xstate', 'ws'],
   './mcp': ['xstate', '@modelcontextprotocol/sdk'],
   './tool': ['xstate', 'zod'],
+  './sqlite': ['xstate', 'better-sqlite3'],
+  './postgres': ['xstate', 'pg'],
 }
 
 describe('entry points', () => {
