@@ -22,6 +22,8 @@ export const entryPoints: readonly EntryPoint[] = [
   { entry: 'askseam/web', peers: ['ws'] },
   { entry: 'askseam/mcp', peers: ['@modelcontextprotocol/sdk'] },
   { entry: 'askseam/tool', peers: ['zod'] },
+  { entry: 'askseam/sqlite', peers: ['better-sqlite3'] },
+  { entry: 'askseam/postgres', peers: ['pg'] },
 ]
 
 /** `askseam/web` → `./web`, the key of the `exports` map. */

@@ -2,7 +2,8 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { CorruptRowError } from '../../protocol/index.js'
 import type { StoreChange } from '../../protocol/index.js'
 import type { Connection } from './connection.js'
-import { ASK_COLUMNS, decodeAsk } from './rows.js'
+import { decodeAsk } from './rows.js'
+import { statementsOf } from './statements.js'
 import type { AskRow } from './rows.js'
 
 /** The change feed behind `watch`. */
@@ -47,6 +48,7 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
   // Undefined until the first successful read: what happened before that is unknown.
   let seen: Seen | undefined
   let polling = false
+  let closed = false
 
   const emit = (change: StoreChange): void => {
     for (const listener of [...listeners]) {
@@ -62,38 +64,43 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
   }
 
   const readRevision = (db: BetterSqlite3.Database): Revision =>
-    db.prepare('SELECT asks, leases FROM revision WHERE id = 1').get() as Revision
+    statementsOf(db).revision.get() as Revision
+
+  const dataVersionOf = (db: BetterSqlite3.Database): number =>
+    (statementsOf(db).dataVersion.get() as { data_version: number }).data_version
 
   const baseline = (db: BetterSqlite3.Database): Seen => ({
     generation: connection.generation(),
-    dataVersion: db.pragma('data_version', { simple: true }) as number,
+    dataVersion: dataVersionOf(db),
     ...readRevision(db),
   })
 
   const poll = (db: BetterSqlite3.Database): StoreChange[] => {
     if (seen === undefined || seen.generation !== connection.generation()) {
       // First read, or a reopened file: anything may have happened since.
-      seen = baseline(db)
+      seen = db.transaction(() => baseline(db)).deferred()
       return [{ type: 'resync' }]
     }
-    const dataVersion = db.pragma('data_version', { simple: true }) as number
+    // The whole cost of a tick while nothing changed: no transaction, no row read.
+    const dataVersion = dataVersionOf(db)
     if (dataVersion === seen.dataVersion) return []
     seen.dataVersion = dataVersion
+    const last = seen
+    return db.transaction(() => changesSince(db, last)).deferred()
+  }
+
+  const changesSince = (db: BetterSqlite3.Database, last: Seen): StoreChange[] => {
     const changes: StoreChange[] = []
     const revision = readRevision(db)
-    if (revision.leases !== seen.leases) changes.push({ type: 'leases.changed' })
-    seen.leases = revision.leases
-    if (revision.asks < seen.asks) {
-      seen.asks = revision.asks
+    if (revision.leases !== last.leases) changes.push({ type: 'leases.changed' })
+    last.leases = revision.leases
+    if (revision.asks < last.asks) {
+      last.asks = revision.asks
       return [{ type: 'resync' }]
     }
-    if (revision.asks === seen.asks) return changes
-    const rows = db
-      .prepare(
-        `SELECT ${ASK_COLUMNS} FROM asks WHERE revision > ? AND revision <= ? ORDER BY revision`,
-      )
-      .all(seen.asks, revision.asks) as AskRow[]
-    seen.asks = revision.asks
+    if (revision.asks === last.asks) return changes
+    const rows = statementsOf(db).changedSince.all(last.asks, revision.asks) as AskRow[]
+    last.asks = revision.asks
     let corrupt = false
     for (const row of rows) {
       try {
@@ -117,9 +124,7 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
     if (polling) return
     polling = true
     try {
-      const changes = await connection.attempt('watch', (db) =>
-        db.transaction(() => poll(db)).deferred(),
-      )
+      const changes = await connection.attempt('watch', poll)
       for (const change of changes) emit(change)
     } catch {
       // Unreadable for now (locked, deleted, not yet openable): resync once it reads again.
@@ -136,6 +141,7 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
 
   return {
     watch(listener) {
+      if (closed) return () => undefined
       const own = (change: StoreChange): void => listener(change)
       listeners.add(own)
       if (timer === undefined) {
@@ -169,6 +175,7 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
       queueMicrotask(() => emit(change))
     },
     close() {
+      closed = true
       stop()
       listeners.clear()
     },

@@ -1,21 +1,12 @@
 import { CorruptRowError, STORE_SCHEMA_VERSION, parseAskRecord } from '../../protocol/index.js'
 import type { AskRecord, NewAskRecord, SeamLease } from '../../protocol/index.js'
 
-/** An `asks` row as SQLite hands it back: typed loosely, since anyone may write the file. */
-export interface AskRow {
-  ask_id: unknown
-  ask_key: unknown
-  questions: unknown
-  agent_id: unknown
-  owner_seam_id: unknown
-  started_at: unknown
-  deadline: unknown
-  state: unknown
-  outcome: unknown
-  settled_at: unknown
-  revision: unknown
-  schema_version: unknown
-}
+/**
+ * An `asks` row as SQLite hands it back, in {@link ASK_COLUMNS} order (raw
+ * mode: no object per row to build in C++), and typed loosely, since anyone
+ * may write the file.
+ */
+export type AskRow = readonly unknown[]
 
 /** A `leases` row as SQLite hands it back. */
 export interface LeaseRow {
@@ -25,9 +16,9 @@ export interface LeaseRow {
   schema_version: unknown
 }
 
-/** The columns `SELECT`s and `RETURNING`s name, in one place. */
+/** The columns `SELECT`s and `RETURNING`s name, in one place: {@link AskRow} is in this order. */
 export const ASK_COLUMNS =
-  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, outcome, settled_at, revision, schema_version'
+  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, outcome, settled_at, schema_version'
 
 const absent = (value: unknown): unknown => (value === null ? undefined : value)
 
@@ -44,22 +35,35 @@ function parseJson(text: unknown, column: string, askId: unknown): unknown {
 
 /** Decodes one `asks` row; throws {@link CorruptRowError} for anything but a well-formed ask. */
 export function decodeAsk(row: AskRow): AskRecord {
-  if (row.schema_version !== STORE_SCHEMA_VERSION) {
+  const [
+    askId,
+    key,
+    questions,
+    agentId,
+    ownerSeamId,
+    startedAt,
+    deadline,
+    state,
+    outcome,
+    settledAt,
+  ] = row
+  const schemaVersion = row[10]
+  if (schemaVersion !== STORE_SCHEMA_VERSION) {
     throw new CorruptRowError(
-      `ask ${String(row.ask_id)}: schema version ${String(row.schema_version)} is not ${STORE_SCHEMA_VERSION}`,
+      `ask ${String(askId)}: schema version ${String(schemaVersion)} is not ${STORE_SCHEMA_VERSION}`,
     )
   }
   return parseAskRecord({
-    askId: row.ask_id,
-    key: absent(row.ask_key),
-    questions: parseJson(row.questions, 'questions', row.ask_id),
-    agentId: absent(row.agent_id),
-    ownerSeamId: row.owner_seam_id,
-    startedAt: row.started_at,
-    deadline: absent(row.deadline),
-    state: row.state,
-    outcome: parseJson(row.outcome, 'outcome', row.ask_id),
-    settledAt: absent(row.settled_at),
+    askId,
+    key: absent(key),
+    questions: parseJson(questions, 'questions', askId),
+    agentId: absent(agentId),
+    ownerSeamId,
+    startedAt,
+    deadline: absent(deadline),
+    state,
+    outcome: parseJson(outcome, 'outcome', askId),
+    settledAt: absent(settledAt),
   })
 }
 

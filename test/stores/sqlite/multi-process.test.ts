@@ -3,74 +3,27 @@
  * ask (exactly one winner), and children killed with SIGKILL mid-write
  * leaving the file consistent.
  */
-import { spawn } from 'node:child_process'
-import type { ChildProcess } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AskStore } from '../../../src/protocol/index.js'
 import { createSqliteStore } from '../../../src/stores/sqlite/index.js'
 import { answered, newAsk } from '../store-contract.js'
+import { startChild } from './processes.js'
+import type { Child } from './processes.js'
 import { tempDirectory } from './temp-file.js'
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url))
-
-interface Child {
-  process: ChildProcess
-  lines: string[]
-  next(predicate?: (line: string) => boolean): Promise<string>
-  exited: Promise<number | null>
-}
 
 const cleanups: Array<() => void | Promise<void>> = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-function start(path: string, mode: string, arg?: string): Child {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', CHILD, path, mode, ...(arg ? [arg] : [])],
-    {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    },
+const start = (path: string, mode: string, arg?: string): Child =>
+  startChild(CHILD, [path, mode, ...(arg === undefined ? [] : [arg])], (kill) =>
+    cleanups.push(kill),
   )
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
-  )
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-    await exited
-  })
-  const lines: string[] = []
-  const waiting: Array<{ predicate: (line: string) => boolean; resolve: (line: string) => void }> =
-    []
-  let read = 0
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    lines.push(line)
-    for (const waiter of [...waiting]) {
-      if (waiter.predicate(line)) {
-        waiting.splice(waiting.indexOf(waiter), 1)
-        waiter.resolve(line)
-      }
-    }
-  })
-  return {
-    process: child,
-    lines,
-    exited,
-    next(predicate = () => true) {
-      const found = lines.slice(read).find(predicate)
-      read = lines.length
-      if (found !== undefined) return Promise.resolve(found)
-      return new Promise((resolve, reject) => {
-        waiting.push({ predicate, resolve })
-        void exited.then(() => reject(new Error(`child exited before printing (${mode})`)))
-      })
-    },
-  }
-}
 
 function storeOn(path: string): AskStore {
   const store = createSqliteStore({ path })
@@ -80,7 +33,7 @@ function storeOn(path: string): AskStore {
 
 async function race(children: Child[]): Promise<unknown[]> {
   await Promise.all(children.map((c) => c.next((line) => line === 'ready')))
-  for (const child of children) child.process.stdin!.write('go\n')
+  for (const child of children) child.send('go')
   return Promise.all(children.map(async (c) => JSON.parse(await c.next((l) => l.startsWith('{')))))
 }
 

@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { createInterface } from 'node:readline'
+
+/** A child process running a TypeScript script, read line by line. */
+export interface Child {
+  process: ChildProcess
+  /** Every line it printed so far. */
+  lines: string[]
+  /** The next line (after those already returned) that matches. */
+  next(predicate?: (line: string) => boolean): Promise<string>
+  /** Writes one line to its stdin. */
+  send(line: string): void
+  kill(): Promise<void>
+  exited: Promise<number | null>
+}
+
+/** Starts `node --import tsx script ...args`; `track` gets a cleanup that kills it. */
+export function startChild(
+  script: string,
+  args: string[],
+  track: (cleanup: () => Promise<void>) => void,
+): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  )
+  const kill = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    await exited
+  }
+  track(kill)
+  const lines: string[] = []
+  const waiting: Array<{ predicate: (line: string) => boolean; resolve: (line: string) => void }> =
+    []
+  let read = 0
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+    lines.push(line)
+    for (const waiter of [...waiting]) {
+      if (waiter.predicate(line)) {
+        waiting.splice(waiting.indexOf(waiter), 1)
+        read = lines.length
+        waiter.resolve(line)
+      }
+    }
+  })
+  return {
+    process: child,
+    lines,
+    exited,
+    kill,
+    send: (line) => child.stdin?.write(`${line}\n`),
+    next(predicate = () => true) {
+      const index = lines.findIndex((line, i) => i >= read && predicate(line))
+      if (index >= 0) {
+        read = index + 1
+        return Promise.resolve(lines[index] as string)
+      }
+      return new Promise((resolve, reject) => {
+        waiting.push({ predicate, resolve })
+        void exited.then(() =>
+          reject(new Error(`${script} exited before printing what was awaited`)),
+        )
+      })
+    },
+  }
+}
