@@ -9,7 +9,7 @@ import type { AskTool } from './demo.js'
 const HELP = `askseam: an AI agent stops halfway through a task to ask a human.
 
 Usage:
-  askseam [demo] [--timeout SECONDS] [--web]
+  askseam [demo] [--timeout SECONDS] [--web] [--framework ai-sdk]
   askseam mcp
   askseam --help
 
@@ -24,6 +24,8 @@ Options:
   --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
   --web               answer in the browser: starts the web console on
                       127.0.0.1 and prints its URL instead of asking here
+  --framework NAME    run each ask inside a framework's real agent loop with
+                      a scripted model: ai-sdk (needs the ai package)
   -h, --help          show this help
 
 From a source checkout: npm start, npm start -- --timeout 30, npm start -- --web
@@ -40,6 +42,7 @@ function parse(argv: readonly string[]) {
       options: {
         timeout: { type: 'string' },
         web: { type: 'boolean', default: false },
+        framework: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -75,14 +78,40 @@ function askToolFor(seam: UserQuestions): AskTool {
     tool.execute(toToolArguments(questions), signal === undefined ? {} : { signal })
 }
 
+/** The demo's tool call: plain, or inside a framework's agent loop (loaded only when asked for). */
+async function askToolOf(
+  seam: UserQuestions,
+  framework: string | undefined,
+  note: (text: string) => void,
+): Promise<AskTool> {
+  if (framework === undefined) return askToolFor(seam)
+  const { frameworkAskTool, frameworkNote, isDemoFramework, demoFrameworks } =
+    await import('./framework-demo.js')
+  if (!isDemoFramework(framework)) {
+    throw new UsageError(
+      `--framework takes ${demoFrameworks.join(', ')}, not "${framework}" (see askseam --help)`,
+    )
+  }
+  const askTool = await frameworkAskTool(framework, seam)
+  note(frameworkNote[framework])
+  return askTool
+}
+
 const pause = (milliseconds: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, milliseconds))
 
-async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void> {
+async function demo(options: {
+  timeoutMs?: number
+  web: boolean
+  framework?: string
+}): Promise<void> {
   const style = createStyle(supportsColor(process.stdout))
   const write = (text: string) => void process.stdout.write(text)
   const seam = createUserQuestions(
     options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
+  )
+  const askTool = await askToolOf(seam, options.framework, (note) =>
+    write(`\n ${style.dim(note)}\n`),
   )
   // Ctrl-C inside a terminal question dismisses the batch; anywhere else it stops the demo.
   let stopWebConsole: () => Promise<void> = async () => undefined
@@ -99,7 +128,7 @@ async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void
     )
     process.on('SIGINT', interrupted)
     try {
-      await runDemo({ seam, askTool: askToolFor(seam), write, style, pause })
+      await runDemo({ seam, askTool, write, style, pause })
     } finally {
       process.off('SIGINT', interrupted)
       await console.close()
@@ -116,7 +145,7 @@ async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void
   const unregister = seam.registerProvider(terminal)
   process.on('SIGINT', interrupted)
   try {
-    await runDemo({ seam, askTool: askToolFor(seam), write, style, pause })
+    await runDemo({ seam, askTool, write, style, pause })
   } finally {
     process.off('SIGINT', interrupted)
     unregister()
@@ -138,7 +167,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       throw new UsageError(`unexpected argument "${rest[0]}" (see askseam --help)`)
     if (command === 'demo') {
       const timeoutMs = timeoutOf(values.timeout)
-      await demo({ web: values.web, ...(timeoutMs === undefined ? {} : { timeoutMs }) })
+      await demo({
+        web: values.web,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(values.framework === undefined ? {} : { framework: values.framework }),
+      })
       return 0
     }
     if (command === 'mcp') {

@@ -13,6 +13,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   exports: Record<string, string | { import: string; types: string }>
   dependencies: Record<string, string>
+  peerDependencies?: Record<string, string>
 }
 
 const importPattern =
@@ -57,6 +58,9 @@ const allowed: Record<string, string[]> = {
   './web': ['xstate', 'ws'],
   './mcp': ['xstate', '@modelcontextprotocol/sdk'],
   './tool': ['xstate', 'zod'],
+  './ai-sdk': ['xstate', 'zod', 'ai'],
+  './openai-agents': ['xstate', 'zod', '@openai/agents'],
+  './langgraph': ['xstate', 'zod', '@langchain/core'],
 }
 
 describe('entry points', () => {
@@ -74,6 +78,7 @@ describe('entry points', () => {
     const target = packageJson.exports[key] as { import: string }
     const reached = packagesReachedFrom(sourceOf(target.import))
     expect([...reached].sort()).toEqual([...packages].sort())
-    for (const name of reached) expect(Object.keys(packageJson.dependencies)).toContain(name)
+    const declared = { ...packageJson.dependencies, ...packageJson.peerDependencies }
+    for (const name of reached) expect(Object.keys(declared)).toContain(name)
   })
 })
