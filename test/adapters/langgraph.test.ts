@@ -14,7 +14,12 @@ type Turn = AIMessage
 function calls(...list: Array<{ id: string; input: Record<string, unknown> }>): Turn {
   return new AIMessage({
     content: '',
-    tool_calls: list.map(({ id, input }) => ({ id, name: 'ask_user_question', args: input, type: 'tool_call' as const })),
+    tool_calls: list.map(({ id, input }) => ({
+      id,
+      name: 'ask_user_question',
+      args: input,
+      type: 'tool_call' as const,
+    })),
   })
 }
 
@@ -91,7 +96,10 @@ describe('askseam/langgraph in a StateGraph with a ToolNode', () => {
     const twice = { id: 'db', question: 'Which?' }
     const { graph, seen } = scriptedGraph(seam, [
       calls({ id: 'call-1', input: { questions: [twice, twice] } }),
-      calls({ id: 'call-2', input: { questions: [{ id: 'db', question: 'Which?', multiSelect: true }] } }),
+      calls({
+        id: 'call-2',
+        input: { questions: [{ id: 'db', question: 'Which?', multiSelect: true }] },
+      }),
       finalMessage(),
     ])
     const state = await graph.invoke(start)
@@ -133,7 +141,8 @@ describe('askseam/langgraph in a StateGraph with a ToolNode', () => {
     ])
     const run = graph.invoke(start)
     const both = [await provider.call(0), await provider.call(1)]
-    const byId = (id: string) => both.find((call) => call.request.questions[0]?.id === id) as ProviderCall
+    const byId = (id: string) =>
+      both.find((call) => call.request.questions[0]?.id === id) as ProviderCall
     byId('name').resolve({ answers: [{ id: 'name', selected: [], custom: 'atlas' }] })
     byId('db').resolve({ answers: [{ id: 'db', selected: ['Postgres (Recommended)'] }] })
     await run
