@@ -58,6 +58,7 @@ const allowed: Record<string, string[]> = {
   './web': ['xstate', 'ws'],
   './mcp': ['xstate', '@modelcontextprotocol/sdk'],
   './tool': ['xstate', 'zod'],
+  './sqlite': ['xstate', 'better-sqlite3'],
   './ai-sdk': ['xstate', 'zod', 'ai'],
   './openai-agents': ['xstate', 'zod', '@openai/agents'],
   './langgraph': ['xstate', 'zod', '@langchain/core'],

@@ -1,0 +1,176 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import { CorruptRowError } from '../../protocol/index.js'
+import type { StoreChange } from '../../protocol/index.js'
+import type { Connection } from './connection.js'
+import { ASK_COLUMNS, decodeAsk } from './rows.js'
+import type { AskRow } from './rows.js'
+
+/** The change feed behind `watch`. */
+export interface ChangeFeed {
+  watch(listener: (change: StoreChange) => void): () => void
+  /**
+   * Tells this process's watchers of its own write, which `data_version`
+   * does not report to the connection that made it. `revision` is the
+   * counter value the write set, so the poll need not read it back.
+   */
+  local(change: StoreChange, revision: { asks?: number | undefined; leases?: number }): void
+  close(): void
+}
+
+/** What the poll reports besides changes. */
+export interface ChangeFeedOptions {
+  intervalMs: number
+  onCorruptRow: (error: CorruptRowError) => void
+}
+
+interface Seen {
+  generation: number
+  dataVersion: number
+  asks: number
+  leases: number
+}
+
+interface Revision {
+  asks: number
+  leases: number
+}
+
+/**
+ * Cross-process change detection by polling, which costs one
+ * `PRAGMA data_version` per tick while nothing changed: SQLite bumps it on
+ * this connection whenever another connection commits. Only then are the
+ * rows above the last revision seen read. Polls only while someone watches.
+ */
+export function createChangeFeed(connection: Connection, options: ChangeFeedOptions): ChangeFeed {
+  const listeners = new Set<(change: StoreChange) => void>()
+  let timer: ReturnType<typeof setInterval> | undefined
+  // Undefined until the first successful read: what happened before that is unknown.
+  let seen: Seen | undefined
+  let polling = false
+
+  const emit = (change: StoreChange): void => {
+    for (const listener of [...listeners]) {
+      try {
+        listener(change)
+      } catch (error: unknown) {
+        // A listener's fault is its own: surface it without stopping the feed.
+        queueMicrotask(() => {
+          throw error
+        })
+      }
+    }
+  }
+
+  const readRevision = (db: BetterSqlite3.Database): Revision =>
+    db.prepare('SELECT asks, leases FROM revision WHERE id = 1').get() as Revision
+
+  const baseline = (db: BetterSqlite3.Database): Seen => ({
+    generation: connection.generation(),
+    dataVersion: db.pragma('data_version', { simple: true }) as number,
+    ...readRevision(db),
+  })
+
+  const poll = (db: BetterSqlite3.Database): StoreChange[] => {
+    if (seen === undefined || seen.generation !== connection.generation()) {
+      // First read, or a reopened file: anything may have happened since.
+      seen = baseline(db)
+      return [{ type: 'resync' }]
+    }
+    const dataVersion = db.pragma('data_version', { simple: true }) as number
+    if (dataVersion === seen.dataVersion) return []
+    seen.dataVersion = dataVersion
+    const changes: StoreChange[] = []
+    const revision = readRevision(db)
+    if (revision.leases !== seen.leases) changes.push({ type: 'leases.changed' })
+    seen.leases = revision.leases
+    if (revision.asks < seen.asks) {
+      seen.asks = revision.asks
+      return [{ type: 'resync' }]
+    }
+    if (revision.asks === seen.asks) return changes
+    const rows = db
+      .prepare(
+        `SELECT ${ASK_COLUMNS} FROM asks WHERE revision > ? AND revision <= ? ORDER BY revision`,
+      )
+      .all(seen.asks, revision.asks) as AskRow[]
+    seen.asks = revision.asks
+    let corrupt = false
+    for (const row of rows) {
+      try {
+        const record = decodeAsk(row)
+        changes.push({
+          type: record.state === 'pending' ? 'ask.admitted' : 'ask.settled',
+          record,
+        })
+      } catch (error: unknown) {
+        if (!(error instanceof CorruptRowError)) throw error
+        options.onCorruptRow(error)
+        corrupt = true
+      }
+    }
+    // A watcher waiting on the corrupt ask learns it by rereading (and failing).
+    if (corrupt) changes.push({ type: 'resync' })
+    return changes
+  }
+
+  const tick = async (): Promise<void> => {
+    if (polling) return
+    polling = true
+    try {
+      const changes = await connection.attempt('watch', (db) =>
+        db.transaction(() => poll(db)).deferred(),
+      )
+      for (const change of changes) emit(change)
+    } catch {
+      // Unreadable for now (locked, deleted, not yet openable): resync once it reads again.
+      seen = undefined
+    } finally {
+      polling = false
+    }
+  }
+
+  const stop = (): void => {
+    if (timer !== undefined) clearInterval(timer)
+    timer = undefined
+  }
+
+  return {
+    watch(listener) {
+      const own = (change: StoreChange): void => listener(change)
+      listeners.add(own)
+      if (timer === undefined) {
+        seen = undefined
+        const db = connection.current()
+        if (db !== undefined) {
+          try {
+            seen = db.transaction(() => baseline(db)).deferred()
+          } catch {
+            seen = undefined
+          }
+        }
+        timer = setInterval(() => void tick(), options.intervalMs)
+        timer.unref()
+        // Not open yet: the first read sets the baseline and, since a change
+        // may have landed before it, says resync.
+        if (seen === undefined) void tick()
+      }
+      return () => {
+        listeners.delete(own)
+        if (listeners.size === 0) stop()
+      }
+    },
+    local(change, revision) {
+      if (seen !== undefined) {
+        // Nobody else wrote in between: the poll has nothing of this write to read.
+        if (revision.asks !== undefined && revision.asks === seen.asks + 1) seen.asks += 1
+        if (revision.leases !== undefined && revision.leases === seen.leases + 1) seen.leases += 1
+      }
+      if (listeners.size === 0) return
+      queueMicrotask(() => emit(change))
+    },
+    close() {
+      stop()
+      listeners.clear()
+    },
+  }
+}

@@ -1,0 +1,165 @@
+import { statSync } from 'node:fs'
+import type BetterSqlite3 from 'better-sqlite3'
+import { CorruptRowError, importPeer } from '../../protocol/index.js'
+import { migrate } from './schema.js'
+
+/** What {@link createConnection} needs. */
+export interface ConnectionOptions {
+  path: string
+  /** How long a call keeps retrying a file another writer holds locked. */
+  busyTimeoutMs: number
+}
+
+/** One lazily opened better-sqlite3 connection, reopened when the file goes away. */
+export interface Connection {
+  /**
+   * Runs `work` (synchronous, as better-sqlite3 is) on the open connection,
+   * opening it first if needed; while the file is locked by another writer it
+   * retries, yielding the event loop between tries, until `busyTimeoutMs`.
+   */
+  run<T>(what: string, work: (db: BetterSqlite3.Database) => T): Promise<T>
+  /** One try of {@link Connection.run}, no retry: for the change feed's poll. */
+  attempt<T>(what: string, work: (db: BetterSqlite3.Database) => T): Promise<T>
+  /** The open connection, if there is one (no check that its file is still there). */
+  current(): BetterSqlite3.Database | undefined
+  /** Counts (re)opens, so the change feed can tell it may have missed changes. */
+  generation(): number
+  close(): void
+}
+
+/**
+ * better-sqlite3 waits for a lock by sleeping the thread, which would freeze
+ * the event loop (and every other ask) for the whole busy timeout. It waits
+ * only this long; the rest of the wait is asynchronous.
+ */
+const THREAD_BUSY_WAIT_MS = 5
+const MAX_PAUSE_MS = 50
+
+/** SQLite results after which the connection is dropped and the next call opens the path again. */
+const REOPEN_CODES = /^SQLITE_(IOERR|CORRUPT|NOTADB|CANTOPEN|READONLY_DBMOVED)/
+
+type Driver = typeof BetterSqlite3
+let driver: Promise<Driver> | undefined
+
+function loadDriver(): Promise<Driver> {
+  driver ??= importPeer('askseam/sqlite', 'better-sqlite3', () => import('better-sqlite3')).then(
+    (module) => module.default,
+    (error: unknown) => {
+      // A peer installed later is picked up by the next call.
+      driver = undefined
+      throw error
+    },
+  )
+  return driver
+}
+
+const codeOf = (error: unknown): string => String((error as { code?: unknown } | null)?.code ?? '')
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error)
+const isBusy = (error: unknown): boolean => /^SQLITE_(BUSY|LOCKED)/.test(codeOf(error))
+
+/** Opens `options.path` only when first used, and again after it was deleted or replaced. */
+export function createConnection(options: ConnectionOptions): Connection {
+  const { path, busyTimeoutMs } = options
+  const inMemory = path === ':memory:' || path === ''
+  let db: BetterSqlite3.Database | undefined
+  let identity: { dev: number; ino: number } | undefined
+  let opens = 0
+  let closed = false
+
+  const drop = (): void => {
+    const stale = db
+    db = undefined
+    identity = undefined
+    try {
+      stale?.close()
+    } catch {
+      // Closing a connection to a vanished file may fail; it is dropped either way.
+    }
+  }
+
+  const open = async (): Promise<BetterSqlite3.Database> => {
+    if (closed) throw new Error(`askseam/sqlite: the store on ${path} is closed`)
+    if (db !== undefined) {
+      if (!inMemory && !sameFile()) {
+        drop()
+        throw new Error(
+          `askseam/sqlite: ${path} was deleted or replaced while open; the next call opens the path anew`,
+        )
+      }
+      return db
+    }
+    const Database = await loadDriver()
+    if (closed) throw new Error(`askseam/sqlite: the store on ${path} is closed`)
+    // Another call may have opened it while this one awaited the driver.
+    if (db !== undefined) return db
+    let fresh: BetterSqlite3.Database | undefined
+    try {
+      const opened = new Database(path, { timeout: THREAD_BUSY_WAIT_MS })
+      fresh = opened
+      opened.pragma('journal_mode = WAL')
+      opened.pragma('synchronous = FULL')
+      migrate(opened)
+      if (!inMemory) {
+        const stat = statSync(path)
+        identity = { dev: stat.dev, ino: stat.ino }
+      }
+    } catch (error: unknown) {
+      fresh?.close()
+      if (isBusy(error)) throw error
+      throw new Error(`askseam/sqlite: cannot open ${path}: ${messageOf(error)}`, { cause: error })
+    }
+    db = fresh
+    opens += 1
+    return fresh
+  }
+
+  const sameFile = (): boolean => {
+    try {
+      const stat = statSync(path)
+      return stat.dev === identity?.dev && stat.ino === identity.ino
+    } catch {
+      return false
+    }
+  }
+
+  const attempt = async <T>(what: string, work: (db: BetterSqlite3.Database) => T): Promise<T> => {
+    const current = await open()
+    try {
+      return work(current)
+    } catch (error: unknown) {
+      if (error instanceof CorruptRowError || isBusy(error)) throw error
+      if (REOPEN_CODES.test(codeOf(error)) && db === current) drop()
+      throw new Error(`askseam/sqlite: ${what} failed: ${messageOf(error)}`, { cause: error })
+    }
+  }
+
+  return {
+    attempt,
+    async run(what, work) {
+      const started = Date.now()
+      let pause = 1
+      for (;;) {
+        try {
+          return await attempt(what, work)
+        } catch (error: unknown) {
+          if (!isBusy(error)) throw error
+          if (Date.now() - started >= busyTimeoutMs) {
+            throw new Error(
+              `askseam/sqlite: ${what} failed: ${path} stayed locked by another writer for ${busyTimeoutMs} ms (${codeOf(error)})`,
+              { cause: error },
+            )
+          }
+          await new Promise((resolve) => setTimeout(resolve, pause))
+          pause = Math.min(pause * 2, MAX_PAUSE_MS)
+        }
+      }
+    },
+    current: () => db,
+    generation: () => opens,
+    close() {
+      closed = true
+      drop()
+    },
+  }
+}

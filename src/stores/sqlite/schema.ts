@@ -1,0 +1,79 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import { STORE_SCHEMA_VERSION } from '../../protocol/index.js'
+
+/**
+ * The schema, one migration per version. A migration runs inside the
+ * IMMEDIATE transaction that checks the version, so two processes opening a
+ * fresh file at once apply it once.
+ *
+ * `revision` is a store-wide counter bumped by every write that others should
+ * hear of; each ask row keeps the value of its last change, so a watcher in
+ * another process reads exactly the rows above the last revision it saw.
+ * A counter of its own (not `max(asks.revision)`) because `purge` deletes
+ * rows, and a maximum that went down would hide later changes.
+ */
+const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE asks (
+        ask_id TEXT PRIMARY KEY NOT NULL,
+        ask_key TEXT,
+        questions TEXT NOT NULL,
+        agent_id TEXT,
+        owner_seam_id TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        deadline INTEGER,
+        state TEXT NOT NULL,
+        outcome TEXT,
+        settled_at INTEGER,
+        revision INTEGER NOT NULL,
+        schema_version INTEGER NOT NULL
+      );
+      -- NULLs are distinct in a UNIQUE index: only rows that hold a key compete for it.
+      CREATE UNIQUE INDEX asks_by_key ON asks (ask_key);
+      CREATE INDEX asks_pending ON asks (started_at, ask_id) WHERE state = 'pending';
+      CREATE INDEX asks_by_deadline ON asks (deadline) WHERE state = 'pending';
+      CREATE INDEX asks_by_revision ON asks (revision);
+      CREATE INDEX asks_by_settled_at ON asks (settled_at) WHERE state = 'settled';
+      CREATE TABLE leases (
+        seam_id TEXT PRIMARY KEY NOT NULL,
+        provider_active INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        schema_version INTEGER NOT NULL
+      );
+      CREATE TABLE revision (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        asks INTEGER NOT NULL,
+        leases INTEGER NOT NULL
+      );
+      INSERT INTO revision (id, asks, leases) VALUES (1, 0, 0);
+    `,
+  },
+]
+
+/**
+ * Brings the file to {@link STORE_SCHEMA_VERSION}; throws for a file written
+ * by a newer askseam (its rows may mean something this version cannot read).
+ */
+export function migrate(db: BetterSqlite3.Database): void {
+  db.transaction(() => {
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
+    )
+    const { version } = db
+      .prepare('SELECT coalesce(max(version), 0) AS version FROM migrations')
+      .get() as { version: number }
+    if (version > STORE_SCHEMA_VERSION) {
+      throw new Error(
+        `the file has schema version ${version}; this askseam reads version ${STORE_SCHEMA_VERSION}`,
+      )
+    }
+    const record = db.prepare('INSERT INTO migrations (version, applied_at) VALUES (?, ?)')
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= version) continue
+      db.exec(migration.sql)
+      record.run(migration.version, Date.now())
+    }
+  }).immediate()
+}

@@ -1,0 +1,265 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import {
+  CorruptRowError,
+  STORE_SCHEMA_VERSION,
+  TIMEOUT_MESSAGE,
+  isReplayedOutcome,
+  ownerGoneOutcome,
+  parseAskRecord,
+  parseStoredOutcome,
+} from '../../protocol/index.js'
+import type { AdmitResult, AskRecord, AskStore, SeamLease } from '../../protocol/index.js'
+import { createChangeFeed } from './change-feed.js'
+import { createConnection } from './connection.js'
+import { decodeAsk, decodeLease, encodeNewAsk } from './rows.js'
+import type { AskRow, LeaseRow } from './rows.js'
+import { statementsOf } from './statements.js'
+import type { Statements } from './statements.js'
+
+/** Options of {@link createSqliteStore}. */
+export interface SqliteStoreOptions {
+  /** The database file; created (with its schema) on first use. Every process sharing asks names the same file. */
+  path: string
+  /**
+   * How long a call waits for a file another writer holds locked before it
+   * rejects. The wait yields the event loop: other asks keep being served.
+   * @default 5000
+   */
+  busyTimeoutMs?: number
+  /**
+   * How often a watched store looks for changes committed by other
+   * processes (one cheap `PRAGMA data_version` while nothing changed).
+   * @default 25
+   */
+  pollIntervalMs?: number
+  /**
+   * Told of every row that does not parse where the store skips it rather
+   * than fail a whole list (`pending`, `expireOverdue`, `endOrphans`,
+   * `leases`, the change feed, which also says `resync`). A call about that
+   * one ask (`get`, `settle`, `admit` with its key) rejects with the
+   * {@link CorruptRowError} instead.
+   * @default a process warning, once per distinct row fault
+   */
+  onCorruptRow?: (error: CorruptRowError) => void
+}
+
+/**
+ * A durable {@link AskStore} in one SQLite file, shared by every process on
+ * the machine that opens the same path: asks outlive the process that raised
+ * them, and seams in several processes share them (DESIGN §10). WAL journal,
+ * `synchronous=FULL` (a resolved write survives power loss), one conditional
+ * `UPDATE` per settlement.
+ *
+ * Creating the store never throws and touches nothing: the file is opened on
+ * first use, and a call that cannot open it (its directory does not exist
+ * yet, the file is locked) rejects while the next one tries again. Needs the
+ * optional peer `better-sqlite3` (12.x).
+ *
+ * @example
+ * ```ts
+ * import { createUserQuestions } from 'askseam'
+ * import { createSqliteStore } from 'askseam/sqlite'
+ *
+ * const store = createSqliteStore({ path: '.askseam/asks.db' })
+ * const seam = createUserQuestions({ store })
+ * // A tool call re-run after a crash asks with the same key: it gets the
+ * // answer the human already gave, or re-attaches to the open question.
+ * const answer = await seam.ask({ key: toolCallId, questions })
+ * // On shutdown (a seam never closes the store: several may share it):
+ * await seam.close()
+ * await store.close()
+ * ```
+ */
+export function createSqliteStore(options: SqliteStoreOptions): AskStore {
+  const connection = createConnection({
+    path: options.path,
+    busyTimeoutMs: options.busyTimeoutMs ?? 5_000,
+  })
+  const onCorruptRow = options.onCorruptRow ?? warnOnce()
+  const feed = createChangeFeed(connection, {
+    intervalMs: options.pollIntervalMs ?? 25,
+    onCorruptRow,
+  })
+  const ownerGone = JSON.stringify(ownerGoneOutcome())
+
+  /** Decodes rows, skipping (and reporting) those that do not parse. */
+  const decodeAll = (rows: AskRow[]): AskRecord[] => {
+    const records: AskRecord[] = []
+    for (const row of rows) {
+      try {
+        records.push(decodeAsk(row))
+      } catch (error: unknown) {
+        if (!(error instanceof CorruptRowError)) throw error
+        onCorruptRow(error)
+      }
+    }
+    return records
+  }
+
+  /**
+   * Runs `work` in an IMMEDIATE transaction (the write lock taken up front,
+   * so two writers never both read, then both write) with the next ask
+   * revision at hand; `work` says whether it used it.
+   */
+  const write = <T>(
+    what: string,
+    work: (s: Statements, revision: number) => { result: T; changed: boolean },
+  ): Promise<{ result: T; revision: number | undefined }> =>
+    connection.run(what, (db: BetterSqlite3.Database) => {
+      const s = statementsOf(db)
+      return db
+        .transaction(() => {
+          const revision = (s.revision.get() as { asks: number }).asks + 1
+          const { result, changed } = work(s, revision)
+          if (changed) s.setAsksRevision.run(revision)
+          return { result, revision: changed ? revision : undefined }
+        })
+        .immediate()
+    })
+
+  const settled = (records: AskRecord[], revision: number | undefined): AskRecord[] => {
+    for (const record of records) feed.local({ type: 'ask.settled', record }, { asks: revision })
+    return records.sort((a, b) => a.startedAt - b.startedAt || (a.askId < b.askId ? -1 : 1))
+  }
+
+  const writeLease = async (what: string, work: (s: Statements) => boolean): Promise<void> => {
+    const revision = await connection.run(what, (db) => {
+      const s = statementsOf(db)
+      return db
+        .transaction(() => {
+          if (!work(s)) return undefined
+          // Only a lease that appears, goes, or turns its provider on or off is news.
+          const next = (s.revision.get() as { leases: number }).leases + 1
+          s.setLeasesRevision.run(next)
+          return next
+        })
+        .immediate()
+    })
+    if (revision !== undefined) feed.local({ type: 'leases.changed' }, { leases: revision })
+  }
+
+  return {
+    async admit(ask): Promise<AdmitResult> {
+      const record = parseAskRecord({ ...ask, state: 'pending' })
+      const { result, revision } = await write('admit', (s, revision) => {
+        if (record.key !== undefined) {
+          const row = s.byKey.get(record.key) as AskRow | undefined
+          if (row !== undefined) {
+            const held = decodeAsk(row)
+            if (held.outcome === undefined || isReplayedOutcome(held.outcome)) {
+              return { result: { status: 'existing', record: held } as AdmitResult, changed: false }
+            }
+            // That outcome said nothing about the human: the key starts a new ask.
+            s.giveKeyUp.run(held.askId)
+          }
+        }
+        s.insert.run(encodeNewAsk(record, revision))
+        return { result: { status: 'admitted', record } as AdmitResult, changed: true }
+      })
+      if (result.status === 'admitted') {
+        feed.local({ type: 'ask.admitted', record: result.record }, { asks: revision })
+      }
+      return result
+    },
+
+    async settle(askId, outcome, settledAt) {
+      const json = JSON.stringify(parseStoredOutcome(outcome))
+      const { result, revision } = await write('settle', (s, revision) => {
+        const { changes } = s.settle.run({ outcome: json, settledAt, revision, askId })
+        const row = s.byId.get(askId) as AskRow | undefined
+        // Decoded inside the transaction: a corrupt ask rejects and is left as it was.
+        return { result: row === undefined ? undefined : decodeAsk(row), changed: changes === 1 }
+      })
+      if (result !== undefined && revision !== undefined) settled([result], revision)
+      return result
+    },
+
+    async get(askId) {
+      const row = await connection.run(
+        'get',
+        (db) => statementsOf(db).byId.get(askId) as AskRow | undefined,
+      )
+      return row === undefined ? undefined : decodeAsk(row)
+    },
+
+    async pending() {
+      const rows = await connection.run(
+        'pending',
+        (db) => statementsOf(db).pending.all() as AskRow[],
+      )
+      return decodeAll(rows)
+    },
+
+    async expireOverdue(now) {
+      const { result, revision } = await write('expireOverdue', (s, revision) => {
+        const rows = s.expire.all({ now, revision, message: TIMEOUT_MESSAGE }) as AskRow[]
+        return { result: rows, changed: rows.length > 0 }
+      })
+      return settled(decodeAll(result), revision)
+    },
+
+    async endOrphans(now) {
+      const { result, revision } = await write('endOrphans', (s, revision) => {
+        const rows = s.endOrphans.all({ now, revision, outcome: ownerGone }) as AskRow[]
+        return { result: rows, changed: rows.length > 0 }
+      })
+      return settled(decodeAll(result), revision)
+    },
+
+    heartbeat(lease) {
+      return writeLease('heartbeat', (s) => {
+        const before = s.lease.get(lease.seamId) as { provider_active: unknown } | undefined
+        const active = lease.providerActive ? 1 : 0
+        s.upsertLease.run({
+          seamId: lease.seamId,
+          providerActive: active,
+          expiresAt: lease.expiresAt,
+          schemaVersion: STORE_SCHEMA_VERSION,
+        })
+        return before === undefined || before.provider_active !== active
+      })
+    },
+
+    release(seamId) {
+      return writeLease('release', (s) => s.deleteLease.run(seamId).changes > 0)
+    },
+
+    async leases(now) {
+      const rows = await connection.run(
+        'leases',
+        (db) => statementsOf(db).liveLeases.all(now) as LeaseRow[],
+      )
+      const live: SeamLease[] = []
+      for (const row of rows) {
+        try {
+          live.push(decodeLease(row))
+        } catch (error: unknown) {
+          if (!(error instanceof CorruptRowError)) throw error
+          onCorruptRow(error)
+        }
+      }
+      return live
+    },
+
+    watch: (listener) => feed.watch(listener),
+
+    purge({ settledBefore }) {
+      return connection.run('purge', (db) => statementsOf(db).purge.run(settledBefore).changes)
+    },
+
+    async close() {
+      feed.close()
+      connection.close()
+    },
+  }
+}
+
+/** The default {@link SqliteStoreOptions.onCorruptRow}: says so once per distinct fault. */
+function warnOnce(): (error: CorruptRowError) => void {
+  const said = new Set<string>()
+  return (error) => {
+    if (said.has(error.message)) return
+    said.add(error.message)
+    process.emitWarning(`askseam/sqlite skipped a corrupt row: ${error.message}`, 'AskseamStore')
+  }
+}
