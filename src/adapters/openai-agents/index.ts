@@ -21,6 +21,7 @@ import {
   askUserQuestionDescription,
   askUserQuestionInputSchema,
   askUserQuestionToolName,
+  parseAskUserQuestionArgs,
 } from '../../tool/index.js'
 import { askForFramework } from './call.js'
 
@@ -48,6 +49,17 @@ export interface OpenAiAgentsAskToolOptions {
    * @default the call's `callId` itself
    */
   key?: (callId: string) => string | undefined
+  /**
+   * Park the run while the human decides instead of holding it open: a call
+   * raises its (keyed) ask, and the run returns with an interruption for it.
+   * Save `result.state.toString()`; the process may then stop. To collect the
+   * answer, restore the state, `approve` the interruption and run it again:
+   * the call asks under the same key and attaches to the pending ask, or gets
+   * the stored answer at once, instead of asking twice. Needs a durable store
+   * on the seam when the run resumes in another process.
+   * @default false: the call waits for the answer inside the run
+   */
+  interrupt?: boolean
 }
 
 /**
@@ -78,6 +90,23 @@ export function askUserQuestionTool(
     description: askUserQuestionDescription,
     parameters: askUserQuestionInputSchema() as NonStrictParameters,
     strict: false,
+    needsApproval:
+      options.interrupt === true
+        ? async (_context, input, callId) => {
+            const key = callId === undefined ? undefined : keyFor(callId)
+            // Only a call that can be resumed by key, with questions worth
+            // presenting, is parked; the rest run and answer at once.
+            if (key === undefined || !parseAskUserQuestionArgs(input).ok) return false
+            // Raised now so the human sees it while the run is parked; the
+            // resumed call finds it by key. Its result is the resumed call's.
+            void askForFramework(seam, toolOptions, input, {
+              key,
+              signal: undefined,
+              agent: options.agent,
+            }).catch(() => undefined)
+            return true
+          }
+        : false,
     execute: (input, _context, details) => {
       const callId = details?.toolCall?.callId
       return askForFramework(seam, toolOptions, input, {
