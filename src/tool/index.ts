@@ -13,12 +13,11 @@
  * // '{"answers":[{"id":"db","selected":["Postgres (Recommended)"]}]}'
  * ```
  */
-import { toUserQuestionError } from '../protocol/index.js'
+import { UserQuestionError, toUserQuestionError } from '../protocol/index.js'
 import type {
   Agent,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
-  UserQuestionError,
   UserQuestions,
 } from '../protocol/index.js'
 import { askUserQuestionInputSchema, parseAskUserQuestionArgs } from './schema.js'
@@ -79,11 +78,11 @@ export interface AskUserQuestionTool {
    * Asks and resolves with a string, never rejects: the compact JSON of the
    * answers, or `CODE: what happened. What to do next.`
    */
-  execute(args: unknown, options?: AskUserQuestionExecuteOptions): Promise<string>
+  execute(args: unknown, options?: AskUserQuestionExecuteOptions | null): Promise<string>
   /** As {@link AskUserQuestionTool.execute}, with `isError` and the structured value beside the text. */
   executeForResult(
     args: unknown,
-    options?: AskUserQuestionExecuteOptions,
+    options?: AskUserQuestionExecuteOptions | null,
   ): Promise<AskUserQuestionToolResult>
 }
 
@@ -91,10 +90,98 @@ export interface AskUserQuestionTool {
 // and caller errors first, in DESIGN §3 order, and never reaches a provider.
 const probeQuestions = [null] as unknown as AskUserQuestionItem[]
 
+type Outcome = { ok: true; answer: AskUserQuestionAnswer } | { ok: false; error: UserQuestionError }
+
+function unreadable(field: string, cause: unknown): UserQuestionError {
+  return new UserQuestionError(`${field} could not be read`, 'INVALID_REQUEST', {
+    cause,
+    details: { field },
+  })
+}
+
+/**
+ * The model's arguments as plain JSON data, read once. Arguments reach a tool
+ * as JSON; anything else (a getter that throws, a Proxy, a cycle, a BigInt)
+ * is refused here, and a getter cannot answer differently on a second read.
+ * A hole in an array becomes `null`, which the schema then names.
+ */
+function snapshotArguments(
+  args: unknown,
+): { ok: true; value: unknown } | { ok: false; error: UserQuestionError } {
+  if (typeof args !== 'object' || args === null) return { ok: true, value: args }
+  try {
+    const text = JSON.stringify(args) as string | undefined
+    return { ok: true, value: text === undefined ? undefined : (JSON.parse(text) as unknown) }
+  } catch (error: unknown) {
+    return {
+      ok: false,
+      error: new UserQuestionError(
+        'the arguments could not be read as JSON data (send plain JSON: objects, arrays, strings, booleans)',
+        'INVALID_REQUEST',
+        { cause: error, details: { field: 'arguments' } },
+      ),
+    }
+  }
+}
+
+/** `signal` and `agent`, each read once; `null` or a non-object means none given. */
+function readExecuteOptions(
+  options: unknown,
+): { ok: true; signal?: AbortSignal; agent?: Agent } | { ok: false; error: UserQuestionError } {
+  if (typeof options !== 'object' || options === null) return { ok: true }
+  const read: { signal?: AbortSignal; agent?: Agent } = {}
+  for (const key of ['signal', 'agent'] as const) {
+    let value: unknown
+    try {
+      value = Reflect.get(options, key) as unknown
+    } catch (error: unknown) {
+      return { ok: false, error: unreadable(`options.${key}`, error) }
+    }
+    if (value !== undefined) (read as Record<string, unknown>)[key] = value
+  }
+  if (read.signal !== undefined) {
+    // The seam reads `aborted` first of all; one that throws is this call's own bad field.
+    try {
+      void read.signal.aborted
+    } catch (error: unknown) {
+      return { ok: false, error: unreadable('options.signal.aborted', error) }
+    }
+  }
+  return { ok: true, ...read }
+}
+
+/** Whether the seam refused the call's signal or agent (not the probe's questions). */
+function isAboutOptions(error: UserQuestionError): boolean {
+  const field = error.details?.field
+  return typeof field === 'string' && (field === 'agent' || field.startsWith('signal'))
+}
+
+/** Whether the signal says it aborted; a signal that cannot be read says so through the seam. */
+function saysAborted(signal: AbortSignal | undefined): boolean {
+  try {
+    return signal?.aborted === true
+  } catch {
+    return true
+  }
+}
+
+/** The coded sentence, and a last plain one should even formatting an error fail. */
+function sentenceFor(error: UserQuestionError): string {
+  try {
+    return formatToolError(error)
+  } catch {
+    return formatToolError(
+      new UserQuestionError('the question could not be asked', 'PROVIDER_FAILED'),
+    )
+  }
+}
+
 /**
  * Creates the model-facing `ask_user_question` tool over a seam. Arguments
  * are parsed with zod (snake_case, `multi_select`); a bad one becomes
  * `INVALID_REQUEST` naming the field, e.g. `questions[0].options[1].label`.
+ * `execute` never rejects, whatever it is handed: arguments or options that
+ * cannot be read are coded results too.
  *
  * @example
  * ```ts
@@ -108,17 +195,16 @@ export function createAskUserQuestionTool(
 ): AskUserQuestionTool {
   const inputSchema = askUserQuestionInputSchema()
 
-  async function ask(
-    args: unknown,
-    { signal, agent }: AskUserQuestionExecuteOptions,
-  ): Promise<
-    { ok: true; answer: AskUserQuestionAnswer } | { ok: false; error: UserQuestionError }
-  > {
-    const parsed = parseAskUserQuestionArgs(args)
+  async function askOnce(args: unknown, executeOptions: unknown): Promise<Outcome> {
+    const given = readExecuteOptions(executeOptions)
+    if (!given.ok) return given
+    const { signal, agent } = given
+    const snapshot = snapshotArguments(args)
+    const parsed = snapshot.ok ? parseAskUserQuestionArgs(snapshot.value) : snapshot
     try {
       if (!parsed.ok) {
         // A malformed call still gets the abort and caller verdicts first.
-        if (parsed.error.code !== 'EMPTY_QUESTIONS' || signal?.aborted === true) {
+        if (parsed.error.code !== 'EMPTY_QUESTIONS' || saysAborted(signal)) {
           await seam.ask({
             questions: probeQuestions,
             ...(signal === undefined ? {} : { signal }),
@@ -136,8 +222,19 @@ export function createAskUserQuestionTool(
       return { ok: true, answer }
     } catch (caught: unknown) {
       const error = toUserQuestionError(caught)
-      if (!parsed.ok && error.code === 'INVALID_REQUEST') return { ok: false, error: parsed.error }
+      if (!parsed.ok && error.code === 'INVALID_REQUEST' && !isAboutOptions(error)) {
+        return { ok: false, error: parsed.error }
+      }
       return { ok: false, error }
+    }
+  }
+
+  async function ask(args: unknown, executeOptions: unknown): Promise<Outcome> {
+    try {
+      return await askOnce(args, executeOptions)
+    } catch (caught: unknown) {
+      // A seam whose ask throws synchronously, or anything else unforeseen.
+      return { ok: false, error: toUserQuestionError(caught) }
     }
   }
 
@@ -145,11 +242,11 @@ export function createAskUserQuestionTool(
     name: askUserQuestionToolName,
     description: askUserQuestionDescription,
     inputSchema,
-    async execute(args, executeOptions = {}) {
+    async execute(args, executeOptions) {
       const result = await ask(args, executeOptions)
-      return result.ok ? JSON.stringify(result.answer) : formatToolError(result.error)
+      return result.ok ? JSON.stringify(result.answer) : sentenceFor(result.error)
     },
-    async executeForResult(args, executeOptions = {}) {
+    async executeForResult(args, executeOptions) {
       const result = await ask(args, executeOptions)
       if (result.ok) {
         return {
@@ -160,7 +257,7 @@ export function createAskUserQuestionTool(
       }
       const { code, message, details } = result.error
       return {
-        content: [{ type: 'text', text: formatToolError(result.error) }],
+        content: [{ type: 'text', text: sentenceFor(result.error) }],
         isError: true,
         structuredContent: {
           error: details === undefined ? { code, message } : { code, message, details },

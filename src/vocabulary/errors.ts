@@ -90,41 +90,123 @@ export class UserQuestionError extends HarnessError {
   }
 }
 
-/** Whether `value` is a {@link UserQuestionError} (also across realms and copies of the package). */
-export function isUserQuestionError(value: unknown): value is UserQuestionError {
-  if (value instanceof UserQuestionError) return true
-  if (typeof value !== 'object' || value === null) return false
-  const candidate = value as { name?: unknown; code?: unknown }
-  return (
-    candidate.name === 'UserQuestionError' &&
-    typeof candidate.code === 'string' &&
-    Object.hasOwn(UserQuestionErrorCodes, candidate.code)
-  )
+// A value handed in by a provider or a caller may be a Proxy whose traps
+// throw, a revoked Proxy, or an Error whose getters throw the error itself.
+// Every read below goes through `readField` or a guarded `instanceof`, so the
+// conversion itself never throws whatever it is given.
+const unreadable: unique symbol = Symbol('unreadable')
+
+function readField(value: object, key: string): unknown {
+  try {
+    return Reflect.get(value, key) as unknown
+  } catch {
+    return unreadable
+  }
+}
+
+function isInstance(value: unknown, type: abstract new (...args: never[]) => unknown): boolean {
+  try {
+    return value instanceof type
+  } catch {
+    return false
+  }
+}
+
+function isKnownCode(code: unknown): code is UserQuestionErrorCode {
+  return typeof code === 'string' && Object.hasOwn(UserQuestionErrorCodes, code)
+}
+
+/** A shallow, plain copy of `details`, `undefined` when there are none, or `unreadable`. */
+function copyDetails(value: unknown): UserQuestionErrorDetails | undefined | typeof unreadable {
+  if (value === unreadable) return unreadable
+  if (typeof value !== 'object' || value === null) return undefined
+  try {
+    const copy: Record<string, unknown> = {}
+    for (const key of Object.keys(value)) copy[key] = (value as Record<string, unknown>)[key]
+    return copy
+  } catch {
+    return unreadable
+  }
+}
+
+/** The fields of an error-shaped value, read once each; `unreadable` where a read threw. */
+interface ErrorFields {
+  name: unknown
+  code: unknown
+  message: unknown
+}
+
+function readFields(value: unknown): ErrorFields | undefined {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return undefined
+  return {
+    name: readField(value, 'name'),
+    code: readField(value, 'code'),
+    message: readField(value, 'message'),
+  }
 }
 
 /**
- * Converts any throwable into a {@link UserQuestionError}: one of ours passes
- * through unchanged, anything else becomes `fallbackCode` with the original
- * kept as `cause`.
+ * Whether `value` is a {@link UserQuestionError} with a code of the table
+ * (also across realms and copies of the package). Never throws: a value whose
+ * name, code or message cannot be read is not one.
+ */
+export function isUserQuestionError(value: unknown): value is UserQuestionError {
+  const fields = readFields(value)
+  if (fields === undefined || !isKnownCode(fields.code) || fields.message === unreadable) {
+    return false
+  }
+  return isInstance(value, UserQuestionError) || fields.name === 'UserQuestionError'
+}
+
+/** At most this much of a foreign text goes into a message. */
+const MAX_QUOTED = 200
+
+function quoted(text: string): string {
+  return text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text
+}
+
+/**
+ * Converts any throwable into a {@link UserQuestionError}, and never throws
+ * itself. One of ours with a code of the table passes through unchanged; a
+ * look-alike from another copy of the package (name `UserQuestionError`, a
+ * known code) is adopted with its code, message and details, when those can
+ * be read; anything else — including a `UserQuestionError` with a code
+ * outside the table (DESIGN §3), or one whose fields throw — becomes
+ * `fallbackCode` with the original kept as `cause`.
  */
 export function toUserQuestionError(
   value: unknown,
   fallbackCode: UserQuestionErrorCode = 'PROVIDER_FAILED',
   fallbackMessage = 'The question provider failed',
 ): UserQuestionError {
-  if (value instanceof UserQuestionError) return value
-  if (isUserQuestionError(value)) {
-    // One from another copy of the package: keep its code, adopt our class.
-    const foreign = value as { message?: unknown; details?: unknown }
-    const details =
-      typeof foreign.details === 'object' && foreign.details !== null
-        ? (foreign.details as UserQuestionErrorDetails)
-        : undefined
-    return new UserQuestionError(String(foreign.message ?? ''), value.code, {
+  const fields = readFields(value)
+  const fallback = (reason: string, details?: UserQuestionErrorDetails) =>
+    new UserQuestionError(`${fallbackMessage}${reason}`, fallbackCode, {
       cause: value,
       ...(details === undefined ? {} : { details }),
     })
+  if (fields === undefined) return fallback('')
+  const ours = isInstance(value, UserQuestionError)
+  const claimsOurs = ours || fields.name === 'UserQuestionError'
+  const message = typeof fields.message === 'string' ? fields.message : undefined
+  if (claimsOurs && isKnownCode(fields.code)) {
+    const details = copyDetails(readField(value as object, 'details'))
+    const readable =
+      fields.message !== unreadable && details !== unreadable && fields.name !== unreadable
+    if (readable) {
+      if (ours) return value as UserQuestionError
+      return new UserQuestionError(message ?? '', fields.code, {
+        cause: value,
+        ...(details === undefined ? {} : { details }),
+      })
+    }
+    return fallback(`: its ${fields.code} error could not be read`)
   }
-  const reason = value instanceof Error ? `: ${value.message}` : ''
-  return new UserQuestionError(`${fallbackMessage}${reason}`, fallbackCode, { cause: value })
+  if (claimsOurs && typeof fields.code === 'string') {
+    const said = message === undefined ? '' : ` (${quoted(message)})`
+    return fallback(`: it raised the unknown code "${quoted(fields.code)}"${said}`, {
+      unknownCode: quoted(fields.code),
+    })
+  }
+  return isInstance(value, Error) && message !== undefined ? fallback(`: ${message}`) : fallback('')
 }

@@ -13,38 +13,153 @@ export const MAX_TIMEOUT_MS = 2_147_483_647
 
 type Dict = Record<string, unknown>
 
+function invalid(message: string, details: Dict, code: UserQuestionErrorCode = 'INVALID_REQUEST') {
+  return new UserQuestionError(message, code, { details })
+}
+
+// A request comes from a caller, an answer from a provider or a wire: either
+// may be a Proxy whose traps throw, a revoked Proxy, or an object with
+// throwing getters. Each field is read once, through these helpers, and a
+// read that throws is the coded error of the field that could not be read.
+
+/** Reads `holder[key]` once; a throwing read is `INVALID_REQUEST` naming `field`. */
+function readRequestField(
+  holder: object,
+  key: string,
+  field: string,
+  questionId?: string,
+): unknown {
+  try {
+    return Reflect.get(holder, key) as unknown
+  } catch (error: unknown) {
+    throw new UserQuestionError(`${field} could not be read`, 'INVALID_REQUEST', {
+      cause: error,
+      details: questionId === undefined ? { field } : { questionId, field },
+    })
+  }
+}
+
+/** `Array.isArray` that answers `false` for a revoked Proxy instead of throwing. */
+function isArraySafe(value: unknown): value is unknown[] {
+  try {
+    return Array.isArray(value)
+  } catch {
+    return false
+  }
+}
+
+/** Whether `error` is one this module raised (a guarded `instanceof`: a thrown Proxy may trap it). */
+function isOwnError(error: unknown): error is UserQuestionError {
+  try {
+    return error instanceof UserQuestionError
+  } catch {
+    return false
+  }
+}
+
+/** A plain object, not an array; a revoked Proxy (whose every use throws) is neither. */
 function isDict(value: unknown): value is Dict {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
+  if (typeof value !== 'object' || value === null) return false
+  try {
+    return !Array.isArray(value)
+  } catch {
+    return false
+  }
 }
 
 function isFilled(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== ''
 }
 
-function invalid(message: string, details: Dict, code: UserQuestionErrorCode = 'INVALID_REQUEST') {
-  return new UserQuestionError(message, code, { details })
+/**
+ * The elements of an array as an ordinary array, read once each, or a throw
+ * naming the first hole (`[, q]`, `new Array(3)`) or unreadable element.
+ */
+function readElements(array: unknown[], field: string, questionId?: string): unknown[] {
+  const at = (index: number) => `${field}[${index}]`
+  const where = (index: number) =>
+    questionId === undefined ? { field: at(index) } : { questionId, field: at(index) }
+  const length = readRequestField(array, 'length', `${field}.length`, questionId)
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
+    throw invalid(`${field} has no usable length`, where(0))
+  }
+  const elements: unknown[] = []
+  for (let index = 0; index < length; index++) {
+    let present: boolean
+    try {
+      present = Object.hasOwn(array, index)
+    } catch (error: unknown) {
+      throw new UserQuestionError(`${at(index)} could not be read`, 'INVALID_REQUEST', {
+        cause: error,
+        details: where(index),
+      })
+    }
+    if (!present) {
+      throw invalid(`${at(index)} is missing: ${field} is a sparse array with a hole there`, {
+        ...where(index),
+        rule: 'sparse-array',
+      })
+    }
+    elements.push(readRequestField(array, String(index), at(index), questionId))
+  }
+  return elements
+}
+
+/**
+ * Bidirectional embedding, override and isolate controls (U+202A–U+202E,
+ * U+2066–U+2069). They reorder how the text around them is displayed, so a
+ * label holding one can show the user a different word than the one the
+ * model receives back ("Trojan Source", CVE-2021-42574). A label or an id has
+ * no use for them: right-to-left text displays correctly without them.
+ */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u
+
+/** Invisible characters: format controls and default-ignorable code points (zero-width, joiners, variation selectors). */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu
+
+/**
+ * What a label looks like on screen, for telling look-alikes apart:
+ * compatibility-normalised (NFKC folds full-width letters, ligatures and
+ * no-break spaces), invisible characters removed, every run of white space
+ * one space, trimmed.
+ */
+function displayedForm(text: string): string {
+  return text.normalize('NFKC').replace(INVISIBLE, '').replace(/\s+/gu, ' ').trim()
+}
+
+function refuseBidiControls(text: string, field: string, questionId?: string): void {
+  if (!BIDI_CONTROL.test(text)) return
+  throw invalid(
+    `${field} holds a bidirectional override or isolate control character, which would make it display differently from its value`,
+    questionId === undefined
+      ? { field, rule: 'bidi-control' }
+      : { questionId, field, rule: 'bidi-control' },
+  )
 }
 
 function copyOption(value: unknown, at: string, questionId: string): AskUserQuestionOption {
   if (!isDict(value)) throw invalid(`${at} must be an object`, { questionId, field: at })
-  if (!isFilled(value.label)) {
+  const label = readRequestField(value, 'label', `${at}.label`, questionId)
+  if (!isFilled(label)) {
     throw invalid(`${at}.label must be a non-blank string`, { questionId, field: `${at}.label` })
   }
-  const option: AskUserQuestionOption = { label: value.label }
-  if (value.description !== undefined) {
-    if (typeof value.description !== 'string') {
+  refuseBidiControls(label, `${at}.label`, questionId)
+  const option: AskUserQuestionOption = { label }
+  const description = readRequestField(value, 'description', `${at}.description`, questionId)
+  if (description !== undefined) {
+    if (typeof description !== 'string') {
       throw invalid(`${at}.description must be a string`, {
         questionId,
         field: `${at}.description`,
       })
     }
-    option.description = value.description
+    option.description = description
   }
   return option
 }
 
 function optionalText(item: Dict, key: string, at: string, questionId: string): string | undefined {
-  const value = item[key]
+  const value = readRequestField(item, key, `${at}.${key}`, questionId)
   if (value === undefined) return undefined
   if (typeof value !== 'string') {
     throw invalid(`${at}.${key} must be a string`, { questionId, field: `${at}.${key}` })
@@ -52,13 +167,41 @@ function optionalText(item: Dict, key: string, at: string, questionId: string): 
   return value
 }
 
+function copyOptions(raw: unknown, at: string, id: string): AskUserQuestionOption[] {
+  if (!isArraySafe(raw)) {
+    throw invalid(`${at}.options must be an array`, { questionId: id, field: `${at}.options` })
+  }
+  const elements = readElements(raw, `${at}.options`, id)
+  const labels = new Map<string, string>()
+  return elements.map((element, optionIndex) => {
+    const field = `${at}.options[${optionIndex}]`
+    const option = copyOption(element, field, id)
+    const shown = displayedForm(option.label)
+    const earlier = labels.get(shown)
+    if (earlier === option.label) {
+      throw invalid(`${at} offers the label "${option.label}" twice`, {
+        questionId: id,
+        field: `${field}.label`,
+      })
+    }
+    if (earlier !== undefined) {
+      throw invalid(
+        `${at} offers two labels that display the same ("${earlier}" and "${option.label}" differ only in invisible characters, spacing or compatibility forms)`,
+        { questionId: id, field: `${field}.label`, rule: 'look-alike-label' },
+      )
+    }
+    labels.set(shown, option.label)
+    return option
+  })
+}
+
 /** Checks one question's shape and returns a defensive copy of its known fields. */
 function copyQuestion(value: unknown, index: number, seen: Set<string>): AskUserQuestionItem {
   const at = `questions[${index}]`
   if (!isDict(value)) throw invalid(`${at} must be an object`, { field: at })
-  if (!isFilled(value.id))
-    throw invalid(`${at}.id must be a non-blank string`, { field: `${at}.id` })
-  const id = value.id
+  const id = readRequestField(value, 'id', `${at}.id`)
+  if (!isFilled(id)) throw invalid(`${at}.id must be a non-blank string`, { field: `${at}.id` })
+  refuseBidiControls(id, `${at}.id`)
   if (seen.has(id)) {
     throw invalid(`${at}.id "${id}" is used by another question`, {
       questionId: id,
@@ -66,52 +209,43 @@ function copyQuestion(value: unknown, index: number, seen: Set<string>): AskUser
     })
   }
   seen.add(id)
-  if (!isFilled(value.question)) {
+  const question = readRequestField(value, 'question', `${at}.question`, id)
+  if (!isFilled(question)) {
     throw invalid(`${at}.question must be a non-blank string`, {
       questionId: id,
       field: `${at}.question`,
     })
   }
-  const item: AskUserQuestionItem = { id, question: value.question }
+  const item: AskUserQuestionItem = { id, question }
   const detail = optionalText(value, 'detail', at, id)
   if (detail !== undefined) item.detail = detail
   const header = optionalText(value, 'header', at, id)
   if (header !== undefined) item.header = header
-  if (value.options !== undefined) {
-    if (!Array.isArray(value.options)) {
-      throw invalid(`${at}.options must be an array`, { questionId: id, field: `${at}.options` })
-    }
-    const labels = new Set<string>()
-    item.options = value.options.map((raw: unknown, optionIndex) => {
-      const option = copyOption(raw, `${at}.options[${optionIndex}]`, id)
-      if (labels.has(option.label)) {
-        throw invalid(`${at} offers the label "${option.label}" twice`, {
-          questionId: id,
-          field: `${at}.options[${optionIndex}].label`,
-        })
-      }
-      labels.add(option.label)
-      return option
-    })
-  }
-  if (value.multiSelect !== undefined) {
-    if (typeof value.multiSelect !== 'boolean') {
+  const options = readRequestField(value, 'options', `${at}.options`, id)
+  if (options !== undefined) item.options = copyOptions(options, at, id)
+  const multiSelect = readRequestField(value, 'multiSelect', `${at}.multiSelect`, id)
+  if (multiSelect !== undefined) {
+    if (typeof multiSelect !== 'boolean') {
       throw invalid(`${at}.multiSelect must be a boolean`, {
         questionId: id,
         field: `${at}.multiSelect`,
       })
     }
-    item.multiSelect = value.multiSelect
+    item.multiSelect = multiSelect
   }
-  if (value.intent !== undefined) {
-    const intent = value.intent
-    if (!isDict(intent) || typeof intent.kind !== 'string' || typeof intent.approve !== 'string') {
+  const intent = readRequestField(value, 'intent', `${at}.intent`, id)
+  if (intent !== undefined) {
+    const kind = isDict(intent) ? readRequestField(intent, 'kind', `${at}.intent.kind`, id) : 0
+    const approve = isDict(intent)
+      ? readRequestField(intent, 'approve', `${at}.intent.approve`, id)
+      : 0
+    if (typeof kind !== 'string' || typeof approve !== 'string') {
       throw invalid(`${at}.intent must be { kind: 'plan-review', approve: string }`, {
         questionId: id,
         field: `${at}.intent`,
       })
     }
-    item.intent = { kind: intent.kind as 'plan-review', approve: intent.approve }
+    item.intent = { kind: kind as 'plan-review', approve }
   }
   return item
 }
@@ -134,19 +268,27 @@ export interface ValidateRequestOptions {
   checkCaller?: (agent: unknown) => void
 }
 
-function isAbortSignal(value: unknown): value is AbortSignal {
-  return (
-    isDict(value) &&
-    typeof value.aborted === 'boolean' &&
-    typeof value.addEventListener === 'function' &&
-    typeof value.removeEventListener === 'function'
-  )
+function checkAbortSignal(value: unknown): AbortSignal {
+  const notSignal = () => invalid('signal must be an AbortSignal', { field: 'signal' })
+  if (typeof value !== 'object' || value === null) throw notSignal()
+  const aborted = readRequestField(value, 'aborted', 'signal.aborted')
+  const add = readRequestField(value, 'addEventListener', 'signal.addEventListener')
+  const remove = readRequestField(value, 'removeEventListener', 'signal.removeEventListener')
+  if (typeof aborted !== 'boolean' || typeof add !== 'function' || typeof remove !== 'function') {
+    throw notSignal()
+  }
+  return value as AbortSignal
 }
 
 /**
  * Checks a request and returns a defensive copy of it, or throws the
  * request-side `UserQuestionError`: `INVALID_REQUEST`, `EMPTY_QUESTIONS` or
- * `BAD_INTENT`, in the order of DESIGN §3.
+ * `BAD_INTENT`, in the order of DESIGN §3. Never throws anything else: each
+ * field is read once, and a field whose read throws (a throwing getter, a
+ * Proxy, a revoked Proxy) is `INVALID_REQUEST` naming it, as is a hole in a
+ * sparse array. Labels and ids may not hold bidirectional override or
+ * isolate controls, and two options of one question may not display the same
+ * (see {@link displayedForm}).
  *
  * @example
  * ```ts
@@ -158,26 +300,36 @@ export function validateRequest(
   options: ValidateRequestOptions = {},
 ): ValidatedRequest {
   if (!isDict(request)) throw invalid('the request must be an object', { field: 'request' })
-  const questions = request.questions
-  if (Array.isArray(questions) && questions.length === 0) {
+  const questions = readRequestField(request, 'questions', 'questions')
+  const isList = isArraySafe(questions)
+  if (isList && readRequestField(questions, 'length', 'questions.length') === 0) {
     throw invalid(
       'questions is empty: ask at least one question',
       { field: 'questions' },
       'EMPTY_QUESTIONS',
     )
   }
-  options.checkCaller?.(request.agent)
-  if (!Array.isArray(questions)) throw invalid('questions must be an array', { field: 'questions' })
-  const seen = new Set<string>()
-  const copied = questions.map((question: unknown, index) => copyQuestion(question, index, seen))
-  const result: ValidatedRequest = { questions: copied }
-  if (request.signal !== undefined) {
-    if (!isAbortSignal(request.signal))
-      throw invalid('signal must be an AbortSignal', { field: 'signal' })
-    result.signal = request.signal
+  const agent = readRequestField(request, 'agent', 'agent')
+  try {
+    options.checkCaller?.(agent)
+  } catch (error: unknown) {
+    // The caller check reads the agent; an agent whose fields throw is a malformed field.
+    if (isOwnError(error)) throw error
+    throw new UserQuestionError('agent could not be read', 'INVALID_REQUEST', {
+      cause: error,
+      details: { field: 'agent' },
+    })
   }
-  if (request.timeoutMs !== undefined) {
-    const timeoutMs = request.timeoutMs
+  if (!isList) throw invalid('questions must be an array', { field: 'questions' })
+  const seen = new Set<string>()
+  const copied = readElements(questions, 'questions').map((question, index) =>
+    copyQuestion(question, index, seen),
+  )
+  const result: ValidatedRequest = { questions: copied }
+  const signal = readRequestField(request, 'signal', 'signal')
+  if (signal !== undefined) result.signal = checkAbortSignal(signal)
+  const timeoutMs = readRequestField(request, 'timeoutMs', 'timeoutMs')
+  if (timeoutMs !== undefined) {
     if (
       typeof timeoutMs !== 'number' ||
       Number.isNaN(timeoutMs) ||
@@ -191,8 +343,8 @@ export function validateRequest(
     }
     result.timeoutMs = timeoutMs
   }
-  if (request.key !== undefined) {
-    const key = request.key
+  const key = readRequestField(request, 'key', 'key')
+  if (key !== undefined) {
     if (typeof key !== 'string' || key.trim() === '' || key.length > MAX_KEY_LENGTH) {
       throw invalid(`key must be a non-blank string of at most ${MAX_KEY_LENGTH} characters`, {
         field: 'key',
@@ -200,7 +352,7 @@ export function validateRequest(
     }
     result.key = key
   }
-  if (request.agent !== undefined) result.agent = request.agent
+  if (agent !== undefined) result.agent = agent
   copied.forEach(checkIntent)
   // The copy is what answers are checked against, what providers are shown and
   // what pending() lists: frozen, so no holder can change what was asked.
@@ -223,33 +375,48 @@ function badAnswer(message: string, rule: string, questionId?: string): UserQues
 /**
  * Checks a provider's answer against the questions and returns it in the
  * canonical encoding of DESIGN §5 (question order, option order, `custom` only
- * when present), or throws `BAD_ANSWER` naming the question and the rule.
+ * when present), or throws `BAD_ANSWER` naming the question and the rule. Its
+ * cost is linear in the size of the questions and the answer. An answer that
+ * cannot be read (a throwing getter, a Proxy) is `BAD_ANSWER` with the rule
+ * `unreadable`; nothing else is thrown.
  */
 export function validateAnswer(
   questions: readonly AskUserQuestionItem[],
   answer: unknown,
 ): AskUserQuestionAnswer {
-  if (!isDict(answer) || !Array.isArray(answer.answers)) {
+  try {
+    return canonicalAnswer(questions, answer)
+  } catch (error: unknown) {
+    if (isOwnError(error)) throw error
+    throw new UserQuestionError('the answer could not be read', 'BAD_ANSWER', {
+      cause: error,
+      details: { rule: 'unreadable' },
+    })
+  }
+}
+
+function canonicalAnswer(
+  questions: readonly AskUserQuestionItem[],
+  answer: unknown,
+): AskUserQuestionAnswer {
+  const items = isDict(answer) ? answer.answers : undefined
+  if (!isArraySafe(items)) {
     throw badAnswer('the answer must be an object with an answers array', 'shape')
   }
   const byId = new Map<string, AskUserQuestionItem>()
   for (const question of questions) byId.set(question.id, question)
   const given = new Map<string, AskUserQuestionAnswerItem>()
-  for (const raw of answer.answers as unknown[]) {
-    if (!isDict(raw) || typeof raw.id !== 'string') {
+  for (const raw of items) {
+    const id = isDict(raw) ? raw.id : undefined
+    if (!isDict(raw) || typeof id !== 'string') {
       throw badAnswer('each answer must be an object with a string id', 'shape')
     }
-    const question = byId.get(raw.id)
+    const question = byId.get(id)
     if (question === undefined) {
-      throw badAnswer(
-        `the answer names question "${raw.id}", which was not asked`,
-        'unknown-id',
-        raw.id,
-      )
+      throw badAnswer(`the answer names question "${id}", which was not asked`, 'unknown-id', id)
     }
-    if (given.has(raw.id))
-      throw badAnswer(`question "${raw.id}" is answered twice`, 'duplicate-id', raw.id)
-    given.set(raw.id, canonicalItem(question, raw))
+    if (given.has(id)) throw badAnswer(`question "${id}" is answered twice`, 'duplicate-id', id)
+    given.set(id, canonicalItem(question, raw))
   }
   return {
     answers: questions.map((question) => {
@@ -266,37 +433,69 @@ export function validateAnswer(
   }
 }
 
+/**
+ * Each label's position among its question's options. A request that passed
+ * validateRequest is deeply frozen, so its table is built once and kept for
+ * every answer checked against it (a relay checks each client's attempt);
+ * questions that could still change are indexed afresh on every call.
+ */
+const labelIndexes = new WeakMap<AskUserQuestionItem, ReadonlyMap<string, number>>()
+
+function labelIndexOf(question: AskUserQuestionItem): ReadonlyMap<string, number> {
+  const cached = labelIndexes.get(question)
+  if (cached !== undefined) return cached
+  const options = question.options ?? []
+  const index = new Map<string, number>()
+  options.forEach((option, position) => {
+    if (!index.has(option.label)) index.set(option.label, position)
+  })
+  const frozen =
+    Object.isFrozen(question) &&
+    Object.isFrozen(options) &&
+    options.every((option) => Object.isFrozen(option))
+  if (frozen) labelIndexes.set(question, index)
+  return index
+}
+
 function canonicalItem(question: AskUserQuestionItem, raw: Dict): AskUserQuestionAnswerItem {
   const id = question.id
-  if (!Array.isArray(raw.selected) || !raw.selected.every((label) => typeof label === 'string')) {
-    throw badAnswer(`question "${id}": selected must be an array of labels`, 'shape', id)
-  }
-  const selected = raw.selected as string[]
-  const offered = (question.options ?? []).map((option) => option.label)
-  const chosen = new Set<string>()
-  for (const label of selected) {
-    if (!offered.includes(label)) {
+  // Each field is read once: a getter may answer differently on a second read.
+  const rawSelected = raw.selected
+  const custom = raw.custom
+  const notLabels = () =>
+    badAnswer(`question "${id}": selected must be an array of labels`, 'shape', id)
+  if (!isArraySafe(rawSelected)) throw notLabels()
+  const options = question.options ?? []
+  const offered = labelIndexOf(question)
+  const chosen = new Uint8Array(options.length)
+  let chosenCount = 0
+  // One pass, no copies: the cost stays linear in the answer, allocation included.
+  for (const label of rawSelected as unknown[]) {
+    if (typeof label !== 'string') throw notLabels()
+    const index = offered.get(label)
+    if (index === undefined) {
       throw badAnswer(`question "${id}": "${label}" is not one of its options`, 'unknown-label', id)
     }
-    if (chosen.has(label))
+    if (chosen[index] === 1)
       throw badAnswer(`question "${id}": "${label}" is selected twice`, 'repeated-label', id)
-    chosen.add(label)
+    chosen[index] = 1
+    chosenCount += 1
   }
-  if (raw.custom !== undefined) {
-    if (typeof raw.custom !== 'string')
+  if (custom !== undefined) {
+    if (typeof custom !== 'string')
       throw badAnswer(`question "${id}": custom must be a string`, 'shape', id)
-    if (raw.custom.trim() === '')
+    if (custom.trim() === '')
       throw badAnswer(`question "${id}": custom is blank`, 'blank-custom', id)
   }
   if (question.multiSelect !== true) {
-    if (chosen.size > 1) {
+    if (chosenCount > 1) {
       throw badAnswer(
-        `question "${id}" is single-select but ${chosen.size} labels are selected`,
+        `question "${id}" is single-select but ${chosenCount} labels are selected`,
         'single-select',
         id,
       )
     }
-    if (chosen.size > 0 && raw.custom !== undefined) {
+    if (chosenCount > 0 && custom !== undefined) {
       throw badAnswer(
         `question "${id}" is single-select: a custom answer replaces the choice, so selected must be empty`,
         'custom-with-selection',
@@ -306,9 +505,12 @@ function canonicalItem(question: AskUserQuestionItem, raw: Dict): AskUserQuestio
   }
   const item: AskUserQuestionAnswerItem = {
     id,
-    selected: offered.filter((label) => chosen.has(label)),
+    selected: [],
   }
-  if (raw.custom !== undefined) item.custom = raw.custom
+  options.forEach((option, index) => {
+    if (chosen[index] === 1) item.selected.push(option.label)
+  })
+  if (custom !== undefined) item.custom = custom
   return item
 }
 

@@ -59,6 +59,7 @@ const allowed: Record<string, string[]> = {
   './mcp': ['xstate', '@modelcontextprotocol/sdk'],
   './tool': ['xstate', 'zod'],
   './sqlite': ['xstate', 'better-sqlite3'],
+  './postgres': ['xstate', 'pg'],
   './ai-sdk': ['xstate', 'zod', 'ai'],
   './openai-agents': ['xstate', 'zod', '@openai/agents'],
   './langgraph': ['xstate', 'zod', '@langchain/core'],

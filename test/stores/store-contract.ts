@@ -210,11 +210,13 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       expect(await store.get(answeredInTime.askId)).toMatchObject({ outcome: answered })
     })
 
-    it('expires 10,000 overdue asks in one call', async () => {
+    // 2,000 keeps a durable store's test quick (each admission is a synced
+    // write); the benchmark ends 10,000.
+    it('expires many overdue asks in one call', async () => {
       const { store } = await setup()
-      for (let i = 0; i < 10_000; i += 1) await store.admit(newAsk({ deadline: 10 }))
+      for (let i = 0; i < 2_000; i += 1) await store.admit(newAsk({ deadline: 10 }))
       const ended = await store.expireOverdue(20)
-      expect(ended).toHaveLength(10_000)
+      expect(ended).toHaveLength(2_000)
       expect(await store.pending()).toEqual([])
     }, 120_000)
 

@@ -14,6 +14,11 @@ function badAnswer(message: string, rule: string, details: Record<string, unknow
   )
 }
 
+/** At most this much of a client's text goes into a message. */
+function quoted(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text
+}
+
 function rolesOf(form: ElicitationForm): Map<string, Role> {
   const roles = new Map<string, Role>()
   for (const field of form.fields) {
@@ -33,12 +38,37 @@ function labelsOf(field: QuestionField): string[] {
   return (field.question.options ?? []).map((option) => option.label)
 }
 
+/** An elicitation result as read by {@link readElicitResult}. */
+export interface ElicitOutcome {
+  action: 'accept' | 'decline' | 'cancel'
+  content?: unknown
+}
+
+/**
+ * Reads the raw result of `elicitation/create`, as the client sent it, or
+ * throws `BAD_ANSWER`: the SDK is handed only the loose result envelope, so
+ * that a value that does not fit the form is reported here, naming its
+ * question, instead of as the SDK's schema dump. A `null` content (some
+ * clients send it with decline or cancel) counts as none.
+ */
+export function readElicitResult(raw: unknown): ElicitOutcome {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw badAnswer('the result must be an object', 'result-shape')
+  }
+  const { action, content } = raw as { action?: unknown; content?: unknown }
+  if (action !== 'accept' && action !== 'decline' && action !== 'cancel') {
+    throw badAnswer('action must be "accept", "decline" or "cancel"', 'unknown-action')
+  }
+  return content === undefined || content === null ? { action } : { action, content }
+}
+
 /**
  * Reads accepted form content back into one draft per question, or throws
  * `BAD_ANSWER` naming the question, the property and the rule: an unknown
  * property, a value of the wrong type, a label the question does not offer, a
- * label chosen twice. A question whose properties are absent is a skip; blank
- * typed text is no answer.
+ * label chosen twice. A question whose properties are absent or `null` is a
+ * skip (the Python SDK sends `None` as `null` for a cleared field), as is an
+ * empty string for an untouched single choice; blank typed text is no answer.
  */
 export function decodeContent(form: ElicitationForm, content: unknown): AnswerDraft[] {
   if (content === undefined) return []
@@ -58,13 +88,16 @@ export function decodeContent(form: ElicitationForm, content: unknown): AnswerDr
   for (const [property, value] of Object.entries(content)) {
     const role = roles.get(property)
     if (role === undefined) {
-      throw badAnswer(`"${property}" is not a property of the form`, 'unknown-property', {
+      throw badAnswer(`"${quoted(property)}" is not a property of the form`, 'unknown-property', {
         property,
       })
     }
+    // A cleared field: nothing said for this property.
+    if (value === null) continue
+    if (role.role === 'choice' && role.field.kind === 'single' && value === '') continue
     const { field } = role
     const at = { questionId: field.question.id, property }
-    const where = `"${property}" (question "${field.question.id}")`
+    const where = `"${quoted(property)}" (question "${quoted(field.question.id)}")`
     switch (role.role) {
       case 'text':
       case 'custom': {
@@ -99,10 +132,14 @@ export function decodeContent(form: ElicitationForm, content: unknown): AnswerDr
         const seen = new Set<string>()
         for (const label of chosen) {
           if (!offered.includes(label)) {
-            throw badAnswer(`${where}: "${label}" is not one of its options`, 'unknown-label', {
-              ...at,
-              label,
-            })
+            throw badAnswer(
+              `${where}: "${quoted(label)}" is not one of its options`,
+              'unknown-label',
+              {
+                ...at,
+                label,
+              },
+            )
           }
           if (seen.has(label)) {
             throw badAnswer(`${where}: "${label}" is chosen twice`, 'repeated-label', {

@@ -2,12 +2,12 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import {
-  ElicitResultSchema,
   EmptyResultSchema,
   ErrorCode,
   McpError,
+  ResultSchema,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { ElicitResult, InitializeResult } from '@modelcontextprotocol/sdk/types.js'
+import type { InitializeResult } from '@modelcontextprotocol/sdk/types.js'
 import {
   MAX_TIMEOUT_MS,
   UserQuestionError,
@@ -19,7 +19,9 @@ import type {
   ProviderRequest,
   UserQuestionProvider,
 } from '../../protocol/index.js'
-import { decodeContent } from './decode.js'
+import { decodeContent, readElicitResult } from './decode.js'
+import type { ElicitOutcome } from './decode.js'
+import { createLateResponseFilter } from './quiet.js'
 import { buildElicitationForm, dialectFor } from './form.js'
 import type { ElicitationDialect } from './form.js'
 
@@ -95,6 +97,20 @@ function burnRequestIdZero(server: Server): void {
     .catch(() => undefined)
 }
 
+/**
+ * The signal handed to the SDK: aborted with the ending error's message, a
+ * plain sentence, because the SDK sends `String(reason)` as the reason of
+ * `notifications/cancelled`, which a host may show to the user (the error
+ * itself would read "UserQuestionError: …").
+ */
+function sdkSignal(signal: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController()
+  const onAbort = () => controller.abort(endingError(signal).message)
+  if (signal.aborted) onAbort()
+  else signal.addEventListener('abort', onAbort, { once: true })
+  return { signal: controller.signal, release: () => signal.removeEventListener('abort', onAbort) }
+}
+
 function requestOptions(signal: AbortSignal, deadline: number | undefined): RequestOptions {
   if (deadline === undefined) {
     // Never the SDK's 60 s default: a human may take all day. A client that reports progress keeps it alive past a timer's limit.
@@ -117,6 +133,17 @@ function notConnected(): UserQuestionError {
   )
 }
 
+/** The first protocol version with elicitation. */
+const FIRST_ELICITATION_VERSION = '2025-06-18'
+
+function elicitationTooOld(version: string): UserQuestionError {
+  return new UserQuestionError(
+    `The connected MCP client negotiated protocol ${version}, which has no elicitation (it arrived in ${FIRST_ELICITATION_VERSION}), so it cannot put questions to the user even though it declared the capability. Use a client that speaks ${FIRST_ELICITATION_VERSION} or later, or register another provider such as the terminal or the web console.`,
+    'PROVIDER_FAILED',
+    { details: { reason: 'elicitation-unsupported', protocolVersion: version } },
+  )
+}
+
 function elicitationUnsupported(): UserQuestionError {
   return new UserQuestionError(
     'The connected MCP client does not support form elicitation (it declared no elicitation.form capability), so it cannot put questions to the user. Use a client that supports elicitation, or register another provider such as the terminal or the web console.',
@@ -125,10 +152,34 @@ function elicitationUnsupported(): UserQuestionError {
   )
 }
 
+/** The error that ended the ask, from its signal. */
+function endingError(signal: AbortSignal): UserQuestionError {
+  return toUserQuestionError(signal.reason, 'ASK_ABORTED', 'The ask was taken down')
+}
+
+/** Whether `error` is a schema validation failure (zod's), as the SDK rejects with for a result that does not parse. */
+function isValidationError(error: unknown): boolean {
+  try {
+    return (
+      typeof error === 'object' &&
+      error !== null &&
+      Array.isArray((error as { issues?: unknown }).issues)
+    )
+  } catch {
+    return false
+  }
+}
+
 /** Turns what `request()` rejected with into the ask's coded error. */
 function requestFailure(error: unknown, signal: AbortSignal): UserQuestionError {
-  if (signal.aborted) {
-    return toUserQuestionError(signal.reason, 'ASK_ABORTED', 'The ask was taken down')
+  if (signal.aborted) return endingError(signal)
+  if (isValidationError(error)) {
+    // Only the loose result envelope is checked by the SDK now; its `_meta` can still fail it.
+    return new UserQuestionError(
+      "The MCP client's elicitation result is not a valid result object (its _meta does not parse).",
+      'BAD_ANSWER',
+      { cause: error, details: { rule: 'result-shape' } },
+    )
   }
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return new UserQuestionError(
@@ -154,7 +205,7 @@ function requestFailure(error: unknown, signal: AbortSignal): UserQuestionError 
   return toUserQuestionError(error, 'PROVIDER_FAILED', 'The MCP elicitation request failed')
 }
 
-function cancelled(result: ElicitResult): UserQuestionError {
+function cancelled(result: ElicitOutcome): UserQuestionError {
   return new UserQuestionError(
     result.action === 'decline'
       ? 'The user declined to answer in the MCP client.'
@@ -170,7 +221,18 @@ function cancelled(result: ElicitResult): UserQuestionError {
  * and a flat schema with one property per question (plus an optional typed
  * answer beside each question with options). `accept` becomes the canonical
  * answer, `decline` and `cancel` reject `ASK_CANCELLED`, and the ask's signal
- * cancels the request (the client receives `notifications/cancelled`).
+ * cancels the request (the client receives `notifications/cancelled`, whose
+ * reason is the ending error's message).
+ *
+ * The provider checks the client's result itself: a value that does not fit
+ * the form is `BAD_ANSWER` naming the question; a `null` value and an empty
+ * string for an untouched single choice are skips. A client without the
+ * `elicitation.form` capability, or one that negotiated a protocol older than
+ * 2025-06-18 (which has no elicitation, whatever it declares), is sent
+ * nothing: the ask rejects `PROVIDER_FAILED` with `details.reason:
+ * 'elicitation-unsupported'` — not `NO_PROVIDER`, because a provider is
+ * registered; it is the client that cannot ask. A late answer to a request
+ * already taken down is ignored without a word to the server's `onerror`.
  *
  * @example
  * ```ts
@@ -189,6 +251,7 @@ export function createElicitationProvider(
 ): ElicitationProvider {
   const server = lowLevel(options.server)
   let negotiated = options.protocolVersion
+  const lateResponses = createLateResponseFilter(server)
   if (negotiated === undefined) {
     watchNegotiatedVersion(server, (version) => {
       negotiated = version
@@ -209,18 +272,31 @@ export function createElicitationProvider(
       // Capabilities arrive with initialize: before that there is no client to ask yet.
       if (server.transport === undefined || capabilities === undefined) throw notConnected()
       if (capabilities.elicitation?.form === undefined) throw elicitationUnsupported()
+      if (negotiated !== undefined && negotiated < FIRST_ELICITATION_VERSION) {
+        throw elicitationTooOld(negotiated)
+      }
       const form = buildElicitationForm(questions, dialectFor(negotiated))
       burnRequestIdZero(server)
-      let result: ElicitResult
+      const forSdk = sdkSignal(signal)
+      const requestId = lateResponses.nextRequestId()
+      let raw: unknown
       try {
-        result = await server.request(
+        // The loose result envelope only: the content is checked here, so a
+        // value that does not fit is BAD_ANSWER naming its question, not a
+        // schema dump from the SDK.
+        raw = await server.request(
           { method: 'elicitation/create', params: form.params },
-          ElicitResultSchema,
-          requestOptions(signal, request.deadline),
+          ResultSchema,
+          requestOptions(forSdk.signal, request.deadline),
         )
       } catch (error: unknown) {
+        // Taken down or timed out: a response the client may still send is expected, not an error.
+        if (requestId !== undefined) lateResponses.expectLate(requestId)
         throw requestFailure(error, signal)
+      } finally {
+        forSdk.release()
       }
+      const result = readElicitResult(raw)
       if (result.action !== 'accept') throw cancelled(result)
       return encodeAnswer(questions, decodeContent(form, result.content))
     },

@@ -15,7 +15,7 @@
  */
 export { createRelay } from './relay.js'
 export type { Relay, RelayClient, RelayConnection, RelayOptions, RelayPendingAsk } from './relay.js'
-export { MAX_FRAME_BYTES, startWebConsole } from './server.js'
+export { MAX_FRAME_BYTES, MIN_TOKEN_BITS, MIN_TOKEN_LENGTH, startWebConsole } from './server.js'
 export type { WebConsole, WebConsoleClient, WebConsoleOptions } from './server.js'
 export { RelayErrorCodes, interpretResult, parseClientFrame } from './frames.js'
 export type {

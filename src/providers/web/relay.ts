@@ -29,9 +29,12 @@ export interface RelayClient {
    */
   close(reason: RelayCloseReason): void
   /**
-   * Bytes queued for the peer and not yet written. When present, the relay
-   * drops a client whose backlog passes `maxBufferedBytes` (a peer that never
-   * reads must not grow the host's memory without bound).
+   * Bytes queued for the peer and not yet taken by it (a WebSocket's
+   * `bufferedAmount`). When present, the relay paces what it writes by it:
+   * while it is at `maxBufferedBytes` nothing more is written, and a client
+   * that reads nothing for `stallTimeoutMs` meanwhile is dropped (a peer that
+   * never reads must not grow the host's memory without bound). Absent, the
+   * client counts as always reading.
    */
   readonly bufferedAmount?: number
 }
@@ -51,8 +54,19 @@ export interface RelayOptions<TClient extends RelayClient = RelayClient> {
   maxFramesPerWindow?: number
   /** The rate window, and how long a throttled client's frames are dropped. @default 1000 */
   rateWindowMs?: number
-  /** A client's unsent backlog past which it is dropped. @default 4194304 (4 MiB) */
+  /**
+   * A client's transport backlog at which writing to it pauses until it reads
+   * (what it is owed waits in the relay, shared with every other client).
+   * @default 4194304 (4 MiB)
+   */
   maxBufferedBytes?: number
+  /**
+   * How long a paused client may read nothing before it is dropped as
+   * congested. A client is dropped only when it stops reading, never because
+   * what it is owed is large (DESIGN §7).
+   * @default 10000
+   */
+  stallTimeoutMs?: number
   /**
    * Frames written per turn of the event loop; a larger fan-out continues on
    * later turns so the host keeps reading (and answering) in between.
@@ -165,22 +179,30 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   const isOpen = (connection: Connection<TClient>) =>
     connection.actor.getSnapshot().status === 'active'
 
-  const overBound = (connection: Connection<TClient>): boolean =>
-    connection.outbox.bytes + (connection.client.bufferedAmount ?? 0) > maxBufferedBytes
+  const backlogOf = (connection: Connection<TClient>): number => {
+    try {
+      const amount = connection.client.bufferedAmount
+      return typeof amount === 'number' && amount > 0 ? amount : 0
+    } catch {
+      return 0
+    }
+  }
 
   const fanOut = createFanOut<Connection<TClient>>({
     framesPerTurn: options.framesPerTurn ?? 4,
     outboxOf: (connection) => connection.outbox,
+    backlogOf,
+    maxBacklogBytes: maxBufferedBytes,
+    stallMs: options.stallTimeoutMs ?? 10_000,
+    onStalled: (connection) => {
+      if (isOpen(connection)) connection.actor.send({ type: 'client.congested' })
+    },
     write(connection, data) {
       if (!isOpen(connection)) return false
       try {
         connection.client.send(data)
       } catch {
         connection.actor.send({ type: 'client.disconnected' })
-        return false
-      }
-      if (overBound(connection)) {
-        connection.actor.send({ type: 'client.congested' })
         return false
       }
       return true
@@ -191,7 +213,6 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   const sendTo = (connection: Connection<TClient>, data: string): void => {
     if (!isOpen(connection)) return
     fanOut.enqueue(connection, data)
-    if (overBound(connection)) connection.actor.send({ type: 'client.congested' })
   }
 
   const broadcast = (sessionId: string | undefined, data: string) => {
@@ -406,7 +427,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
         })
       }
       // Every client hears how its asks ended before it is closed.
-      fanOut.flush(Infinity)
+      fanOut.flush(Infinity, true)
       for (const connection of [...connections]) connection.actor.send({ type: 'relay.disposed' })
     },
   }

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { isIP } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
@@ -27,7 +28,14 @@ export interface WebConsoleOptions {
   host?: string
   /** The port to listen on; 0 picks a free one. @default 0 */
   port?: number
-  /** The access token. @default 32 random bytes, base64url, new on every start */
+  /**
+   * The access token. One given here must be at least
+   * {@link MIN_TOKEN_LENGTH} characters with at least {@link MIN_TOKEN_BITS}
+   * bits by a character-frequency estimate (so neither `'a'` nor
+   * `'aaaaaaaaaaaaaaaa'` passes); a weaker one makes `startWebConsole` throw a
+   * `TypeError` naming the rule.
+   * @default 32 random bytes, base64url, new on every start
+   */
   token?: string
   /**
    * Which sessions (asking agents' ids) a client may see and answer; the
@@ -40,10 +48,18 @@ export interface WebConsoleOptions {
    * @default []
    */
   origins?: readonly string[]
+  /**
+   * Host header values served besides loopback names and IP literals on the
+   * console's port (e.g. `'console.example.internal:8080'` behind a proxy).
+   * Any other Host is refused with 421 before anything is served: a page on a
+   * DNS-rebinding name that resolves to this address cannot reach the console.
+   * @default []
+   */
+  hosts?: readonly string[]
   /** Rate limit and backlog bound of each client (see {@link RelayOptions}). */
   limits?: Pick<
     RelayOptions,
-    'maxFramesPerWindow' | 'rateWindowMs' | 'maxBufferedBytes' | 'framesPerTurn'
+    'maxFramesPerWindow' | 'rateWindowMs' | 'maxBufferedBytes' | 'stallTimeoutMs' | 'framesPerTurn'
   >
 }
 
@@ -59,6 +75,55 @@ export interface WebConsole {
   relay: Relay<WebConsoleClient>
   /** Stops listening, disposes the relay (unregistering it from the seam) and closes every client. */
   close(): Promise<void>
+}
+
+/** The shortest caller-supplied token {@link startWebConsole} accepts. */
+export const MIN_TOKEN_LENGTH = 16
+
+/** The fewest bits a caller-supplied token must carry by {@link estimatedTokenBits}. */
+export const MIN_TOKEN_BITS = 40
+
+/**
+ * Bits in a token by the frequency of its characters (Shannon entropy times
+ * length): `'aaaaaaaaaaaaaaaa'` has 0, sixteen random hex digits about 50, the
+ * default 43-character base64url token over 200. An estimate, not a proof of
+ * strength: it refuses repetitive tokens, not dictionary words.
+ */
+function estimatedTokenBits(token: string): number {
+  const characters = [...token]
+  const counts = new Map<string, number>()
+  for (const character of characters) counts.set(character, (counts.get(character) ?? 0) + 1)
+  let bitsPerCharacter = 0
+  for (const count of counts.values()) {
+    const share = count / characters.length
+    bitsPerCharacter -= share * Math.log2(share)
+  }
+  return bitsPerCharacter * characters.length
+}
+
+function checkToken(token: string): void {
+  if ([...token].length < MIN_TOKEN_LENGTH) {
+    throw new TypeError(
+      `startWebConsole: token is too short (rule: at least ${MIN_TOKEN_LENGTH} characters); omit it to get a random one`,
+    )
+  }
+  if (estimatedTokenBits(token) < MIN_TOKEN_BITS) {
+    throw new TypeError(
+      `startWebConsole: token is too predictable (rule: at least ${MIN_TOKEN_BITS} bits by character frequency; it repeats too few characters); omit it to get a random one`,
+    )
+  }
+}
+
+/** The name part of a Host header value: `[::1]:80` → `[::1]`, `a.b:80` → `a.b`. */
+function splitHost(value: string): { name: string; port: string | undefined } {
+  const match = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(value)
+  return match === null ? { name: '', port: undefined } : { name: match[1] ?? '', port: match[2] }
+}
+
+/** An IPv4 literal or a bracketed IPv6 literal: a name no DNS answer can rebind. */
+function isIpLiteral(name: string): boolean {
+  if (name.startsWith('[') && name.endsWith(']')) return isIP(name.slice(1, -1)) === 6
+  return isIP(name) === 4
 }
 
 /** How long `close()` waits for peers to finish the close handshake before cutting them. */
@@ -169,16 +234,45 @@ function refuseUpgrade(socket: Duplex, status: number, reason: string, body: str
  */
 export async function startWebConsole(options: WebConsoleOptions): Promise<WebConsole> {
   const host = options.host ?? '127.0.0.1'
+  if (options.token !== undefined) {
+    if (typeof options.token !== 'string')
+      throw new TypeError('startWebConsole: token must be a string')
+    checkToken(options.token)
+  }
   const token = options.token ?? randomBytes(32).toString('base64url')
-  if (token === '') throw new TypeError('startWebConsole: token must not be empty')
   const expected = Buffer.from(token, 'utf8')
   const relayOptions: RelayOptions<WebConsoleClient> = { ...options.limits }
   if (options.authorize !== undefined) relayOptions.authorize = options.authorize
   const relay = createRelay<WebConsoleClient>(options.seam, relayOptions)
   const allowedOrigins = new Set<string>()
+  const extraHosts = new Set((options.hosts ?? []).map((name) => name.toLowerCase()))
+  let boundPort = ''
+
+  // DNS rebinding: a page on attacker.example, whose name the attacker points
+  // at this address, is same-origin with the console as far as the browser
+  // knows, and its requests carry Host: attacker.example. Only names no DNS
+  // answer can rebind (loopback names, IP literals) on our port are served.
+  const isServedHost = (value: string | undefined): boolean => {
+    if (value === undefined) return false
+    const lower = value.toLowerCase()
+    if (extraHosts.has(lower)) return true
+    const { name, port } = splitHost(lower)
+    if (port !== boundPort && !(port === undefined && boundPort === '80')) return false
+    return name === 'localhost' || isIpLiteral(name)
+  }
 
   const server = createServer((request, response) => {
     const head = request.method === 'HEAD'
+    if (!isServedHost(request.headers.host)) {
+      send(
+        response,
+        421,
+        'text/plain; charset=utf-8',
+        'This console answers only to its loopback address (the Host header names another server).\n',
+        head,
+      )
+      return
+    }
     if (request.method !== 'GET' && !head) {
       send(response, 405, 'text/plain; charset=utf-8', 'Only GET is served here.\n', head)
       return
@@ -238,6 +332,15 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
+    if (!isServedHost(request.headers.host)) {
+      refuseUpgrade(
+        socket,
+        421,
+        'Misdirected Request',
+        'This console answers only to its loopback address.\n',
+      )
+      return
+    }
     const url = requestUrl(request)
     if (url?.pathname !== '/ws') {
       refuseUpgrade(socket, 404, 'Not Found', 'The WebSocket endpoint is /ws.\n')
@@ -269,11 +372,14 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
   }
 
   const { port } = server.address() as AddressInfo
+  boundPort = String(port)
   const shownHost = hostForUrl(host)
   for (const name of [shownHost, '127.0.0.1', 'localhost', '[::1]']) {
     allowedOrigins.add(`http://${name}:${port}`)
   }
   for (const origin of options.origins ?? []) allowedOrigins.add(origin)
+  // The name the console was told to bind is the one its printed URL carries.
+  extraHosts.add(`${shownHost}:${port}`.toLowerCase())
   const query = `token=${encodeURIComponent(token)}`
   let closing: Promise<void> | undefined
 

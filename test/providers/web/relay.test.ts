@@ -296,20 +296,56 @@ describe('createRelay', () => {
     })
   })
 
-  it('drops a client whose unsent backlog passes the bound', () => {
-    const { seam, relay } = setup({ maxBufferedBytes: 1000 })
-    const stuck = fakeClient('stuck')
-    const connection = relay.connect(stuck)
-    void track(seam.ask({ questions }))
-    expect(stuck.frames).toHaveLength(1)
-    stuck.bufferedAmount = 1001
-    void track(seam.ask({ questions }))
-    expect(stuck.closeReason).toBe('congested')
-    expect(connection.closed).toBe(true)
-    expect(relay.clientCount()).toBe(0)
-    void track(seam.ask({ questions }))
-    expect(stuck.frames).toHaveLength(1)
-    expect(relay.pending()).toHaveLength(3)
+  it('pauses a client whose backlog reaches the bound, and drops it once it reads nothing for the stall timeout', async () => {
+    vi.useFakeTimers()
+    try {
+      const { seam, relay } = setup({ maxBufferedBytes: 1000, stallTimeoutMs: 200 })
+      const stuck = fakeClient('stuck')
+      const connection = relay.connect(stuck)
+      void track(seam.ask({ questions }))
+      expect(stuck.frames).toHaveLength(1)
+      stuck.bufferedAmount = 1001
+      void track(seam.ask({ questions }))
+      // Paused, not dropped: the frame waits for the client to read.
+      expect(stuck.frames).toHaveLength(1)
+      expect(connection.closed).toBe(false)
+      await vi.advanceTimersByTimeAsync(150)
+      expect(connection.closed).toBe(false)
+      await vi.advanceTimersByTimeAsync(100)
+      expect(stuck.closeReason).toBe('congested')
+      expect(connection.closed).toBe(true)
+      expect(relay.clientCount()).toBe(0)
+      void track(seam.ask({ questions }))
+      expect(stuck.frames).toHaveLength(1)
+      expect(relay.pending()).toHaveLength(3)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('a paused client that reads gets what it is owed and is never dropped', async () => {
+    vi.useFakeTimers()
+    try {
+      const { seam, relay } = setup({ maxBufferedBytes: 1000, stallTimeoutMs: 200 })
+      const slow = fakeClient('slow')
+      const connection = relay.connect(slow)
+      slow.bufferedAmount = 5000
+      for (let i = 0; i < 3; i++) void track(seam.ask({ questions }))
+      expect(slow.frames).toHaveLength(0)
+      // It reads a little in every stall window: progress keeps it connected.
+      for (const amount of [4000, 3000, 2000, 1500]) {
+        await vi.advanceTimersByTimeAsync(150)
+        slow.bufferedAmount = amount
+      }
+      await vi.advanceTimersByTimeAsync(150)
+      expect(connection.closed).toBe(false)
+      slow.bufferedAmount = 0
+      await vi.advanceTimersByTimeAsync(20)
+      expect(slow.framesOf('question/requested')).toHaveLength(3)
+      expect(connection.closed).toBe(false)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('serves the most recently active clients first and the rest on later turns, each in order', async () => {

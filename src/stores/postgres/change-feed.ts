@@ -1,0 +1,292 @@
+import type { Client, Notification } from 'pg'
+import { CorruptRowError } from '../../protocol/index.js'
+import type { StoreChange } from '../../protocol/index.js'
+import { askColumns, revisionOf, toAskRecord } from './rows.js'
+import type { AskRow } from './rows.js'
+import { quoteIdentifier } from './schema.js'
+import type { SchemaFacts } from './schema.js'
+import type { PostgresStoreEvent } from './types.js'
+
+/** What the change feed needs from its store. */
+export interface ChangeFeedDependencies {
+  ready(): Promise<SchemaFacts>
+  /** Runs one statement on the store's pool; rows in raw text. */
+  query<TRow>(text: string, values: unknown[]): Promise<TRow[]>
+  /** A new, unconnected client for the dedicated LISTEN connection. */
+  newClient(): Client
+  emit(change: StoreChange): void
+  report(event: PostgresStoreEvent): void
+  corrupt(error: CorruptRowError): void
+  pollIntervalMs: number
+}
+
+/** The first reconnect waits this long, then twice as long each time, up to the cap. */
+const FIRST_RETRY_MS = 50
+const MAX_RETRY_MS = 5_000
+/** Changed rows one poll emits; more than that and it asks for a resync instead. */
+const POLL_LIMIT = 500
+
+/**
+ * The store's change feed: LISTEN on one dedicated connection (a notification
+ * is sent to the connections listening when it commits, so the connection
+ * must stay ours and stay open), turned into {@link StoreChange}s.
+ *
+ * A notification sent while the connection is down is gone, so every time
+ * the LISTEN takes effect — the first time too: anything committed between
+ * `watch()` and then was missed — the feed emits `resync`. A slow poll backs
+ * it up: it checks the connection is alive (a half-open TCP connection tells
+ * nobody) and emits the rows whose revision moved since the last polls.
+ */
+export function createChangeFeed(deps: ChangeFeedDependencies) {
+  let running = false
+  let client: Client | undefined
+  let connecting = false
+  let retryMs = FIRST_RETRY_MS
+  let retryTimer: NodeJS.Timeout | undefined
+  let pollTimer: NodeJS.Timeout | undefined
+  let everConnected = false
+  // A poll still in flight when the feed stops and starts again must not
+  // start a second chain of polls.
+  let generation = 0
+
+  // Ids named by notifications, read in one query per turn of the event loop.
+  const noticed = new Set<string>()
+  let flushScheduled = false
+  let resyncNoticed = false
+  let leasesNoticed = false
+  // askId -> the revision last emitted, so the poll does not repeat what a
+  // notification delivered. Pruned below the poll's floor.
+  const emitted = new Map<string, number>()
+  // The poll reads revisions above the highest one seen two polls ago: a
+  // write whose revision was drawn before one poll but committed after it is
+  // still caught by the next.
+  let seenBeforeLast: number | undefined
+  let seenLast: number | undefined
+  let leaseFingerprint: string | null | undefined
+
+  const scheduleRetry = (): void => {
+    if (!running || retryTimer !== undefined) return
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined
+      void connect()
+    }, retryMs)
+    retryTimer.unref()
+    retryMs = Math.min(retryMs * 2, MAX_RETRY_MS)
+  }
+
+  const drop = (lost: Client, error: unknown): void => {
+    if (client !== lost) return
+    client = undefined
+    lost.removeAllListeners('notification')
+    void lost.end().catch(() => undefined)
+    deps.report({ type: 'listener.lost', error })
+    scheduleRetry()
+  }
+
+  const connect = async (): Promise<void> => {
+    if (!running || client !== undefined || connecting) return
+    connecting = true
+    const attempt = deps.newClient()
+    // Without an 'error' listener a dropped connection would crash the process.
+    attempt.on('error', (error: unknown) => drop(attempt, error))
+    attempt.on('end', () => drop(attempt, new Error('the LISTEN connection ended')))
+    try {
+      const { channel } = await deps.ready()
+      attempt.on('notification', (message: Notification) => {
+        if (message.channel === channel) onNotice(message.payload ?? '')
+      })
+      await attempt.connect()
+      await attempt.query(`LISTEN ${quoteIdentifier(channel)}`)
+      if (!running) {
+        await attempt.end().catch(() => undefined)
+        return
+      }
+      client = attempt
+      retryMs = FIRST_RETRY_MS
+      deps.report({ type: 'listener.connected', reconnect: everConnected })
+      everConnected = true
+      deps.emit({ type: 'resync' })
+    } catch (error: unknown) {
+      attempt.removeAllListeners('notification')
+      void attempt.end().catch(() => undefined)
+      if (running) deps.report({ type: 'listener.failed', error })
+      scheduleRetry()
+    } finally {
+      connecting = false
+    }
+  }
+
+  const onNotice = (payload: string): void => {
+    const colon = payload.indexOf(':')
+    const kind = colon === -1 ? payload : payload.slice(0, colon)
+    if (kind === 'admitted' || kind === 'settled') noticed.add(payload.slice(colon + 1))
+    else if (kind === 'leases') leasesNoticed = true
+    else resyncNoticed = true
+    if (!flushScheduled) {
+      flushScheduled = true
+      setImmediate(() => void flush())
+    }
+  }
+
+  const flush = async (): Promise<void> => {
+    flushScheduled = false
+    if (!running) return
+    const ids = [...noticed]
+    noticed.clear()
+    if (leasesNoticed) {
+      leasesNoticed = false
+      deps.emit({ type: 'leases.changed' })
+    }
+    if (resyncNoticed) {
+      resyncNoticed = false
+      deps.emit({ type: 'resync' })
+      return
+    }
+    if (ids.length === 0) return
+    try {
+      const rows = await deps.query<AskRow>(
+        `SELECT ${askColumns()} FROM askseam_asks WHERE ask_id = ANY($1::text[])`,
+        [ids],
+      )
+      if (running) emitRows(rows)
+    } catch {
+      // The rows could not be read now: whoever watches rereads later.
+      if (running) deps.emit({ type: 'resync' })
+    }
+  }
+
+  /** Emits each row as a change; a row that does not parse asks for a resync instead. */
+  const emitRows = (rows: AskRow[]): void => {
+    let corrupt = false
+    for (const row of rows) {
+      let record
+      try {
+        record = toAskRecord(row)
+      } catch (error: unknown) {
+        if (!(error instanceof CorruptRowError)) throw error
+        deps.corrupt(error)
+        corrupt = true
+        continue
+      }
+      emitted.set(record.askId, revisionOf(row))
+      deps.emit(
+        record.state === 'pending'
+          ? { type: 'ask.admitted', record }
+          : { type: 'ask.settled', record },
+      )
+    }
+    if (corrupt) deps.emit({ type: 'resync' })
+  }
+
+  const poll = async (own: number): Promise<void> => {
+    await checkConnection()
+    try {
+      await pollAsks()
+      await pollLeases()
+    } catch (error: unknown) {
+      if (running) deps.report({ type: 'poll.failed', error })
+    }
+    if (running && own === generation) schedulePoll()
+  }
+
+  const schedulePoll = (): void => {
+    const own = generation
+    pollTimer = setTimeout(() => void poll(own), deps.pollIntervalMs)
+    pollTimer.unref()
+  }
+
+  const checkConnection = async (): Promise<void> => {
+    const current = client
+    if (current === undefined) return
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error('the LISTEN connection did not answer')),
+        deps.pollIntervalMs,
+      )
+    })
+    try {
+      await Promise.race([current.query('SELECT 1'), timeout])
+    } catch (error: unknown) {
+      drop(current, error)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  const pollAsks = async (): Promise<void> => {
+    if (seenLast === undefined) {
+      // The first poll only learns where the revisions stand.
+      seenLast = await maxRevision()
+      seenBeforeLast = seenLast
+      return
+    }
+    const floor = seenBeforeLast ?? seenLast
+    const rows = await deps.query<AskRow>(
+      `SELECT ${askColumns()} FROM askseam_asks WHERE revision > $1 ORDER BY revision LIMIT $2`,
+      [floor, POLL_LIMIT + 1],
+    )
+    seenBeforeLast = seenLast
+    if (rows.length > POLL_LIMIT) {
+      seenLast = await maxRevision()
+      seenBeforeLast = seenLast
+      emitted.clear()
+      if (running) deps.emit({ type: 'resync' })
+      return
+    }
+    const fresh = rows.filter((row) => (emitted.get(row.ask_id ?? '') ?? -1) < revisionOf(row))
+    for (const row of rows) seenLast = Math.max(seenLast, revisionOf(row))
+    for (const [askId, revision] of emitted) if (revision <= floor) emitted.delete(askId)
+    if (running && fresh.length > 0) emitRows(fresh)
+  }
+
+  const maxRevision = async (): Promise<number> => {
+    const rows = await deps.query<{ revision: string | null }>(
+      'SELECT max(revision) AS revision FROM askseam_asks',
+      [],
+    )
+    return Number(rows[0]?.revision ?? 0)
+  }
+
+  const pollLeases = async (): Promise<void> => {
+    const rows = await deps.query<{ leases: string | null }>(
+      `SELECT string_agg(seam_id || ':' || provider_active::text, ',' ORDER BY seam_id COLLATE "C") AS leases
+        FROM askseam_leases`,
+      [],
+    )
+    const fingerprint = rows[0]?.leases ?? null
+    const changed = leaseFingerprint !== undefined && leaseFingerprint !== fingerprint
+    leaseFingerprint = fingerprint
+    if (changed && running) deps.emit({ type: 'leases.changed' })
+  }
+
+  return {
+    /** Opens the LISTEN connection and starts the poll; idempotent. */
+    start(): void {
+      if (running) return
+      running = true
+      generation += 1
+      void connect()
+      schedulePoll()
+    },
+    /** Closes the LISTEN connection and stops every timer; idempotent. */
+    async stop(): Promise<void> {
+      running = false
+      clearTimeout(retryTimer)
+      clearTimeout(pollTimer)
+      retryTimer = undefined
+      pollTimer = undefined
+      seenLast = undefined
+      seenBeforeLast = undefined
+      leaseFingerprint = undefined
+      emitted.clear()
+      noticed.clear()
+      const current = client
+      client = undefined
+      if (current !== undefined) {
+        current.removeAllListeners('notification')
+        await current.end().catch(() => undefined)
+      }
+    },
+  }
+}

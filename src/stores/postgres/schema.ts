@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto'
+import type { PoolClient } from 'pg'
+
+/**
+ * One schema change, applied once per database schema and recorded in
+ * `askseam_migrations`. Never edit a released migration: add the next one.
+ */
+interface Migration {
+  version: number
+  statements: readonly string[]
+}
+
+/**
+ * The tables every askseam store on this schema shares. Times are epoch
+ * milliseconds (`bigint`), computed by the seam: the deadline is absolute and
+ * written once, at admission, so every host agrees on it whatever its clock
+ * did since. `revision` grows with every write to an ask; the change feed's
+ * backstop poll reads what changed after the revision it last saw.
+ */
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    statements: [
+      `CREATE SEQUENCE askseam_revision`,
+      `CREATE TABLE askseam_asks (
+        ask_id text PRIMARY KEY,
+        ask_key text UNIQUE,
+        questions jsonb NOT NULL,
+        agent_id text,
+        owner_seam_id text NOT NULL,
+        started_at bigint NOT NULL,
+        deadline bigint,
+        state text NOT NULL CHECK (state IN ('pending', 'settled')),
+        outcome jsonb,
+        settled_at bigint,
+        schema_version integer NOT NULL,
+        revision bigint NOT NULL DEFAULT nextval('askseam_revision'),
+        CHECK ((state = 'settled') = (outcome IS NOT NULL AND settled_at IS NOT NULL))
+      )`,
+      // pending() reads in this order; "C" makes the tie-break the byte order
+      // JavaScript's comparison of ASCII ids gives, whatever the database's collation.
+      `CREATE INDEX askseam_asks_pending ON askseam_asks (started_at, ask_id COLLATE "C")
+        WHERE state = 'pending'`,
+      `CREATE INDEX askseam_asks_deadline ON askseam_asks (deadline)
+        WHERE state = 'pending' AND deadline IS NOT NULL`,
+      `CREATE INDEX askseam_asks_keyless_owner ON askseam_asks (owner_seam_id)
+        WHERE state = 'pending' AND ask_key IS NULL`,
+      `CREATE INDEX askseam_asks_settled ON askseam_asks (settled_at) WHERE state = 'settled'`,
+      `CREATE INDEX askseam_asks_revision ON askseam_asks (revision)`,
+      `CREATE TABLE askseam_leases (
+        seam_id text PRIMARY KEY,
+        provider_active boolean NOT NULL,
+        expires_at bigint NOT NULL,
+        schema_version integer NOT NULL
+      )`,
+    ],
+  },
+]
+
+/** The newest migration this askseam knows. */
+export const LATEST_MIGRATION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0
+
+/** What the store learns once the schema is in place. */
+export interface SchemaFacts {
+  /** The schema the tables live in (the connection's `current_schema()`). */
+  schema: string
+  /** The NOTIFY channel of that schema's stores. */
+  channel: string
+}
+
+/**
+ * Brings the connection's current schema up to {@link LATEST_MIGRATION}.
+ * Several processes starting together are safe: each takes a transaction-level
+ * advisory lock named after the schema, so one applies the migrations and the
+ * others, once it commits, find nothing left to do.
+ */
+export async function migrate(client: PoolClient): Promise<SchemaFacts> {
+  const found = await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')
+  const schema = found.rows[0]?.schema
+  if (schema === null || schema === undefined) {
+    throw new Error('askseam/postgres: no schema on the search_path to create the tables in')
+  }
+  await client.query('BEGIN')
+  try {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('askseam.migrate.' || $1))`, [schema])
+    await client.query(`CREATE TABLE IF NOT EXISTS askseam_migrations (
+      version integer PRIMARY KEY,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`)
+    const applied = await client.query<{ version: unknown }>(
+      'SELECT max(version) AS version FROM askseam_migrations',
+    )
+    // Number(): a pool handed in may parse integers its own way.
+    const current = Number(applied.rows[0]?.version ?? 0)
+    if (current > LATEST_MIGRATION) {
+      throw new Error(
+        `askseam/postgres: schema "${schema}" is at migration ${current}, newer than this askseam knows (${LATEST_MIGRATION}); upgrade askseam`,
+      )
+    }
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue
+      for (const statement of migration.statements) await client.query(statement)
+      await client.query('INSERT INTO askseam_migrations (version) VALUES ($1)', [
+        migration.version,
+      ])
+    }
+    await client.query('COMMIT')
+  } catch (error: unknown) {
+    await client.query('ROLLBACK').catch(() => undefined)
+    throw error
+  }
+  return { schema, channel: channelFor(schema) }
+}
+
+/**
+ * NOTIFY channels are database-wide, so the channel names the schema: stores
+ * on two schemas of one database do not hear each other. A channel name is an
+ * identifier (at most 63 bytes); a long schema name is hashed to fit.
+ */
+export function channelFor(schema: string): string {
+  const plain = `askseam:${schema}`
+  if (Buffer.byteLength(plain) <= 63) return plain
+  return `askseam:${createHash('sha256').update(schema).digest('hex').slice(0, 40)}`
+}
+
+/** A channel as a quoted identifier for LISTEN (which takes no parameters). */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`
+}

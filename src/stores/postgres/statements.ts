@@ -1,0 +1,142 @@
+import { askColumns, askNotice } from './rows.js'
+
+const columns = askColumns()
+const endedColumns = askColumns('ended')
+
+/**
+ * A sweep that ends more asks than this sends one `resync` instead of a
+ * notification per ask: every listener would otherwise read them one by one.
+ * (Postgres delivers identical payloads of one transaction once.)
+ */
+const SWEEP_NOTICES = 100
+
+/**
+ * The statements of the Postgres store. Each write notifies in the same
+ * statement, so the notification goes out exactly when the write commits.
+ */
+export const statements = {
+  /**
+   * $1 askId, $2 key, $3 questions, $4 agentId, $5 owner, $6 startedAt,
+   * $7 deadline, $8 schema version, $9 channel. A taken key inserts nothing;
+   * a taken askId throws.
+   */
+  insert: `WITH inserted AS (
+      INSERT INTO askseam_asks
+        (ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, schema_version)
+      VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, 'pending', $8)
+      ON CONFLICT (ask_key) DO NOTHING
+      RETURNING *
+    )
+    SELECT ${columns}, pg_notify($9, ${askNotice('admitted')}) FROM inserted`,
+
+  /** $1 key: the ask holding it, locked until the admit commits. */
+  lockKey: `SELECT ${columns} FROM askseam_asks WHERE ask_key = $1 FOR UPDATE`,
+
+  /** $1 askId: gives its key up. */
+  releaseKey: `UPDATE askseam_asks SET ask_key = NULL WHERE ask_id = $1`,
+
+  /**
+   * The one conditional write. $1 askId, $2 outcome, $3 settledAt,
+   * $4 schema version, $5 channel. No row: the ask was settled already (or
+   * is not there, or is of another schema version).
+   */
+  settle: `WITH settled AS (
+      UPDATE askseam_asks
+      SET state = 'settled', outcome = $2::jsonb, settled_at = $3,
+          revision = nextval('askseam_revision')
+      WHERE ask_id = $1 AND state = 'pending' AND schema_version = $4
+      RETURNING *
+    )
+    SELECT ${columns}, pg_notify($5, ${askNotice('settled')}) FROM settled`,
+
+  /** $1 askId. */
+  get: `SELECT ${columns} FROM askseam_asks WHERE ask_id = $1`,
+
+  pending: `SELECT ${columns} FROM askseam_asks
+    WHERE state = 'pending'
+    ORDER BY started_at, ask_id COLLATE "C"`,
+
+  /**
+   * $1 now, $2 the timeout message, $3 schema version, $4 channel. SKIP
+   * LOCKED: seams sweeping at once split the overdue asks between them
+   * instead of queueing on each other's locks. The outcome is built here,
+   * from the row's own deadline, as `timeoutOutcome(record)` builds it. One
+   * revision for the whole sweep (a sub-select runs once): the change feed
+   * only asks which rows moved past its last revision.
+   */
+  expireOverdue: `WITH due AS (
+      SELECT ask_id FROM askseam_asks
+      WHERE state = 'pending' AND deadline <= $1 AND schema_version = $3
+      FOR UPDATE SKIP LOCKED
+    ), ended AS (
+      UPDATE askseam_asks AS asks
+      SET state = 'settled', settled_at = $1, revision = (SELECT nextval('askseam_revision')),
+          outcome = jsonb_build_object(
+            'status', 'rejected',
+            'error', jsonb_build_object(
+              'code', 'ASK_TIMEOUT',
+              'message', $2::text,
+              'details', jsonb_build_object('deadline', asks.deadline, 'startedAt', asks.started_at)))
+      FROM due
+      WHERE asks.ask_id = due.ask_id AND asks.state = 'pending'
+      RETURNING asks.*
+    ), total AS (SELECT count(*) AS n FROM ended)
+    SELECT ${endedColumns},
+      pg_notify($4, CASE WHEN total.n <= ${SWEEP_NOTICES} THEN ${askNotice('settled', 'ended.ask_id')} ELSE 'resync' END)
+    FROM ended, total
+    ORDER BY ended.started_at, ended.ask_id COLLATE "C"`,
+
+  /**
+   * $1 now, $2 the owner-gone outcome, $3 schema version, $4 channel. Keyed
+   * asks stay pending: a later ask with the key resumes them.
+   */
+  endOrphans: `WITH due AS (
+      SELECT asks.ask_id FROM askseam_asks AS asks
+      WHERE asks.state = 'pending' AND asks.ask_key IS NULL AND asks.schema_version = $3
+        AND NOT EXISTS (
+          SELECT 1 FROM askseam_leases AS leases
+          WHERE leases.seam_id = asks.owner_seam_id AND leases.expires_at > $1)
+      FOR UPDATE OF asks SKIP LOCKED
+    ), ended AS (
+      UPDATE askseam_asks AS asks
+      SET state = 'settled', settled_at = $1, outcome = $2::jsonb,
+          revision = (SELECT nextval('askseam_revision'))
+      FROM due
+      WHERE asks.ask_id = due.ask_id AND asks.state = 'pending'
+      RETURNING asks.*
+    ), total AS (SELECT count(*) AS n FROM ended)
+    SELECT ${endedColumns},
+      pg_notify($4, CASE WHEN total.n <= ${SWEEP_NOTICES} THEN ${askNotice('settled', 'ended.ask_id')} ELSE 'resync' END)
+    FROM ended, total
+    ORDER BY ended.started_at, ended.ask_id COLLATE "C"`,
+
+  /**
+   * $1 seamId, $2 providerActive, $3 expiresAt, $4 schema version,
+   * $5 channel. Notifies only for a new lease or a changed provider flag: a
+   * mere renewal changes nothing anyone counts.
+   */
+  heartbeat: `WITH previous AS (
+      SELECT provider_active FROM askseam_leases WHERE seam_id = $1
+    ), written AS (
+      INSERT INTO askseam_leases (seam_id, provider_active, expires_at, schema_version)
+      VALUES ($1, $2, $3, $4)
+      ON CONFLICT (seam_id) DO UPDATE
+      SET provider_active = EXCLUDED.provider_active, expires_at = EXCLUDED.expires_at,
+          schema_version = EXCLUDED.schema_version
+      RETURNING provider_active
+    )
+    SELECT pg_notify($5, 'leases') FROM written
+    WHERE NOT EXISTS (SELECT 1 FROM previous)
+       OR (SELECT provider_active FROM previous) IS DISTINCT FROM written.provider_active`,
+
+  /** $1 seamId, $2 channel. */
+  release: `WITH gone AS (DELETE FROM askseam_leases WHERE seam_id = $1 RETURNING seam_id)
+    SELECT pg_notify($2, 'leases') FROM gone`,
+
+  /** $1 now. */
+  leases: `SELECT seam_id, provider_active, expires_at, schema_version FROM askseam_leases
+    WHERE expires_at > $1 ORDER BY seam_id COLLATE "C"`,
+
+  /** $1 settledBefore. */
+  purge: `DELETE FROM askseam_asks WHERE state = 'settled' AND settled_at < $1`,
+} as const

@@ -1,0 +1,325 @@
+import type { Client, ClientConfig, Pool, PoolClient } from 'pg'
+import {
+  CorruptRowError,
+  STORE_SCHEMA_VERSION,
+  TIMEOUT_MESSAGE,
+  isReplayedOutcome,
+  ownerGoneOutcome,
+  parseAskRecord,
+  parseStoredOutcome,
+} from '../../protocol/index.js'
+import type {
+  AdmitResult,
+  AskRecord,
+  AskStore,
+  NewAskRecord,
+  SeamLease,
+  StoreChange,
+} from '../../protocol/index.js'
+import { createChangeFeed } from './change-feed.js'
+import { RAW_TEXT, toAskRecord, toSeamLease } from './rows.js'
+import type { AskRow, LeaseRow } from './rows.js'
+import { migrate } from './schema.js'
+import type { SchemaFacts } from './schema.js'
+import { statements } from './statements.js'
+import type { PostgresStoreEvent, PostgresStoreOptions } from './types.js'
+
+/** The parts of the `pg` module the store uses. */
+export interface PgModule {
+  Pool: new (config: ClientConfig & { max?: number }) => Pool
+  Client: new (config: ClientConfig) => Client
+}
+
+/** How often admit retries a key that another admit took or gave up meanwhile. */
+const KEY_ATTEMPTS = 5
+
+/** The store behind `createPostgresStore`, given the loaded driver. */
+export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): AskStore {
+  if (options.pool !== undefined && options.connectionString !== undefined) {
+    throw new TypeError('askseam/postgres: give a connectionString or a pool, not both')
+  }
+  const ownsPool = options.pool === undefined
+  const connection: ClientConfig = {
+    // Without a timeout, a server that drops packets would hang every call.
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+    application_name: 'askseam',
+    ...(options.pool?.options ?? {}),
+    ...(options.connectionString === undefined
+      ? {}
+      : { connectionString: options.connectionString }),
+  }
+  // The pool connects on first use: creating the store never touches the network.
+  const pool = options.pool ?? new pg.Pool({ ...connection, max: options.maxConnections ?? 10 })
+  // An idle client whose server went away is reported here; the next query
+  // opens a fresh one. Without a listener the process would crash.
+  if (ownsPool) pool.on('error', () => undefined)
+
+  const report = (event: PostgresStoreEvent): void => options.onEvent?.(event)
+  const warned = new Set<string>()
+  const corrupt =
+    options.onCorruptRow ??
+    ((error: CorruptRowError): void => {
+      if (warned.has(error.message)) return
+      warned.add(error.message)
+      process.emitWarning(`askseam/postgres: skipped a row: ${error.message}`, {
+        code: 'ASKSEAM_CORRUPT_ROW',
+      })
+    })
+  const listeners = new Set<(change: StoreChange) => void>()
+  let closed = false
+  let closing: Promise<void> | undefined
+
+  let facts: Promise<SchemaFacts> | undefined
+  const ready = (): Promise<SchemaFacts> => {
+    facts ??= (async () => {
+      const client = await pool.connect()
+      try {
+        const found = await migrate(client)
+        client.release()
+        return found
+      } catch (error: unknown) {
+        client.release(error instanceof Error ? error : true)
+        throw error
+      }
+    })().catch((error: unknown) => {
+      // The next call tries again: the server may be up by then.
+      facts = undefined
+      throw error
+    })
+    return facts
+  }
+
+  const open = (): void => {
+    if (closed) throw new Error('askseam/postgres: the store is closed')
+  }
+  const query = async <TRow>(
+    text: string,
+    values: unknown[],
+    on: Pool | PoolClient = pool,
+  ): Promise<TRow[]> => {
+    const result = await on.query({ text, values, types: RAW_TEXT })
+    return result.rows as TRow[]
+  }
+  /** Parses rows for a call that lists asks: a bad row is skipped and reported, not fatal. */
+  const parseEach = (rows: AskRow[]): AskRecord[] => {
+    const records: AskRecord[] = []
+    for (const row of rows) {
+      try {
+        records.push(toAskRecord(row))
+      } catch (error: unknown) {
+        if (!(error instanceof CorruptRowError)) throw error
+        corrupt(error)
+      }
+    }
+    return records
+  }
+  const one = (rows: AskRow[]): AskRecord | undefined =>
+    rows[0] === undefined ? undefined : toAskRecord(rows[0])
+
+  const feed = createChangeFeed({
+    ready,
+    query: (text, values) => query(text, values),
+    newClient: () => new pg.Client({ ...connection, application_name: 'askseam-listener' }),
+    emit(change) {
+      for (const listener of [...listeners]) {
+        try {
+          listener(change)
+        } catch (error: unknown) {
+          // One listener's fault must not starve the others; it still surfaces.
+          queueMicrotask(() => {
+            throw error
+          })
+        }
+      }
+    },
+    report,
+    corrupt,
+    pollIntervalMs: options.pollIntervalMs ?? 2_000,
+  })
+
+  const insertValues = (ask: NewAskRecord, channel: string): unknown[] => [
+    ask.askId,
+    ask.key ?? null,
+    JSON.stringify(ask.questions),
+    ask.agentId ?? null,
+    ask.ownerSeamId,
+    ask.startedAt,
+    ask.deadline ?? null,
+    STORE_SCHEMA_VERSION,
+    channel,
+  ]
+
+  /** The slow path of a keyed admit: the key is held by a committed ask. */
+  const admitKeyed = async (ask: NewAskRecord, channel: string): Promise<AdmitResult> => {
+    const client = await pool.connect()
+    let broken: Error | undefined
+    try {
+      for (let attempt = 0; attempt < KEY_ATTEMPTS; attempt += 1) {
+        await client.query('BEGIN')
+        try {
+          const held = one(await query<AskRow>(statements.lockKey, [ask.key], client))
+          if (held !== undefined) {
+            if (held.outcome === undefined || isReplayedOutcome(held.outcome)) {
+              await client.query('COMMIT')
+              return { status: 'existing', record: held }
+            }
+            // That outcome said nothing about the human: the key moves to the new ask.
+            await query(statements.releaseKey, [held.askId], client)
+          }
+          const inserted = one(
+            await query<AskRow>(statements.insert, insertValues(ask, channel), client),
+          )
+          if (inserted !== undefined) {
+            await client.query('COMMIT')
+            return { status: 'admitted', record: inserted }
+          }
+          // Another admit committed the key after our look-up: look again.
+          await client.query('ROLLBACK')
+        } catch (error: unknown) {
+          await client.query('ROLLBACK').catch((rollback: unknown) => {
+            broken = rollback instanceof Error ? rollback : new Error(String(rollback))
+          })
+          throw error
+        }
+      }
+      throw new Error(`askseam/postgres: key ${ask.key} kept changing hands; try again`)
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  return {
+    async admit(ask) {
+      open()
+      // What is written is what would parse when read back.
+      parseAskRecord({ ...ask, state: 'pending' })
+      const { channel } = await ready()
+      const inserted = one(await query<AskRow>(statements.insert, insertValues(ask, channel)))
+      if (inserted !== undefined) return { status: 'admitted', record: inserted }
+      // Only a key conflict inserts nothing (a taken askId throws).
+      return admitKeyed(ask, channel)
+    },
+
+    async settle(askId, outcome, settledAt) {
+      open()
+      parseStoredOutcome(outcome)
+      const { channel } = await ready()
+      const won = await query<AskRow>(statements.settle, [
+        askId,
+        JSON.stringify(outcome),
+        settledAt,
+        STORE_SCHEMA_VERSION,
+        channel,
+      ])
+      if (won[0] !== undefined) return toAskRecord(won[0])
+      // Lost (or no such ask): the committed row is the answer.
+      return one(await query<AskRow>(statements.get, [askId]))
+    },
+
+    async get(askId) {
+      open()
+      await ready()
+      return one(await query<AskRow>(statements.get, [askId]))
+    },
+
+    async pending() {
+      open()
+      await ready()
+      return parseEach(await query<AskRow>(statements.pending, []))
+    },
+
+    async expireOverdue(now) {
+      open()
+      const { channel } = await ready()
+      return parseEach(
+        await query<AskRow>(statements.expireOverdue, [
+          now,
+          TIMEOUT_MESSAGE,
+          STORE_SCHEMA_VERSION,
+          channel,
+        ]),
+      )
+    },
+
+    async endOrphans(now) {
+      open()
+      const { channel } = await ready()
+      return parseEach(
+        await query<AskRow>(statements.endOrphans, [
+          now,
+          JSON.stringify(ownerGoneOutcome()),
+          STORE_SCHEMA_VERSION,
+          channel,
+        ]),
+      )
+    },
+
+    async heartbeat(lease: SeamLease) {
+      open()
+      const { channel } = await ready()
+      await query(statements.heartbeat, [
+        lease.seamId,
+        lease.providerActive,
+        lease.expiresAt,
+        STORE_SCHEMA_VERSION,
+        channel,
+      ])
+    },
+
+    async release(seamId) {
+      open()
+      const { channel } = await ready()
+      await query(statements.release, [seamId, channel])
+    },
+
+    async leases(now) {
+      open()
+      await ready()
+      const rows = await query<LeaseRow>(statements.leases, [now])
+      const live: SeamLease[] = []
+      for (const row of rows) {
+        try {
+          live.push(toSeamLease(row))
+        } catch (error: unknown) {
+          if (!(error instanceof CorruptRowError)) throw error
+          corrupt(error)
+        }
+      }
+      return live
+    },
+
+    watch(listener) {
+      if (closed) return () => undefined
+      const own = (change: StoreChange) => listener(change)
+      listeners.add(own)
+      feed.start()
+      return () => {
+        if (!listeners.delete(own)) return
+        // The last watcher gone, the LISTEN connection has no one to serve.
+        if (listeners.size === 0) void feed.stop()
+      }
+    },
+
+    async purge({ settledBefore }) {
+      open()
+      await ready()
+      const result = await pool.query({
+        text: statements.purge,
+        values: [settledBefore],
+        types: RAW_TEXT,
+      })
+      return result.rowCount ?? 0
+    },
+
+    close() {
+      closing ??= (async () => {
+        closed = true
+        listeners.clear()
+        await feed.stop()
+        if (ownsPool) await pool.end()
+      })()
+      return closing
+    },
+  }
+}
