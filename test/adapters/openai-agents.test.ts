@@ -206,4 +206,31 @@ describe('askseam/openai-agents in a Runner', () => {
     expect(lastResults['call-1']).toBe('{"answers":[{"id":"db","selected":["SQLite"]}]}')
     expect(lastResults['call-2']).toBe('migrated SQLite')
   })
+
+  it('with interrupt, parks the run on an interruption while its ask is presented, and runs a malformed call at once', async () => {
+    const { seam, provider } = seamWithProvider()
+    const model = scriptedModel([
+      calls(
+        { id: 'call-1', input: { questions: [dbQuestion] } },
+        { id: 'call-2', input: { questions: [{ id: 'db', question: ' ' }] } },
+      ),
+      finalMessage,
+    ])
+    const agent = new Agent({
+      name: 'Builder',
+      model,
+      tools: [askUserQuestionTool(seam, { interrupt: true })],
+    })
+    const parked = await runner.run(agent, 'Set up the database.')
+    expect(parked.interruptions.map((item) => item.rawItem)).toMatchObject([{ callId: 'call-1' }])
+    const presented = await provider.call(0)
+    expect(presented.request.questions).toEqual([dbQuestion])
+    expect(presented.settled).toBe(false)
+    expect(model.requests).toHaveLength(1)
+    const serialised = JSON.parse(parked.state.toString()) as unknown
+    expect(JSON.stringify(serialised)).toContain(
+      'questions[0].question: question must not be blank',
+    )
+    await seam.close()
+  })
 })
