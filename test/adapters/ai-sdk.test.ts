@@ -1,5 +1,9 @@
-import { generateText, stepCountIs } from 'ai'
-import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider'
+import { generateText, simulateReadableStream, stepCountIs, streamText } from 'ai'
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider'
 import { MockLanguageModelV3 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { askUserQuestionTool } from '../../src/adapters/ai-sdk/index.js'
@@ -208,6 +212,50 @@ describe('askseam/ai-sdk in generateText', () => {
     expect(toolResults(prompts[1])).toEqual({
       'call-a': '{"answers":[{"id":"db","selected":["Postgres (Recommended)"]}]}',
       'call-b': '{"answers":[{"id":"name","selected":[],"custom":"atlas"}]}',
+    })
+  })
+
+  it('works the same in streamText: the streamed tool call is asked, and the next step gets the answer', async () => {
+    const { seam, provider } = seamWithProvider()
+    const prompts: LanguageModelV3CallOptions['prompt'][] = []
+    const finish = (unified: 'tool-calls' | 'stop'): LanguageModelV3StreamPart => ({
+      type: 'finish',
+      finishReason: { unified, raw: undefined },
+      usage,
+    })
+    const turns: LanguageModelV3StreamPart[][] = [
+      [
+        {
+          type: 'tool-call',
+          toolCallId: 'call-1',
+          toolName: 'ask_user_question',
+          input: JSON.stringify({ questions: [dbQuestion] }),
+        },
+        finish('tool-calls'),
+      ],
+      [
+        { type: 'text-start', id: 't' },
+        { type: 'text-delta', id: 't', delta: 'Done.' },
+        { type: 'text-end', id: 't' },
+        finish('stop'),
+      ],
+    ]
+    const model = new MockLanguageModelV3({
+      doStream: async ({ prompt }) => {
+        prompts.push(prompt)
+        return { stream: simulateReadableStream({ chunks: turns[prompts.length - 1] ?? [] }) }
+      },
+    })
+    const result = streamText({
+      model,
+      tools: { ask_user_question: askUserQuestionTool(seam) },
+      stopWhen: stepCountIs(5),
+      prompt: 'Go.',
+    })
+    ;(await provider.call(0)).resolve({ answers: [{ id: 'db', selected: ['SQLite'] }] })
+    expect(await result.text).toBe('Done.')
+    expect(toolResults(prompts[1])).toEqual({
+      'call-1': '{"answers":[{"id":"db","selected":["SQLite"]}]}',
     })
   })
 })
