@@ -1,9 +1,10 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider'
 import type { AskUserQuestionItem, UserQuestions } from '../protocol/index.js'
+import type { Model } from '@openai/agents'
 import type { AskTool } from './demo.js'
 
 /** The frameworks `askseam demo --framework` can run the scripted agent in. */
-export const demoFrameworks = ['ai-sdk'] as const
+export const demoFrameworks = ['ai-sdk', 'openai-agents', 'langgraph'] as const
 
 /** One of {@link demoFrameworks}. */
 export type DemoFramework = (typeof demoFrameworks)[number]
@@ -16,6 +17,8 @@ export function isDemoFramework(name: string): name is DemoFramework {
 /** A one-line note on what runs the agent, printed before the demo starts. */
 export const frameworkNote: Readonly<Record<DemoFramework, string>> = {
   'ai-sdk': 'Framework: the AI SDK (generateText with a scripted MockLanguageModelV3)',
+  'openai-agents': 'Framework: OpenAI Agents (a Runner with a scripted Model)',
+  langgraph: 'Framework: LangGraph.js (a StateGraph with a scripted model node and a ToolNode)',
 }
 
 const usage = {
@@ -103,10 +106,106 @@ async function aiSdkAskTool(seam: UserQuestions): Promise<AskTool> {
   }
 }
 
+/** The same with `@openai/agents`: a scripted `Model` run by the SDK's `Runner`. */
+async function openAiAgentsAskTool(seam: UserQuestions): Promise<AskTool> {
+  const { askUserQuestionTool } = await import('../adapters/openai-agents/index.js')
+  const { Agent, Runner, Usage } = await import('@openai/agents')
+  const tool = askUserQuestionTool(seam)
+  const runner = new Runner({ tracingDisabled: true })
+  let calls = 0
+  return async (questions, signal) => {
+    calls += 1
+    const callId = `demo-call-${calls}`
+    let received: string | undefined
+    const model: Model = {
+      async getResponse({ input }) {
+        const result =
+          typeof input === 'string'
+            ? undefined
+            : input.find((item) => item.type === 'function_call_result' && item.callId === callId)
+        if (result?.type !== 'function_call_result') {
+          const args = JSON.stringify(toToolArguments(questions))
+          return {
+            usage: new Usage(),
+            output: [{ type: 'function_call', callId, name: 'ask_user_question', arguments: args }],
+          }
+        }
+        const { output } = result
+        received =
+          typeof output === 'string'
+            ? output
+            : !Array.isArray(output) && output.type === 'text'
+              ? output.text
+              : JSON.stringify(output)
+        const text = [{ type: 'output_text' as const, text: 'Noted.' }]
+        return {
+          usage: new Usage(),
+          output: [{ type: 'message', role: 'assistant', status: 'completed', content: text }],
+        }
+      },
+      getStreamedResponse() {
+        throw new Error('the demo model does not stream')
+      },
+    }
+    const agent = new Agent({ name: 'Deployer', model, tools: [tool] })
+    await runner.run(
+      agent,
+      'Plan the deployment of checkout-service v2.4.0.',
+      signal === undefined ? {} : { signal },
+    )
+    if (received === undefined) throw new Error('the scripted model never received the result')
+    return received
+  }
+}
+
+/** The same with LangGraph.js: a scripted model node and a `ToolNode` in a `StateGraph`. */
+async function langGraphAskTool(seam: UserQuestions): Promise<AskTool> {
+  const { askUserQuestionTool } = await import('../adapters/langgraph/index.js')
+  const [{ AIMessage, ToolMessage }, { END, MessagesAnnotation, START, StateGraph }, prebuilt] =
+    await Promise.all([
+      import('@langchain/core/messages'),
+      import('@langchain/langgraph'),
+      import('@langchain/langgraph/prebuilt'),
+    ])
+  const tools = new prebuilt.ToolNode([askUserQuestionTool(seam)])
+  let calls = 0
+  return async (questions, signal) => {
+    calls += 1
+    const id = `demo-call-${calls}`
+    let received: string | undefined
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('model', (state) => {
+        const result = state.messages.find(
+          (message) => ToolMessage.isInstance(message) && message.tool_call_id === id,
+        )
+        if (result === undefined) {
+          const args = toToolArguments(questions)
+          const call = { id, name: 'ask_user_question', args }
+          return { messages: [new AIMessage({ content: '', tool_calls: [call] })] }
+        }
+        received = typeof result.content === 'string' ? result.content : JSON.stringify(result)
+        return { messages: [new AIMessage('Noted.')] }
+      })
+      .addNode('tools', tools)
+      .addEdge(START, 'model')
+      .addConditionalEdges('model', prebuilt.toolsCondition, ['tools', END])
+      .addEdge('tools', 'model')
+      .compile()
+    const start = { messages: [{ role: 'user', content: 'Plan the deployment.' }] }
+    await graph.invoke(start, signal === undefined ? {} : { signal })
+    if (received === undefined) throw new Error('the scripted model never received the result')
+    return received
+  }
+}
+
 /** The demo's `ask_user_question` call, run inside `framework`'s own agent loop. */
 export function frameworkAskTool(framework: DemoFramework, seam: UserQuestions): Promise<AskTool> {
   switch (framework) {
     case 'ai-sdk':
       return aiSdkAskTool(seam)
+    case 'openai-agents':
+      return openAiAgentsAskTool(seam)
+    case 'langgraph':
+      return langGraphAskTool(seam)
   }
 }

@@ -9,7 +9,7 @@ import type { AskTool } from './demo.js'
 const HELP = `askseam: an AI agent stops halfway through a task to ask a human.
 
 Usage:
-  askseam [demo] [--timeout SECONDS] [--web] [--framework ai-sdk]
+  askseam [demo] [--timeout SECONDS] [--web] [--framework NAME]
   askseam mcp
   askseam --help
 
@@ -25,7 +25,7 @@ Options:
   --web               answer in the browser: starts the web console on
                       127.0.0.1 and prints its URL instead of asking here
   --framework NAME    run each ask inside a framework's real agent loop with
-                      a scripted model: ai-sdk (needs the ai package)
+                      a scripted model: ai-sdk, openai-agents or langgraph
   -h, --help          show this help
 
 From a source checkout: npm start, npm start -- --timeout 30, npm start -- --web
@@ -89,7 +89,7 @@ async function askToolOf(
     await import('./framework-demo.js')
   if (!isDemoFramework(framework)) {
     throw new UsageError(
-      `--framework takes ${demoFrameworks.join(', ')}, not "${framework}" (see askseam --help)`,
+      `--framework takes one of ${demoFrameworks.join(', ')}, not "${framework}" (see askseam --help)`,
     )
   }
   const askTool = await frameworkAskTool(framework, seam)

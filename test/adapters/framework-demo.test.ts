@@ -64,7 +64,7 @@ describe('askseam demo --framework', () => {
     )
     expect(outcome.code).toBe(2)
     expect(outcome.stderr).toBe(
-      'askseam: --framework takes ai-sdk, not "crewai" (see askseam --help)\n',
+      'askseam: --framework takes one of ai-sdk, openai-agents, langgraph, not "crewai" (see askseam --help)\n',
     )
   })
 })
