@@ -24,6 +24,12 @@ export interface DemoOptions {
   style: TerminalStyle
   /** Waits between steps so they read like an agent at work. @default no wait */
   pause?: (milliseconds: number) => Promise<void>
+  /**
+   * Where the questions are answered when it is not this terminal (the web
+   * console's address): each call then prints a line saying what it waits
+   * for and where. @default the terminal itself (the prompt shows)
+   */
+  answerAt?: string
 }
 
 interface ParsedAnswer {
@@ -64,6 +70,13 @@ export async function runDemo(options: DemoOptions): Promise<ToolCallRecord[]> {
     write(
       ` ${style.warning('◆')} ${style.bold(purpose)} ${style.dim('· calling ask_user_question')}\n\n`,
     )
+    if (options.answerAt !== undefined) {
+      const count =
+        questions.length === 1 ? 'an answer' : `answers to ${questions.length} questions`
+      write(
+        ` ${style.dim('⧗')} Waiting for ${count} in the web console (Ctrl-C stops):\n   ${style.accent(options.answerAt)}\n`,
+      )
+    }
     const result = await options.askTool(questions)
     calls.push({ purpose, result })
     write(`\n ${style.dim('↳ the model receives')}\n    ${result}\n\n`)

@@ -128,7 +128,7 @@ async function demo(options: {
     )
     process.on('SIGINT', interrupted)
     try {
-      await runDemo({ seam, askTool, write, style, pause })
+      await runDemo({ seam, askTool, write, style, pause, answerAt: console.url })
     } finally {
       process.off('SIGINT', interrupted)
       await console.close()

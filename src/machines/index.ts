@@ -43,3 +43,19 @@ export type {
   RelayClientEvent,
   RelayClientInput,
 } from './relayClient.machine.js'
+export { HOST_CLOSED_CODE, consoleConnectionMachine } from './consoleConnection.machine.js'
+export type {
+  ConsoleConnectionContext,
+  ConsoleConnectionEmitted,
+  ConsoleConnectionEnd,
+  ConsoleConnectionEvent,
+  ConsoleConnectionInput,
+  ConsoleConnectionOutput,
+} from './consoleConnection.machine.js'
+export { terminalQueueMachine } from './terminalQueue.machine.js'
+export type {
+  TerminalQueueContext,
+  TerminalQueueDropReason,
+  TerminalQueueEmitted,
+  TerminalQueueEvent,
+} from './terminalQueue.machine.js'

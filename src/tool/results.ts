@@ -2,7 +2,8 @@ import type { UserQuestionError, UserQuestionErrorCode } from '../protocol/index
 
 /**
  * For each code, one sentence telling the model what to do next. Written for
- * the model, not for a developer: what happened is in the error message.
+ * the model, not for a developer; it never restates what happened (that is
+ * the error's message, or a sentence of {@link happenedSentences}).
  */
 export const nextStepByCode: Readonly<Record<UserQuestionErrorCode, string>> = {
   ASK_ABORTED:
@@ -20,9 +21,9 @@ export const nextStepByCode: Readonly<Record<UserQuestionErrorCode, string>> = {
   DUPLICATE_PROVIDER:
     'The host is misconfigured (two user interfaces competed): do not retry, and report the question in your reply.',
   ASK_CANCELLED:
-    'The user dismissed the questions and wants to talk instead of answering: stop, do not ask again, and wait for their message.',
+    'They would rather talk than answer: stop, do not ask again, and wait for their message.',
   ASK_TIMEOUT:
-    'Nobody answered in time: do not assume an answer; continue only with work that does not depend on it, or stop and state the open question.',
+    'Do not assume an answer; continue only with work that does not depend on it, or stop and state the open question.',
   BAD_ANSWER:
     'The user interface returned an answer that does not fit the questions: you may ask once more, otherwise continue without it and say so.',
   PROVIDER_FAILED:
@@ -37,6 +38,45 @@ export const nextStepByCode: Readonly<Record<UserQuestionErrorCode, string>> = {
 export const discussNextStep =
   'Do not carry the plan out: stop and wait for their message about what to change.'
 
+/** A length of time in words: `45 seconds`, `2 minutes`, `1 hour 30 minutes`. */
+export function durationInWords(milliseconds: number): string {
+  const seconds = Math.max(0, Math.round(milliseconds / 1000))
+  const unit = (count: number, name: string) => `${count} ${name}${count === 1 ? '' : 's'}`
+  if (seconds < 60) return unit(seconds, 'second')
+  const minutes = Math.round(seconds / 60)
+  if (minutes < 60) return unit(minutes, 'minute')
+  const rest = minutes % 60
+  return `${unit(Math.floor(minutes / 60), 'hour')}${rest === 0 ? '' : ` ${unit(rest, 'minute')}`}`
+}
+
+function waited(details: Readonly<Record<string, unknown>> | undefined): number | undefined {
+  const deadline = details?.deadline
+  const startedAt = details?.startedAt
+  if (typeof deadline !== 'number' || typeof startedAt !== 'number') return undefined
+  return deadline >= startedAt ? deadline - startedAt : undefined
+}
+
+/**
+ * What happened, in the words the model reads, for the outcomes every UI
+ * reaches the same way (a dismissal, a "discuss", a deadline): the sentence
+ * comes from the code and `details`, never from the UI's own message, so a
+ * web "Discuss" and a terminal "Discuss" read the same. `undefined`: the
+ * error's message says it (it names the field, the rule, the package…).
+ */
+export function happenedSentence(error: UserQuestionError): string | undefined {
+  const reason = error.details?.reason
+  if (error.code === 'ASK_CANCELLED') {
+    if (reason === 'discuss') return 'The user wants to discuss the plan instead of answering.'
+    if (reason === 'dismissed') return 'The user dismissed the questions.'
+    return undefined
+  }
+  if (error.code === 'ASK_TIMEOUT') {
+    const span = waited(error.details)
+    return span === undefined ? undefined : `Nobody answered within ${durationInWords(span)}.`
+  }
+  return undefined
+}
+
 /** The sentence for an error, taking its `details.reason` into account. */
 export function nextStepFor(error: UserQuestionError): string {
   if (error.code === 'ASK_CANCELLED' && error.details?.reason === 'discuss') return discussNextStep
@@ -45,9 +85,11 @@ export function nextStepFor(error: UserQuestionError): string {
 
 /** `CODE: what happened. What to do next.` — one line for the model. */
 export function formatToolError(error: UserQuestionError): string {
-  const message = error.message
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/[.!?]?$/, '.')
-  return `${error.code}: ${message} ${nextStepFor(error)}`
+  const happened =
+    happenedSentence(error) ??
+    error.message
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/[.!?]?$/, '.')
+  return `${error.code}: ${happened} ${nextStepFor(error)}`
 }

@@ -528,8 +528,11 @@ export interface AnswerDraft {
 /**
  * Turns UI drafts into the canonical answer: a question with no draft, or a
  * skipped one, answers `{ id, selected: [] }`; on a single-select question a
- * typed answer overrides the choice; blank text is no answer. Throws
- * `BAD_ANSWER` if a draft names a label the question does not offer.
+ * typed answer overrides the choice; blank text is no answer. Typed text is
+ * normalised here, once, for every UI: line breaks become `\n` and the text
+ * is trimmed, so the same keystrokes give the same answer in the terminal, the
+ * web console and an MCP client. Throws `BAD_ANSWER` if a draft names a label
+ * the question does not offer.
  */
 export function encodeAnswer(
   questions: readonly AskUserQuestionItem[],
@@ -540,7 +543,8 @@ export function encodeAnswer(
   const answers = questions.map((question): AskUserQuestionAnswerItem => {
     const draft = byId.get(question.id)
     if (draft === undefined || draft.skipped === true) return { id: question.id, selected: [] }
-    const custom = isFilled(draft.custom) ? draft.custom : undefined
+    // The one rule for typed text, whatever the UI: CRLF and CR become LF, then trim.
+    const custom = isFilled(draft.custom) ? draft.custom.replace(/\r\n?/g, '\n').trim() : undefined
     const selected =
       custom !== undefined && question.multiSelect !== true ? [] : [...(draft.selected ?? [])]
     return custom === undefined

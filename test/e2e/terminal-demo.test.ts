@@ -83,7 +83,7 @@ describe('npm start (askseam demo) in a pty', () => {
       await session.waitForOutput('What the model received', 30_000)
       expect((await session.exited).exitCode).toBe(0)
       const output = session.transcript()
-      expect(output).toContain('The questions timed out')
+      expect(output).toContain('Time ran out after 1 second')
       expect(output).toMatch(/↳ the model receives\n\s+ASK_TIMEOUT: /)
     },
   )

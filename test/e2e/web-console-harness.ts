@@ -6,8 +6,12 @@ import { chromium } from 'playwright-core'
 import type { BrowserContext, Page } from 'playwright-core'
 import type { QuestionnaireEvent } from '../../src/machines/questionnaire.machine.js'
 
-/** Debian's chromium, headless, with a new empty profile. */
-export async function launchChromium(): Promise<{
+/**
+ * Debian's chromium, headless, with a new empty profile. `bypassCSP` lets a
+ * test inject a script tag (axe-core) into the console page, whose policy
+ * would refuse it.
+ */
+export async function launchChromium(options: { bypassCSP?: boolean } = {}): Promise<{
   context: BrowserContext
   close(): Promise<void>
 }> {
@@ -20,6 +24,7 @@ export async function launchChromium(): Promise<{
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     viewport: { width: 1200, height: 860 },
+    bypassCSP: options.bypassCSP === true,
   })
   context.setDefaultTimeout(10_000)
   return {
@@ -107,12 +112,42 @@ export async function perform(page: Page, event: QuestionnaireEvent): Promise<vo
     case 'batch.cancelled':
       return press(/^Dismiss/)
     case 'plan.approved':
-      return press('Approve')
+      return press(/^Approve/)
     case 'plan.refused':
       if ((await card.locator('textarea').count()) === 0) return
       if (event.feedback !== undefined) await card.locator('textarea').fill(event.feedback)
-      return press('Refuse')
+      return press(/^Refuse/)
     case 'plan.discussed':
       return press('Discuss')
   }
+}
+
+/**
+ * Stands in for the relay sending each ask's deadline: adds `deadline` (epoch
+ * ms, from the seam's own pending list) to every `question/requested` frame
+ * that reaches pages of `context` without one. Frames that already carry it
+ * pass unchanged, so the same tests hold once the relay sends it itself.
+ */
+export async function addDeadlines(
+  context: BrowserContext,
+  seam: { pending(): { askId: string; deadline?: number }[] },
+): Promise<void> {
+  await context.routeWebSocket(/\/ws\?/, (page) => {
+    const server = page.connectToServer()
+    server.onMessage((message) => {
+      if (typeof message !== 'string') return page.send(message)
+      const frame = JSON.parse(message) as { type?: string; rpcId?: string; deadline?: number }
+      if (frame.type === 'question/requested' && frame.deadline === undefined) {
+        const deadline = seam.pending().find((ask) => ask.askId === frame.rpcId)?.deadline
+        if (deadline !== undefined) return page.send(JSON.stringify({ ...frame, deadline }))
+      }
+      page.send(message)
+    })
+    page.onMessage((message) => server.send(message))
+    // 1005 and 1006 say no code was sent: they cannot be sent on, so the other side just closes.
+    const closing = (code: number | undefined, reason: string | undefined) =>
+      code === undefined || code === 1005 || code === 1006 ? {} : { code, reason: reason ?? '' }
+    page.onClose((code, reason) => server.close(closing(code, reason)))
+    server.onClose((code, reason) => page.close(closing(code, reason)))
+  })
 }

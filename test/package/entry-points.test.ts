@@ -54,7 +54,7 @@ const sourceOf = (target: string) =>
 const allowed: Record<string, string[]> = {
   '.': ['xstate'],
   './machines': ['xstate'],
-  './terminal': ['xstate', '@inquirer/core'],
+  './terminal': ['xstate', 'marked'],
   './web': ['xstate', 'ws'],
   './mcp': ['xstate', '@modelcontextprotocol/sdk'],
   './tool': ['xstate', 'zod'],

@@ -28,6 +28,8 @@ export interface PtySession {
   screen(): string
   /** Everything written so far, escape sequences stripped. */
   transcript(): string
+  /** Everything written so far, exactly as written (escape sequences kept). */
+  raw(): string
   /** Resolves with the screen once `test` holds for it (checked after every write). */
   waitForScreen(
     test: string | RegExp | ((screen: string) => boolean),
@@ -158,6 +160,7 @@ export function startPty(options: PtyOptions): PtySession {
     screenLines,
     screen,
     transcript,
+    raw: () => raw,
     waitForScreen: (test, timeoutMs = DEFAULT_TIMEOUT) =>
       waitFor(screen, test, 'screen', timeoutMs),
     waitForOutput: (test, timeoutMs = DEFAULT_TIMEOUT) =>

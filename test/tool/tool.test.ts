@@ -336,7 +336,7 @@ describe('a result for every error code', () => {
     seam.registerProvider(scriptedProvider([{ type: 'batch.cancelled' }]))
     const result = await createAskUserQuestionTool(seam).execute(regionArgs)
     expect(codeOf(result)).toBe('ASK_CANCELLED')
-    expect(result).toMatch(/dismissed the questions and wants to talk instead of answering/)
+    expect(result).toMatch(/dismissed the questions\. They would rather talk than answer/)
   })
 
   it('ASK_CANCELLED from a plan discussion says to discuss the plan', async () => {
@@ -356,7 +356,7 @@ describe('a result for every error code', () => {
     await vi.advanceTimersByTimeAsync(60_000)
     const result = await pending
     expect(codeOf(result)).toBe('ASK_TIMEOUT')
-    expect(result).toMatch(/Nobody answered in time: do not assume an answer/)
+    expect(result).toMatch(/Nobody answered within 1 minute\. Do not assume an answer/)
     expect(provider.taken).toHaveLength(1)
   })
 

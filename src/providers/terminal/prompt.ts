@@ -1,4 +1,3 @@
-import { createPrompt, useEffect, useKeypress, useState } from '@inquirer/core'
 import type { Actor, SnapshotFrom } from 'xstate'
 import { draftOf, isQuestionAnswered } from '../../machines/index.js'
 import type {
@@ -7,65 +6,62 @@ import type {
   QuestionnaireOutput,
   questionnaireMachine,
 } from '../../machines/index.js'
+import { editField, fieldOf, insertText } from './field.js'
+import type { KeyFocus, Keypress } from './keymap.js'
+import { intentOf, printableOf } from './keymap.js'
+import type { StyledLine } from './markdown.js'
+import { holdTerminal } from './screen.js'
 import type { TerminalStyle } from './style.js'
-import { sanitize } from './text.js'
-import { isTextRow, renderView, rowsOf } from './view.js'
-import type { ViewModel, ViewRow, ViewState } from './view.js'
+import { remainingText, sanitize } from './text.js'
+import { blankView, isTextRow, renderView, rowsOf } from './view.js'
+import type { ViewClock, ViewRow, ViewState } from './view.js'
 
 type QuestionnaireActor = Actor<typeof questionnaireMachine>
 type QuestionnaireSnapshot = SnapshotFrom<typeof questionnaireMachine>
 
-/** What the questionnaire prompt is given: the flow's actor and how to draw. */
-export interface QuestionnairePromptConfig {
+/** What the questionnaire prompt is given: the flow's actor, the streams and how to draw. */
+export interface QuestionnairePromptOptions {
   /** A started `questionnaireMachine` actor; the prompt sends it the user's actions. */
   actor: QuestionnaireActor
   style: TerminalStyle
+  input: NodeJS.ReadableStream
+  output: NodeJS.WritableStream
   /** The terminal's size now. */
   size: () => { columns: number; rows: number }
+  /** Calls `listener` after the terminal was resized and cleared; returns the unsubscriber. */
+  watchResize: (listener: () => void) => () => void
   /**
-   * The batch's take-down signal. The prompt library clears the screen a few
-   * microtasks after an abort, by which time the asker may already be printing;
-   * the prompt blanks itself synchronously on abort instead.
+   * The batch's take-down signal (caller abort, deadline, disposal, closed
+   * input). On abort the prompt gives the terminal back at once, in the abort
+   * listener, so nothing that runs after it finds the terminal in raw mode.
    */
   signal: AbortSignal
-  /** Whether the input stream has ended (then closing is not the user's doing). */
-  inputEnded: () => boolean
-  /** Calls `listener` when the terminal is resized; returns the unsubscriber. */
-  watchResize: (listener: () => void) => () => void
+  /** The lines left on screen when the batch is taken down, given the abort reason and what was typed. */
+  takenDown: (reason: unknown, typed: readonly string[]) => string[]
+  /** When the ask times out (epoch ms) and when it began, for the remaining-time line. */
+  deadline?: { at: number; since: number }
+  /** The plan, formatted for a width, when the batch is a plan review and a formatter is loaded. */
+  formatPlan?: (width: number) => StyledLine[]
+  /** @default Date.now */
+  now?: () => number
 }
 
-/** The subset of a Node keypress the prompt reads. */
-interface Keypress {
-  name?: string
-  ctrl?: boolean
-  shift?: boolean
-  meta?: boolean
-  sequence?: string
-}
-
-/** The part of a readline interface the prompt touches to own the text row. */
-interface LineEditor {
-  line: string
-  clearLine: (direction: 0) => void
-  write: (data: string) => void
-}
-
-type Mode = ViewModel['mode']
+type Mode = 'answering' | 'planReview'
 
 function modeOf(snapshot: QuestionnaireSnapshot): Mode {
   return snapshot.value === 'planReview' ? 'planReview' : 'answering'
 }
 
-/** The view a question opens with: the highlight on its current answer, its text in the text row. */
+/** The view a question opens with: the highlight on its current answer, its text in the field. */
 export function openingView(snapshot: QuestionnaireSnapshot): ViewState {
   const { context } = snapshot
   const mode = modeOf(snapshot)
-  if (mode === 'planReview') return { focus: 0, text: '', reviewing: false }
+  if (mode === 'planReview') return { ...blankView(0), field: fieldOf('', true) }
   const question = context.questions[context.index]
   const draft = draftOf(context, question?.id ?? '')
   const rows = rowsOf(context, mode, { reviewing: false })
   const chosen = rows.findIndex(
-    (row) => row.kind === 'option' && draft.selected.includes(row.option.label),
+    (row) => row.kind === 'option' && !draft.skipped && draft.selected.includes(row.option.label),
   )
   const focus =
     draft.custom !== undefined || chosen < 0
@@ -73,7 +69,11 @@ export function openingView(snapshot: QuestionnaireSnapshot): ViewState {
         ? rows.length - 1
         : 0
       : chosen
-  return { focus, text: draft.custom ?? '', reviewing: false }
+  return {
+    ...blankView(focus),
+    field: fieldOf(draft.custom ?? '', false),
+    editing: isTextRow(rows[focus]),
+  }
 }
 
 function unsettledHeaders(context: QuestionnaireContext): string {
@@ -86,145 +86,194 @@ function unsettledHeaders(context: QuestionnaireContext): string {
   return `${names.join(', ')}${open.length > 4 ? ` and ${open.length - 4} more` : ''}`
 }
 
-const DIGITS = '123456789'
+/** Whether anything would be lost by dismissing: a choice, typed text, or feedback in the field. */
+function hasWork(context: QuestionnaireContext, view: ViewState): boolean {
+  if (view.field.text.trim() !== '') return true
+  return context.questions.some((question) => {
+    const draft = draftOf(context, question.id)
+    return draft.selected.length > 0 || (draft.custom ?? '').trim() !== ''
+  })
+}
+
+/** What the user typed and would lose if the batch went down now. */
+function typedTexts(context: QuestionnaireContext, view: ViewState): string[] {
+  const texts = context.questions
+    .map((question) => (draftOf(context, question.id).custom ?? '').trim())
+    .filter((text) => text !== '')
+  const field = view.field.text.trim()
+  if (field !== '' && !texts.includes(field)) texts.push(field)
+  return texts.map((text) => sanitize(text))
+}
 
 /**
- * One prompt for a whole batch. It holds only view state (highlight, typed
- * text, the review overlay); every answer-shaping action is an event sent to
- * the questionnaire actor, and the screen is drawn from its snapshot. The
- * prompt resolves with the actor's output when the flow ends.
+ * One prompt for a whole batch. It holds only view state (highlight, the text
+ * field, the review overlay, the dismiss question); every answer-shaping
+ * action is an event sent to the questionnaire actor, what a key means comes
+ * from the key map, and the screen is drawn from the actor's snapshot.
+ * Resolves with the actor's output when the flow ends, or `undefined` when
+ * the batch is taken down.
  */
-export const questionnairePrompt = createPrompt<QuestionnaireOutput, QuestionnairePromptConfig>(
-  (config, done) => {
-    const { actor, style } = config
-    const [snapshot, setSnapshot] = useState<QuestionnaireSnapshot>(actor.getSnapshot())
-    const [view, setView] = useState<ViewState>(openingView(actor.getSnapshot()))
-    const [, setResizes] = useState(0)
-    const [takenDown, setTakenDown] = useState(config.signal.aborted)
+export function runQuestionnairePrompt(
+  options: QuestionnairePromptOptions,
+): Promise<QuestionnaireOutput | undefined> {
+  const { actor, style, signal } = options
+  const now = options.now ?? Date.now
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve(undefined)
+      return
+    }
+    let view = openingView(actor.getSnapshot())
+    let pasting = false
+    let pasted = ''
+    let finished = false
 
-    useEffect((readline) => {
-      // Ctrl-D on an empty line makes readline close itself: treat it as dismissing the batch.
-      // (When the input itself ended, the provider takes the batch down instead.)
-      const onClose = () => {
-        if (config.inputEnded()) return
-        actor.send({ type: 'batch.cancelled' })
-        const output = actor.getSnapshot().output
-        if (output !== undefined) done(output)
+    const clock = (): ViewClock | undefined => {
+      const deadline = options.deadline
+      if (deadline === undefined) return undefined
+      const left = Math.max(0, deadline.at - now())
+      const total = Math.max(1, deadline.at - deadline.since)
+      return { text: `${remainingText(left)} left to answer`, urgent: left <= total / 10 }
+    }
+    let planWidth = -1
+    let plan: StyledLine[] | undefined
+    const planFor = (columns: number) => {
+      if (options.formatPlan === undefined) return undefined
+      if (columns !== planWidth) {
+        planWidth = columns
+        plan = options.formatPlan(Math.max(20, columns - 2) - 2)
       }
-      readline.on('close', onClose)
-      const onAbort = () => {
-        ;(readline as unknown as LineEditor).clearLine(0)
-        setTakenDown(true)
-      }
-      config.signal.addEventListener('abort', onAbort)
-      let resizes = 0
-      const subscription = actor.subscribe((next) => {
-        setSnapshot(next)
-        if (next.status === 'done' && next.output !== undefined) done(next.output)
+      return plan
+    }
+
+    const render = () => {
+      const snapshot = actor.getSnapshot()
+      if (finished || snapshot.status !== 'active') return
+      const size = options.size()
+      const formatted = modeOf(snapshot) === 'planReview' ? planFor(size.columns) : undefined
+      const ticking = clock()
+      const frame = renderView({
+        context: snapshot.context,
+        mode: modeOf(snapshot),
+        view,
+        style,
+        columns: size.columns,
+        rows: size.rows,
+        canSubmit: snapshot.can({ type: 'batch.submitted' }),
+        ...(ticking === undefined ? {} : { clock: ticking }),
+        ...(formatted === undefined ? {} : { plan: formatted }),
       })
-      const stopWatching = config.watchResize(() => setResizes(++resizes))
-      return () => {
-        readline.removeListener('close', onClose)
-        config.signal.removeEventListener('abort', onAbort)
-        subscription.unsubscribe()
-        stopWatching()
-      }
-    }, [])
+      screen.draw(frame.lines, frame.cursor)
+    }
 
-    useKeypress((event, readline) => {
-      const key = event as Keypress
-      const editor = readline as unknown as LineEditor
+    const onKey = (key: Keypress) => {
       const before = actor.getSnapshot()
-      if (before.status !== 'active') return
-      const mode = modeOf(before)
-      const rows = rowsOf(before.context, mode, view)
-      const focus = Math.min(view.focus, rows.length - 1)
-      const row: ViewRow | undefined = rows[focus]
-      const inText = isTextRow(row)
-      const last = before.context.questions.length - 1
-      let next: ViewState = { focus, text: view.text, reviewing: view.reviewing }
-      const send = (questionnaireEvent: QuestionnaireEvent) => actor.send(questionnaireEvent)
+      if (finished || before.status !== 'active') return
+      if (key.name === 'paste-start') {
+        pasting = true
+        pasted = ''
+        return
+      }
+      if (pasting) {
+        // Inside a paste nothing is a command: Enter is a line break, never "confirm" or "submit".
+        if (key.name === 'paste-end') {
+          pasting = false
+          view = pasteInto(before, view, pasted)
+          render()
+        } else if (key.name === 'return') pasted += '\r'
+        else if (key.name === 'enter') pasted += '\n'
+        else if (key.name === 'tab') pasted += '\t'
+        else pasted += printableOf(key) ?? ''
+        return
+      }
+      view = handleKey(before, view, key)
+      render()
+    }
 
-      // After an action that finishes the last question, offer the review if the batch can go.
+    /** The view after a paste: the text goes into the screen's text field at the cursor. */
+    function pasteInto(before: QuestionnaireSnapshot, state: ViewState, text: string): ViewState {
+      if (state.reviewing || state.confirming === true) return state
+      const rows = rowsOf(before.context, modeOf(before), state)
+      const target = isTextRow(rows[state.focus])
+        ? state.focus
+        : rows.findIndex((row) => isTextRow(row))
+      if (target < 0) return state
+      const entering = target !== state.focus || !state.editing
+      const base: ViewState = { ...state, focus: target, editing: true }
+      const field =
+        entering && rows[target]?.kind === 'custom' ? syncedField(before, base) : base.field
+      const next = { ...base, field: insertText(field, text) }
+      typeInto(rows[target], next)
+      return next
+    }
+
+    function syncedField(snapshot: QuestionnaireSnapshot, state: ViewState) {
+      const question = snapshot.context.questions[snapshot.context.index]
+      const custom = draftOf(snapshot.context, question?.id ?? '').custom ?? ''
+      return state.field.text === custom && !state.field.multiline
+        ? state.field
+        : fieldOf(custom, false)
+    }
+
+    /** The custom answer follows the field as it is typed; a plan's feedback waits for Enter. */
+    function typeInto(row: ViewRow | undefined, state: ViewState) {
+      if (row?.kind !== 'custom') return
+      const snapshot = actor.getSnapshot()
+      const question = snapshot.context.questions[snapshot.context.index]
+      if ((draftOf(snapshot.context, question?.id ?? '').custom ?? '') === state.field.text) return
+      actor.send({ type: 'custom.typed', text: state.field.text })
+    }
+
+    function handleKey(before: QuestionnaireSnapshot, state: ViewState, key: Keypress): ViewState {
+      const mode = modeOf(before)
+      const rows = rowsOf(before.context, mode, state)
+      const focus = Math.min(state.focus, rows.length - 1)
+      const row = rows[focus]
+      const inText = isTextRow(row) && state.editing
+      const last = before.context.questions.length - 1
+      const where: KeyFocus =
+        state.confirming === true
+          ? 'confirm'
+          : state.reviewing
+            ? 'review'
+            : inText
+              ? 'text'
+              : 'list'
+      const intent = intentOf(where, key)
+      let next: ViewState = { ...state, focus }
+      delete next.notice
+      const send = (event: QuestionnaireEvent) => actor.send(event)
+
+      // After an action that finishes the last question: a one-question batch goes at once;
+      // a longer one opens the review, if it can go.
       const reviewIfDone = (indexBefore: number) => {
         const after = actor.getSnapshot()
         if (after.status !== 'active' || modeOf(after) !== 'answering') return
         if (indexBefore !== last || after.context.index !== last) return
-        if (after.can({ type: 'batch.submitted' })) next = { ...next, reviewing: true, focus: 0 }
-        else next.notice = `To submit, answer or skip: ${unsettledHeaders(after.context)}`
+        if (!after.can({ type: 'batch.submitted' })) {
+          next.notice = `To submit, answer or skip: ${unsettledHeaders(after.context)}`
+        } else if (after.context.questions.length === 1) send({ type: 'batch.submitted' })
+        else next = { ...next, reviewing: true, focus: 0, editing: false }
       }
       const confirmQuestion = () => {
         const index = before.context.index
         if (index === last) reviewIfDone(index)
         else send({ type: 'question.next' })
       }
-
-      if (key.name === 'escape' || (key.ctrl === true && key.name === 'c')) {
-        send({ type: 'batch.cancelled' })
-      } else if (key.ctrl === true && key.name === 's') {
-        if (mode === 'answering' && before.can({ type: 'batch.submitted' })) {
-          next = { ...next, reviewing: true, focus: 0 }
-        } else if (mode === 'answering') {
-          next.notice = `To submit, answer or skip: ${unsettledHeaders(before.context)}`
-        }
-      } else if (next.reviewing) {
-        if (key.name === 'left' || (key.name === 'tab' && key.shift === true)) {
-          next = openingView(before)
-        } else if (key.name === 'up' || key.name === 'down') {
-          next.focus = key.name === 'up' ? 0 : 1
-        } else if (key.name === 'return' || key.name === 'enter') {
-          if (row?.kind === 'submit') send({ type: 'batch.submitted' })
-          else next = openingView(before)
-        }
-      } else if (key.name === 'tab' && key.shift === true) {
-        send({ type: 'question.back' })
-      } else if (key.name === 'tab') {
-        const index = before.context.index
-        send({ type: 'question.skipped' })
-        reviewIfDone(index)
-      } else if (key.name === 'left') {
-        send({ type: 'question.back' })
-      } else if (key.name === 'right') {
-        const index = before.context.index
-        send({ type: 'question.next' })
-        if (mode === 'answering' && index === last) reviewIfDone(index)
-      } else if (key.name === 'up' || key.name === 'down') {
-        const step = key.name === 'up' ? -1 : 1
-        next.focus = Math.min(Math.max(0, focus + step), rows.length - 1)
-      } else if (
-        !inText &&
-        key.name !== undefined &&
-        DIGITS.includes(key.name) &&
-        key.ctrl !== true
-      ) {
-        const target = Number(key.name) - 1
-        const targetRow = rows[target]
-        if (targetRow !== undefined) {
-          next.focus = target
-          if (!isTextRow(targetRow)) act(targetRow)
-        }
-      } else if (!inText && key.name === 'space') {
-        if (row?.kind === 'option' && currentIsMulti(before)) {
-          send({ type: 'option.toggled', label: row.option.label })
-        }
-      } else if (key.name === 'return' || key.name === 'enter') {
-        if (row !== undefined) act(row)
-      } else if (inText) {
-        // Readline already applied the key to its line; mirror it, keeping tabs out of answers.
-        const typed = editor.line.replace(/\t/g, '')
-        next.text = typed
-        if (row?.kind === 'custom' && typed !== view.text) {
-          send({ type: 'custom.typed', text: typed.trim() })
-        }
+      const moveFocus = (target: number) => {
+        next.focus = target
+        const entering = isTextRow(rows[target]) && (target !== focus || !state.editing)
+        next.editing = isTextRow(rows[target])
+        if (entering && rows[target]?.kind === 'custom') next.field = syncedField(before, next)
       }
-
-      function act(target: ViewRow): void {
+      const act = (target: ViewRow) => {
+        const index = before.context.index
         switch (target.kind) {
           case 'option': {
-            const index = before.context.index
-            if (currentIsMulti(before)) {
+            const question = before.context.questions[index]
+            if (question?.multiSelect === true) {
               if (key.name === 'return' || key.name === 'enter') {
-                const draft = draftOf(before.context, before.context.questions[index]?.id ?? '')
+                const draft = draftOf(before.context, question.id)
                 if (draft.selected.length === 0 && draft.custom === undefined) {
                   next.notice = 'Choose at least one with space, or press tab to skip'
                 } else confirmQuestion()
@@ -236,7 +285,7 @@ export const questionnairePrompt = createPrompt<QuestionnaireOutput, Questionnai
             return
           }
           case 'custom':
-            if (next.text.trim() === '') next.notice = 'Type an answer, or press tab to skip'
+            if (state.field.text.trim() === '') next.notice = 'Type an answer, or press tab to skip'
             else confirmQuestion()
             return
           case 'approve':
@@ -245,62 +294,167 @@ export const questionnairePrompt = createPrompt<QuestionnaireOutput, Questionnai
           case 'refuse':
             send({ type: 'plan.refused' })
             return
-          case 'feedback':
-            if (next.text.trim() === '')
-              next.notice = 'Type what should change, or pick another choice'
-            else send({ type: 'plan.refused', feedback: next.text.trim() })
+          case 'feedback': {
+            const feedback = state.field.text
+            if (before.can({ type: 'plan.refused', feedback }) && feedback.trim() !== '') {
+              send({ type: 'plan.refused', feedback })
+            } else next.notice = 'Type what should change, or pick another choice'
             return
+          }
           case 'discuss':
             send({ type: 'plan.discussed' })
             return
-          default:
+          case 'submit':
+            send({ type: 'batch.submitted' })
+            return
+          case 'keep-editing':
+            next = openingView(before)
             return
         }
       }
 
-      const after = actor.getSnapshot()
-      if (after.status === 'active') {
-        // A new question (or screen) opens with its own highlight and text.
-        if (after.context.index !== before.context.index || modeOf(after) !== mode) {
-          next = {
-            ...openingView(after),
-            ...(next.notice === undefined ? {} : { notice: next.notice }),
+      switch (intent) {
+        case 'batch.dismiss':
+        case 'batch.interrupt':
+          if (hasWork(before.context, state)) next.confirming = true
+          else send({ type: 'batch.cancelled' })
+          break
+        case 'confirm.yes':
+          send({ type: 'batch.cancelled' })
+          break
+        case 'confirm.no':
+          next.confirming = false
+          break
+        case 'review.open':
+          if (mode !== 'answering') break
+          if (!before.can({ type: 'batch.submitted' })) {
+            next.notice = `To submit, answer or skip: ${unsettledHeaders(before.context)}`
+          } else if (before.context.questions.length === 1) send({ type: 'batch.submitted' })
+          else next = { ...next, reviewing: true, focus: 0, editing: false }
+          break
+        case 'question.back':
+          if (state.reviewing) next = openingView(before)
+          else send({ type: 'question.back' })
+          break
+        case 'question.forward': {
+          const index = before.context.index
+          const question = before.context.questions[index]
+          const draft = draftOf(before.context, question?.id ?? '')
+          const answered = isQuestionAnswered(before.context, question?.id ?? '') && !draft.skipped
+          if (mode === 'planReview') send({ type: 'question.skipped' })
+          else if (answered && index < last) send({ type: 'question.next' })
+          else if (answered) reviewIfDone(index)
+          else {
+            send({ type: 'question.skipped' })
+            reviewIfDone(index)
           }
+          break
         }
-        const focusedRow = rowsOf(after.context, modeOf(after), next)[next.focus]
-        if (focusedRow?.kind === 'custom' && !inText) {
-          // Entering the text row shows what the flow holds, not what was typed before a choice.
-          const question = after.context.questions[after.context.index]
-          next.text = draftOf(after.context, question?.id ?? '').custom ?? ''
+        case 'question.next': {
+          const index = before.context.index
+          send({ type: 'question.next' })
+          if (mode === 'answering' && index === last) reviewIfDone(index)
+          break
         }
-        const wanted = isTextRow(focusedRow) ? next.text : ''
-        if (editor.line !== wanted) {
-          editor.clearLine(0)
-          if (wanted !== '') editor.write(wanted)
+        case 'focus.up':
+        case 'focus.down': {
+          if (state.reviewing) {
+            next.focus = intent === 'focus.up' ? 0 : 1
+            break
+          }
+          const step = intent === 'focus.up' ? -1 : 1
+          moveFocus(Math.min(Math.max(0, focus + step), rows.length - 1))
+          break
         }
+        case 'pick': {
+          const target = Number(key.name) - 1
+          const targetRow = rows[target]
+          if (targetRow === undefined) break
+          moveFocus(target)
+          if (!isTextRow(targetRow)) act(targetRow)
+          break
+        }
+        case 'toggle':
+          if (
+            row?.kind === 'option' &&
+            before.context.questions[before.context.index]?.multiSelect === true
+          ) {
+            send({ type: 'option.toggled', label: row.option.label })
+          }
+          break
+        case 'activate':
+          if (row === undefined) break
+          if (isTextRow(row) && !state.editing) moveFocus(focus)
+          else act(row)
+          break
+        case 'field.leave':
+          next.editing = false
+          break
+        case 'insert':
+          next.field = insertText(state.field, printableOf(key) ?? '')
+          typeInto(row, next)
+          break
+        case 'cursor.left':
+        case 'cursor.right':
+        case 'cursor.home':
+        case 'cursor.end':
+        case 'delete.back':
+        case 'delete.forward':
+        case 'delete.word':
+        case 'delete.toStart':
+        case 'delete.toEnd':
+          next.field = editField(state.field, intent)
+          typeInto(row, next)
+          break
+        default:
+          break
       }
-      setView(next)
-      setSnapshot(after)
-    })
 
-    if (takenDown) return ''
-    const current = actor.getSnapshot().status === 'active' ? actor.getSnapshot() : snapshot
-    const size = config.size()
-    const frame = renderView({
-      context: current.context,
-      mode: modeOf(current),
-      view,
-      style,
-      columns: size.columns,
-      rows: size.rows,
-    })
-    if (frame.cursorLine === undefined) return `${frame.lines.join('\n')}\u001b[?25l`
-    const content = frame.lines.slice(0, frame.cursorLine + 1).join('\n')
-    const rest = frame.lines.slice(frame.cursorLine + 1).join('\n')
-    return [`\u001b[?25h${content}`, rest]
-  },
-)
+      const after = actor.getSnapshot()
+      if (
+        after.status === 'active' &&
+        (after.context.index !== before.context.index || modeOf(after) !== mode)
+      ) {
+        // A new question (or screen) opens with its own highlight and text.
+        const notice = next.notice
+        next = openingView(after)
+        if (notice !== undefined) next.notice = notice
+      }
+      return next
+    }
 
-function currentIsMulti(snapshot: QuestionnaireSnapshot): boolean {
-  return snapshot.context.questions[snapshot.context.index]?.multiSelect === true
+    const finish = (lines: string[]) => {
+      if (finished) return false
+      finished = true
+      clearInterval(ticker)
+      subscription.unsubscribe()
+      stopWatching()
+      signal.removeEventListener('abort', onAbort)
+      screen.release(lines)
+      return true
+    }
+    const onAbort = () => {
+      const snapshot = actor.getSnapshot()
+      if (finish(options.takenDown(signal.reason, typedTexts(snapshot.context, view)))) {
+        resolve(undefined)
+      }
+    }
+
+    const screen = holdTerminal(options.input, options.output, onKey)
+    const subscription = actor.subscribe((snapshot) => {
+      if (snapshot.status === 'done' && snapshot.output !== undefined) {
+        const output = snapshot.output
+        if (finish([])) resolve(output)
+      }
+    })
+    const stopWatching = options.watchResize(() => {
+      screen.forget()
+      render()
+    })
+    const ticker = setInterval(render, 1000)
+    ticker.unref()
+    if (options.deadline === undefined) clearInterval(ticker)
+    signal.addEventListener('abort', onAbort, { once: true })
+    render()
+  })
 }

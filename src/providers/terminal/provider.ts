@@ -1,19 +1,23 @@
-import { Writable } from 'node:stream'
-import { AbortPromptError, ExitPromptError } from '@inquirer/core'
 import { createActor } from 'xstate'
-import { questionnaireAnswer, questionnaireMachine } from '../../machines/index.js'
-import type { QuestionnaireOutput } from '../../machines/index.js'
-import { UserQuestionError, toUserQuestionError } from '../../protocol/index.js'
+import {
+  questionnaireAnswer,
+  questionnaireMachine,
+  terminalQueueMachine,
+} from '../../machines/index.js'
+import type { TerminalQueueDropReason } from '../../machines/index.js'
+import { UserQuestionError, importPeer, toUserQuestionError } from '../../protocol/index.js'
 import type {
   AskUserQuestionAnswer,
   AskUserQuestionItem,
   ProviderRequest,
   UserQuestionProvider,
 } from '../../protocol/index.js'
-import { questionnairePrompt } from './prompt.js'
+import { formatMarkdown } from './markdown.js'
+import type { MarkdownLexer } from './markdown.js'
+import { runQuestionnairePrompt } from './prompt.js'
 import { createStyle, supportsColor } from './style.js'
 import type { TerminalStyle } from './style.js'
-import { sanitize, truncate } from './text.js'
+import { durationText, sanitize, truncate } from './text.js'
 
 /** Options of {@link createTerminalProvider}. */
 export interface TerminalProviderOptions {
@@ -49,6 +53,8 @@ export interface TerminalProvider extends UserQuestionProvider {
 
 interface Entry {
   request: ProviderRequest
+  /** When the provider got it: the start of the remaining-time line. */
+  receivedAt: number
   /** Aborting it takes the batch down: caller abort, deadline, disposal, closed input. */
   controller: AbortController
   settle: (outcome: { answer: AskUserQuestionAnswer } | { error: UserQuestionError }) => void
@@ -94,25 +100,6 @@ function inputClosedError(): UserQuestionError {
   )
 }
 
-/**
- * A view of the output for one prompt: the prompt library ends the stream it
- * is given when a prompt finishes, and the real output must outlive it.
- */
-function promptOutput(output: NodeJS.WritableStream): NodeJS.WritableStream {
-  const sized = output as SizedOutput
-  const view = new Writable({
-    write(chunk: Buffer | string, _encoding, callback) {
-      output.write(chunk, callback)
-    },
-  })
-  Object.defineProperties(view, {
-    columns: { get: () => sized.columns },
-    rows: { get: () => sized.rows },
-    isTTY: { get: () => sized.isTTY },
-  })
-  return view
-}
-
 function describeOutcome(
   questions: readonly AskUserQuestionItem[],
   answer: AskUserQuestionAnswer,
@@ -131,13 +118,17 @@ function describeOutcome(
 
 function withdrawnLine(error: UserQuestionError, style: TerminalStyle): string {
   const reason = error.details?.reason
+  const waited =
+    typeof error.details?.deadline === 'number' && typeof error.details.startedAt === 'number'
+      ? ` after ${durationText(error.details.deadline - error.details.startedAt)}`
+      : ''
   const why =
     error.code === 'ASK_CANCELLED'
       ? reason === 'discuss'
         ? 'You chose to discuss the plan instead'
         : 'Questions dismissed'
       : error.code === 'ASK_TIMEOUT'
-        ? 'The questions timed out'
+        ? `Time ran out${waited}: the agent was told nobody answered`
         : reason === 'caller-aborted'
           ? 'The agent withdrew the questions'
           : reason === 'input-closed'
@@ -148,13 +139,49 @@ function withdrawnLine(error: UserQuestionError, style: TerminalStyle): string {
   return ` ${style.danger('✖')} ${why}`
 }
 
+/** The lines a batch leaves when it is taken down: why, and what the user had typed. */
+function takenDownLines(
+  reason: unknown,
+  typed: readonly string[],
+  style: TerminalStyle,
+  width: number,
+): string[] {
+  const error = toUserQuestionError(reason, 'ASK_ABORTED', 'the ask was aborted')
+  return [
+    withdrawnLine(error, style),
+    ...typed.map(
+      (text) => `   ${style.dim(truncate(`You had typed (not sent): “${text}”`, width - 4))}`,
+    ),
+  ]
+}
+
+let markdownLexer: Promise<MarkdownLexer | undefined> | undefined
+
+/**
+ * The markdown lexer for plans, loaded once, when the first plan review is
+ * shown. `marked` is an optional peer: without it a plan is shown as its text
+ * (a missing formatter must never keep a human from answering).
+ */
+function loadMarkdown(): Promise<MarkdownLexer | undefined> {
+  markdownLexer ??= importPeer('askseam/terminal', 'marked', () => import('marked')).then(
+    (marked) => (text: string) => marked.lexer(text, { gfm: true }),
+    () => undefined,
+  )
+  return markdownLexer
+}
+
 /**
  * Creates the terminal provider: one prompt owns the keyboard at a time, and
- * batches that arrive meanwhile queue in order. Each batch drives a
- * `questionnaireMachine` actor; the screen is drawn from its snapshot. An
- * ask's signal (caller abort, deadline, disposal) takes its batch down at
- * once, and the next one appears. Ctrl-C or Esc dismisses the batch on screen
- * (`ASK_CANCELLED`) without touching the host process.
+ * batches that arrive meanwhile queue in order (`terminalQueueMachine`
+ * decides whose turn it is). Each batch drives a `questionnaireMachine`
+ * actor; the screen is drawn from its snapshot. An ask's signal (caller
+ * abort, deadline, disposal) takes its batch down at once: the terminal is
+ * given back (line mode, paste mode off, cursor shown) before the asker hears
+ * of it, what the user typed stays on screen, and the next batch appears.
+ * Esc or Ctrl-C dismisses the batch on screen (`ASK_CANCELLED`), asking
+ * first when something is answered, without touching the host process. A
+ * plan review's markdown is formatted with `marked` when it is installed (an
+ * optional peer), and shown as its text when it is not.
  *
  * @example
  * ```ts
@@ -174,10 +201,9 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
   const output = options.output ?? process.stdout
   const style = createStyle(options.color ?? supportsColor(output))
   const showSummary = options.summary ?? true
-  const queue: Entry[] = []
-  let current: Entry | undefined
-  let disposed = false
-  let inputClosed = false
+  const entries = new Map<string, Entry>()
+  const queue = createActor(terminalQueueMachine).start()
+  let minted = 0
   let watchingInput = false
 
   const size = () => {
@@ -196,14 +222,26 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
     return () => void sized.off?.('resize', onResize)
   }
 
-  const takeDownAll = (error: UserQuestionError) => {
-    for (const entry of [...queue]) entry.settle({ error })
-    current?.controller.abort(error)
+  const errorFor = (entry: Entry, reason: TerminalQueueDropReason): UserQuestionError => {
+    if (reason === 'provider-disposed') return disposedError()
+    if (reason === 'input-closed') return inputClosedError()
+    return toUserQuestionError(entry.request.signal.reason, 'ASK_ABORTED', 'the ask was aborted')
   }
-  const onInputClosed = () => {
-    inputClosed = true
-    takeDownAll(inputClosedError())
-  }
+  queue.on('ask.dropped', ({ askId, reason }) => {
+    const entry = entries.get(askId)
+    if (entry !== undefined) entry.settle({ error: errorFor(entry, reason) })
+  })
+  queue.on('prompt.takenDown', ({ askId, reason }) => {
+    const entry = entries.get(askId)
+    if (entry !== undefined) entry.controller.abort(errorFor(entry, reason))
+  })
+  queue.on('prompt.requested', ({ askId }) => {
+    const entry = entries.get(askId)
+    if (entry === undefined) return
+    void present(entry).finally(() => queue.send({ type: 'prompt.ended', askId }))
+  })
+
+  const onInputClosed = () => queue.send({ type: 'input.closed' })
   const watchInput = () => {
     if (watchingInput) return
     watchingInput = true
@@ -217,65 +255,58 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
     input.removeListener('close', onInputClosed)
   }
 
-  const pump = () => {
-    if (current !== undefined || disposed) return
-    const entry = queue.shift()
-    if (entry === undefined) return
-    current = entry
-    void present(entry).finally(() => {
-      current = undefined
-      // Let the caller react to its answer first, so what it prints lands above the next
-      // batch instead of inside it.
-      setImmediate(pump)
-    })
-  }
-
   const present = async (entry: Entry) => {
+    const { request, controller } = entry
     const actor = createActor(questionnaireMachine, {
-      input: { questions: entry.request.questions },
+      input: { questions: request.questions },
     }).start()
-    let result: QuestionnaireOutput | undefined
-    try {
-      result = await questionnairePrompt(
-        {
-          actor,
-          style,
-          size,
-          watchResize,
-          signal: entry.controller.signal,
-          inputEnded: () => inputClosed || isEnded(input),
-        },
-        {
-          input,
-          output: promptOutput(output),
-          signal: entry.controller.signal,
-          clearPromptOnDone: true,
-        },
+    const isPlan = actor.getSnapshot().value === 'planReview'
+    const lexer = isPlan ? await loadMarkdown() : undefined
+    const plan = request.questions[0]?.detail ?? ''
+    const takenDown = (reason: unknown, typed: readonly string[]) =>
+      showSummary ? takenDownLines(reason, typed, style, size().columns) : []
+    if (controller.signal.aborted) {
+      // Taken down while the formatter loaded: nothing was drawn, so only the reason is printed.
+      output.write(
+        takenDown(controller.signal.reason, [])
+          .map((line) => `${line}\n`)
+          .join(''),
       )
+    }
+    let result
+    try {
+      result = await runQuestionnairePrompt({
+        actor,
+        style,
+        input,
+        output,
+        size,
+        watchResize,
+        signal: controller.signal,
+        takenDown,
+        ...(request.deadline === undefined
+          ? {}
+          : { deadline: { at: request.deadline, since: entry.receivedAt } }),
+        ...(lexer === undefined
+          ? {}
+          : { formatPlan: (width: number) => formatMarkdown(lexer, plan, style, width) }),
+      })
     } catch (error: unknown) {
-      if (error instanceof ExitPromptError) {
-        // Ctrl-C reached readline before the view: dismiss through the flow all the same.
-        actor.send({ type: 'batch.cancelled' })
-        result = actor.getSnapshot().output
-      } else if (error instanceof AbortPromptError) {
-        const failure = toUserQuestionError(
-          entry.controller.signal.reason,
-          'ASK_ABORTED',
-          'the ask was aborted',
-        )
-        if (showSummary) output.write(`${withdrawnLine(failure, style)}\n`)
-        entry.settle({ error: failure })
-      } else {
-        entry.settle({ error: toUserQuestionError(error) })
-      }
+      entry.settle({ error: toUserQuestionError(error) })
+      return
     } finally {
       actor.stop()
     }
-    if (result === undefined) return
+    if (result === undefined) {
+      entry.settle({
+        error: toUserQuestionError(controller.signal.reason, 'ASK_ABORTED', 'the ask was aborted'),
+      })
+      return
+    }
     try {
       const answer = questionnaireAnswer(result)
       if (showSummary) {
-        const lines = describeOutcome(entry.request.questions, answer, style, size().columns)
+        const lines = describeOutcome(request.questions, answer, style, size().columns)
         output.write(`${lines.join('\n')}\n`)
       }
       entry.settle({ answer })
@@ -288,13 +319,15 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
 
   return {
     get waiting() {
-      return queue.length + (current === undefined ? 0 : 1)
+      const { waiting, current } = queue.getSnapshot().context
+      return waiting.length + (current === null ? 0 : 1)
     },
 
     ask(request) {
-      if (disposed) return Promise.reject(disposedError())
+      const state = queue.getSnapshot()
+      if (state.matches('disposed')) return Promise.reject(disposedError())
       if ((input as TtyInput).isTTY !== true) return Promise.reject(notInteractiveError())
-      if (inputClosed) return Promise.reject(inputClosedError())
+      if (state.matches('inputClosed') || isEnded(input)) return Promise.reject(inputClosedError())
       const { signal } = request
       if (signal.aborted) {
         return Promise.reject(
@@ -302,40 +335,33 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
         )
       }
       watchInput()
+      // The seam's askId may repeat across seams (or in tests); the queue needs its own.
+      const askId = `terminal-${++minted}`
       return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
         let settled = false
-        const onAbort = () => {
-          if (current === entry) {
-            entry.controller.abort(signal.reason)
-            return
-          }
-          entry.settle({
-            error: toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask was aborted'),
-          })
-        }
+        const onAbort = () => queue.send({ type: 'ask.withdrawn', askId })
         const entry: Entry = {
           request,
+          receivedAt: Date.now(),
           controller: new AbortController(),
           settle(outcome) {
             if (settled) return
             settled = true
             signal.removeEventListener('abort', onAbort)
-            const position = queue.indexOf(entry)
-            if (position >= 0) queue.splice(position, 1)
+            entries.delete(askId)
             if ('answer' in outcome) resolve(outcome.answer)
             else reject(outcome.error)
           },
         }
+        entries.set(askId, entry)
         signal.addEventListener('abort', onAbort, { once: true })
-        queue.push(entry)
-        pump()
+        queue.send({ type: 'ask.queued', askId })
       })
     },
 
     dispose() {
-      if (disposed) return
-      disposed = true
-      takeDownAll(disposedError())
+      if (queue.getSnapshot().matches('disposed')) return
+      queue.send({ type: 'provider.disposed' })
       unwatchInput()
     },
   }

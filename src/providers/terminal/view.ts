@@ -1,7 +1,12 @@
-import { canSubmit, draftOf, isQuestionAnswered } from '../../machines/index.js'
+import { draftOf, isQuestionAnswered } from '../../machines/index.js'
 import { describePlanReview } from '../../vocabulary/index.js'
 import type { QuestionnaireContext } from '../../machines/index.js'
 import type { AskUserQuestionItem, AskUserQuestionOption } from '../../protocol/index.js'
+import type { TextField } from './field.js'
+import { fieldOf } from './field.js'
+import type { KeyHint } from './hints.js'
+import { fitHints } from './hints.js'
+import type { StyledLine } from './markdown.js'
 import type { TerminalStyle } from './style.js'
 import { clampLines, sanitize, truncate, widthOf, wrapText } from './text.js'
 
@@ -23,12 +28,23 @@ export type ViewScreen = 'question' | 'plan' | 'review'
 export interface ViewState {
   /** The row with the highlight. */
   focus: number
-  /** The text row's content (for the question on screen, or the plan's feedback). */
-  text: string
+  /** The text row's content and cursor (for the question on screen, or the plan's feedback). */
+  field: TextField
+  /** Whether a highlighted text row has the keyboard (Esc leaves it, keeping the text). */
+  editing: boolean
   /** The review-and-submit overlay is open. */
   reviewing: boolean
+  /** "Dismiss these answers?" is being asked. */
+  confirming?: boolean
   /** A one-line hint after a key that did nothing, cleared by the next key. */
   notice?: string
+}
+
+/** The time left to answer, as a line under the questions. */
+export interface ViewClock {
+  text: string
+  /** The last tenth of the wait: shown as a warning. */
+  urgent: boolean
 }
 
 /** What the view is drawn from: the flow's snapshot and the view state. */
@@ -40,12 +56,29 @@ export interface ViewModel {
   style: TerminalStyle
   columns: number
   rows: number
+  /** Whether the questionnaire would take `batch.submitted` now (asked of the machine). */
+  canSubmit: boolean
+  /** The remaining time, when the ask has a deadline. */
+  clock?: ViewClock
+  /** The plan, already formatted (markdown); without it the plan's text is shown as it is. */
+  plan?: readonly StyledLine[]
 }
 
-/** The screen lines; `cursorLine` is the text row the cursor sits in, if one has focus. */
+/** Where the terminal cursor goes: a line of the frame and a column (cells from the left). */
+export interface ViewCursor {
+  line: number
+  column: number
+}
+
+/** The screen lines; `cursor` is set when a text field has the keyboard. */
 export interface ViewFrame {
   lines: string[]
-  cursorLine?: number
+  cursor?: ViewCursor
+}
+
+/** A view state with the highlight on `focus` and an empty one-line field. */
+export function blankView(focus = 0): ViewState {
+  return { focus, field: fieldOf('', false), editing: false, reviewing: false }
 }
 
 /** Which screen is up. */
@@ -93,14 +126,17 @@ function tabBar(model: ViewModel, width: number): string {
   const { context, style, view } = model
   const tabs = context.questions.map((question, index) => {
     const title = truncate(sanitize(question.header ?? `Q${index + 1}`), 18)
-    return { text: ` ${questionMark(context, question)} ${title} `, index }
+    return { label: `${questionMark(context, question)} ${title}`, index }
   })
-  tabs.push({ text: ' Submit ', index: context.questions.length })
+  tabs.push({ label: 'Submit', index: context.questions.length })
   const active = view.reviewing ? context.questions.length : context.index
+  // Brackets mark the active tab, so it stands out without colours (NO_COLOR) too.
+  const textOf = (tab: { label: string; index: number }) =>
+    tab.index === active ? `[${tab.label}]` : ` ${tab.label} `
   // Show a window of tabs around the active one that fits the width.
   let start = active
   let end = active + 1
-  const used = () => tabs.slice(start, end).reduce((sum, tab) => sum + widthOf(tab.text), 0) + 4
+  const used = () => tabs.slice(start, end).reduce((sum, tab) => sum + widthOf(textOf(tab)), 0) + 4
   while (start > 0 || end < tabs.length) {
     const grewRight =
       end < tabs.length && ((end += 1), used() <= width ? true : ((end -= 1), false))
@@ -108,9 +144,9 @@ function tabBar(model: ViewModel, width: number): string {
     if (!grewRight && !grewLeft) break
   }
   const shown = tabs.slice(start, end).map((tab) => {
-    if (tab.index === active) return style.inverse(style.bold(tab.text))
-    const done = tab.index < context.questions.length && !tab.text.includes(MARK.open)
-    return done ? style.success(tab.text) : style.dim(tab.text)
+    if (tab.index === active) return style.inverse(style.bold(textOf(tab)))
+    const done = tab.index < context.questions.length && !tab.label.startsWith(MARK.open)
+    return done ? style.success(textOf(tab)) : style.dim(textOf(tab))
   })
   return `${start > 0 ? style.dim('‹ ') : ''}${shown.join('')}${end < tabs.length ? style.dim(' ›') : ''}`
 }
@@ -118,6 +154,109 @@ function tabBar(model: ViewModel, width: number): string {
 interface Block {
   /** The lines of the row; the first is the label line. */
   lines: string[]
+  /** Where the cursor sits inside the block, when its text field has the keyboard. */
+  cursor?: ViewCursor
+}
+
+/** The visible part of a one-line field, and the cursor's column in it. */
+function oneLine(field: TextField, width: number): { text: string; column: number } {
+  const chars = [...field.text.replace(/\n/g, ' ')]
+  const cursor = Math.min(field.cursor, chars.length)
+  const span = (from: number, to: number) => widthOf(chars.slice(from, to).join(''))
+  if (span(0, chars.length) < width) {
+    return { text: chars.join(''), column: span(0, cursor) }
+  }
+  // Too long: a window that keeps the cursor in view, with … where text is cut off.
+  let start = 0
+  if (span(0, cursor) > width - 2) {
+    start = cursor
+    while (start > 0 && span(start - 1, cursor) <= width - 3) start -= 1
+  }
+  const left = start > 0 ? '…' : ''
+  let end = start
+  while (end < chars.length && widthOf(left) + span(start, end + 1) <= width - 1) end += 1
+  const right = end < chars.length ? '…' : ''
+  return {
+    text: `${left}${chars.slice(start, end).join('')}${right}`,
+    column: widthOf(left) + span(start, cursor),
+  }
+}
+
+/** The rows of a multi-line field, broken to `width`, and the cursor's place in them. */
+function manyLines(
+  field: TextField,
+  width: number,
+  maxRows: number,
+): { rows: string[]; cursor: { row: number; column: number } } {
+  const rows: { chars: string[]; start: number }[] = []
+  let index = 0
+  for (const line of field.text.split('\n')) {
+    const chars = [...line]
+    let from = 0
+    do {
+      let to = from
+      while (to < chars.length && widthOf(chars.slice(from, to + 1).join('')) <= width - 1) to += 1
+      rows.push({ chars: chars.slice(from, to), start: index + from })
+      from = to
+    } while (from < chars.length)
+    index += chars.length + 1
+  }
+  // At a soft break the cursor belongs to the start of the next row.
+  let cursorRow = 0
+  rows.forEach((row, at) => {
+    if (field.cursor >= row.start && field.cursor <= row.start + row.chars.length) cursorRow = at
+  })
+  const cursorOf = rows[cursorRow] ?? { chars: [], start: 0 }
+  const column = widthOf(cursorOf.chars.slice(0, field.cursor - cursorOf.start).join(''))
+  const first = Math.max(0, Math.min(cursorRow - maxRows + 1, rows.length - maxRows))
+  const shown = rows.slice(first, first + maxRows).map((row) => row.chars.join(''))
+  return { rows: shown, cursor: { row: cursorRow - first, column } }
+}
+
+function textBlock(
+  model: ViewModel,
+  row: Extract<ViewRow, { kind: 'custom' | 'feedback' }>,
+  focused: boolean,
+  number: string,
+  width: number,
+): Block {
+  const { style, context, view } = model
+  const question = context.questions[context.index] as AskUserQuestionItem
+  const draft = draftOf(context, question.id)
+  const pointer = focused ? style.accent('❯') : ' '
+  const title =
+    row.kind === 'feedback'
+      ? 'Revise with notes:'
+      : (question.options ?? []).length === 0
+        ? 'Answer:'
+        : 'Other:'
+  const plainPrefix = number === '' ? `${pointer} ` : `  ${number} `
+  const prefix = number === '' ? `${pointer} ` : `${pointer} ${style.dim(number)} `
+  const head = `${prefix}${focused ? style.bold(title) : title} `
+  const headWidth = widthOf(plainPrefix) + widthOf(title) + 1
+  const room = Math.max(4, width - headWidth)
+  const editing = focused && view.editing
+  const typed = row.kind === 'custom' && !editing ? sanitize(draft.custom ?? '') : view.field.text
+  if (!editing) {
+    const chosen = row.kind === 'custom' && draft.custom !== undefined && !draft.skipped
+    const shown =
+      typed === ''
+        ? style.dim(
+            row.kind === 'feedback' ? 'tell the agent what to change' : 'type your own answer',
+          )
+        : truncate(typed.replace(/\n/g, ' ⏎ '), room - 2)
+    return { lines: [`${head}${shown}${chosen ? ` ${style.success('✔')}` : ''}`] }
+  }
+  if (!view.field.multiline) {
+    const { text, column } = oneLine(view.field, room)
+    return { lines: [`${head}${text}`], cursor: { line: 0, column: headWidth + column } }
+  }
+  const { rows, cursor } = manyLines(view.field, room, 5)
+  const indent = ' '.repeat(headWidth)
+  return {
+    lines: rows.map((line, at) => (at === 0 ? `${head}${line}` : `${indent}${line}`)),
+    cursor: { line: cursor.row, column: headWidth + cursor.column },
+  }
 }
 
 function optionBlock(
@@ -128,12 +267,15 @@ function optionBlock(
   width: number,
   descriptionLines: number,
 ): Block {
-  const { style, context, view } = model
+  const { style, context } = model
   const question = context.questions[context.index] as AskUserQuestionItem
   const draft = draftOf(context, question.id)
   const pointer = focused ? style.accent('❯') : ' '
   const numbered = row.kind !== 'custom' || (question.options ?? []).length > 0
   const number = numbered ? `${position + 1}.` : ''
+  if (row.kind === 'custom' || row.kind === 'feedback') {
+    return textBlock(model, row, focused, number, width)
+  }
   const indent = ' '.repeat(4 + number.length)
   const labelWidth = width - indent.length
   let label: string
@@ -144,37 +286,13 @@ function optionBlock(
     case 'refuse': {
       label = truncate(sanitize(row.option.label), labelWidth - 2)
       description = row.option.description
-      const chosen = row.kind === 'option' && draft.selected.includes(row.option.label)
+      // A skipped question shows no choice: what it answers is "skipped".
+      const chosen =
+        row.kind === 'option' && !draft.skipped && draft.selected.includes(row.option.label)
       if (row.kind === 'option' && question.multiSelect === true) {
         label = `${chosen ? style.success('◉') : style.dim('◯')} ${label}`
       } else if (chosen) label = `${label} ${style.success('✔')}`
       break
-    }
-    case 'custom':
-    case 'feedback': {
-      const title =
-        row.kind === 'feedback'
-          ? 'Revise with notes:'
-          : (question.options ?? []).length === 0
-            ? 'Answer:'
-            : 'Other:'
-      const typed = focused
-        ? view.text
-        : sanitize(row.kind === 'custom' ? (draft.custom ?? '') : '')
-      const placeholder =
-        !focused && typed === ''
-          ? style.dim(
-              row.kind === 'feedback' ? 'tell the agent what to change' : 'type your own answer',
-            )
-          : ''
-      // The typed text stays unstyled and last on its line: the cursor is placed after it.
-      label = `${focused ? style.bold(title) : title} ${placeholder}${typed}`
-      if (row.kind === 'custom' && draft.custom !== undefined && !focused) {
-        label = `${label} ${style.success('✔')}`
-      }
-      return {
-        lines: [numbered ? `${pointer} ${style.dim(number)} ${label}` : `${pointer} ${label}`],
-      }
     }
     case 'discuss':
       label = 'Discuss instead'
@@ -202,25 +320,67 @@ function optionBlock(
   return { lines }
 }
 
-function keyHints(model: ViewModel, row: ViewRow | undefined): string {
-  const { context } = model
-  const screen = screenOf(model.mode, model.view)
-  const many = context.questions.length > 1
-  const hints: string[] = []
-  if (screen === 'review') hints.push('↑↓ move', 'enter select', '← back')
-  else if (screen === 'plan') {
-    hints.push(isTextRow(row) ? 'enter send' : 'enter select', '↑↓ move', 'tab skip')
-  } else {
-    const question = context.questions[context.index] as AskUserQuestionItem
-    if (isTextRow(row)) hints.push('enter confirm')
-    else if (question.multiSelect === true) hints.push('space toggle', 'enter confirm')
-    else hints.push('enter choose')
-    hints.push('↑↓ move', 'tab skip')
-    if (many) hints.push('←→ questions')
-    if (canSubmit(context)) hints.push('ctrl+s submit')
+/** The hints for the screen that is up, most needed first (see {@link fitHints}). */
+export function keyHints(model: ViewModel, row: ViewRow | undefined): KeyHint[] {
+  const { context, view } = model
+  const screen = screenOf(model.mode, view)
+  const editing = isTextRow(row) && view.editing
+  if (view.confirming === true) {
+    return [
+      { text: 'y dismiss', priority: 0 },
+      { text: 'n keep answering', short: 'n keep', priority: 0 },
+    ]
   }
-  hints.push('esc dismiss')
-  return hints.join(' · ')
+  const hints: KeyHint[] = []
+  const leave = { text: 'esc leave field', short: 'esc leave', priority: 1 }
+  const dismiss = { text: 'esc dismiss', priority: 0 }
+  if (screen === 'review') {
+    hints.push(
+      { text: 'enter select', priority: 1 },
+      { text: '↑↓ move', priority: 3 },
+      { text: 'shift+tab back', short: '⇧tab back', priority: 2 },
+      dismiss,
+    )
+    return hints
+  }
+  if (screen === 'plan') {
+    hints.push({ text: editing ? 'enter send' : 'enter select', priority: 1 })
+    if (editing) hints.push(leave)
+    hints.push({ text: '↑↓ move', priority: 3 }, { text: 'tab skip', priority: 4 })
+    hints.push(editing ? { text: 'ctrl+c dismiss', short: '^c dismiss', priority: 5 } : dismiss)
+    return hints
+  }
+  const question = context.questions[context.index] as AskUserQuestionItem
+  const many = context.questions.length > 1
+  if (isTextRow(row)) hints.push({ text: editing ? 'enter confirm' : 'enter edit', priority: 1 })
+  else if (question.multiSelect === true) {
+    hints.push({ text: 'space toggle', priority: 1 }, { text: 'enter confirm', priority: 2 })
+  } else hints.push({ text: 'enter choose', priority: 1 })
+  if (editing) hints.push(leave)
+  hints.push({ text: '↑↓ move', priority: 4 })
+  const answered =
+    isQuestionAnswered(context, question.id) && !draftOf(context, question.id).skipped
+  hints.push({ text: answered ? 'tab next' : 'tab skip', priority: 3 })
+  if (many) {
+    hints.push(
+      editing
+        ? { text: 'shift+tab back', short: '⇧tab back', priority: 6 }
+        : { text: '←→ questions', short: '←→', priority: 6 },
+    )
+  }
+  if (model.canSubmit) hints.push({ text: 'ctrl+s submit', short: '^s submit', priority: 2 })
+  hints.push(editing ? { text: 'ctrl+c dismiss', short: '^c dismiss', priority: 5 } : dismiss)
+  return hints
+}
+
+function planLines(model: ViewModel, question: AskUserQuestionItem, width: number): StyledLine[] {
+  const { style } = model
+  const text = question.detail ?? ''
+  if (model.plan !== undefined) return [...model.plan]
+  return wrapText(sanitize(text, true), width).map((plain) => ({
+    plain,
+    styled: /^#{1,6} /.test(plain) ? style.bold(plain.replace(/^#+ /, '')) : plain,
+  }))
 }
 
 /**
@@ -259,8 +419,22 @@ export function renderView(model: ViewModel): ViewFrame {
   }
 
   const bottom: string[] = ['']
-  if (view.notice !== undefined) bottom.push(style.warning(truncate(`! ${view.notice}`, width)))
-  bottom.push(style.dim(truncate(keyHints(model, rows[focus]), width)))
+  if (view.confirming === true) {
+    const answered = context.questions.filter((item) => isQuestionAnswered(context, item.id)).length
+    const what = answered === 1 ? 'the answer' : `the ${answered} answers`
+    bottom.push(style.warning(truncate(`! Dismiss the questions and lose ${what}? (y/n)`, width)))
+  } else if (view.notice !== undefined) {
+    bottom.push(style.warning(truncate(`! ${view.notice}`, width)))
+  }
+  if (model.clock !== undefined) {
+    const { text, urgent } = model.clock
+    bottom.push(
+      urgent
+        ? style.warning(truncate(`⚠ ${text}`, width))
+        : style.dim(truncate(`⏱ ${text}`, width)),
+    )
+  }
+  bottom.push(style.dim(fitHints(keyHints(model, rows[focus]), width)))
 
   // What remains is shared between the detail (or the review summary) and the rows.
   // Lines left for the detail (or summary), the blank under it, and the rows. The detail
@@ -289,23 +463,25 @@ export function renderView(model: ViewModel): ViewFrame {
   const rowsNeeded = (focusedBlock?.lines.length ?? 1) + marks
 
   // The middle is built plain, clamped, then styled: widths are measured on plain text.
-  let plain: string[] = []
-  let paint: (line: string, index: number) => string = (line) => line
+  let styled: StyledLine[] = []
+  let paint: (line: StyledLine, index: number) => string = (line) => line.styled
   if (screen === 'review') {
     const summary = context.questions.map((item, index) => {
       const draft = draftOf(context, item.id)
-      const parts = [
-        ...draft.selected,
-        ...(draft.custom === undefined ? [] : [`“${draft.custom}”`]),
-      ]
+      const parts = draft.skipped
+        ? []
+        : [...draft.selected, ...(draft.custom === undefined ? [] : [`“${draft.custom.trim()}”`])]
       const value = draft.skipped ? 'skipped' : parts.length > 0 ? parts.join(', ') : 'not answered'
       const title = truncate(sanitize(item.header ?? `Q${index + 1}`), 18).padEnd(18)
       return { title, value: truncate(sanitize(value), width - 21), open: parts.length === 0 }
     })
-    plain = summary.map(({ title, value }) => `  ${title} ${value}`)
+    styled = summary.map(({ title, value }) => {
+      const plain = `  ${title} ${value}`
+      return { plain, styled: plain }
+    })
     paint = (line, index) => {
       const entry = summary[index]
-      if (entry === undefined || line.startsWith('…')) return style.dim(line)
+      if (entry === undefined || line.plain.startsWith('…')) return style.dim(line.plain)
       const value =
         entry.value === 'not answered'
           ? style.warning(entry.value)
@@ -314,23 +490,24 @@ export function renderView(model: ViewModel): ViewFrame {
             : entry.value
       return `  ${style.dim(entry.title)} ${value}`
     }
+  } else if (screen === 'plan' && question.detail !== undefined) {
+    styled = planLines(model, question, width - 2)
+    paint = (line) =>
+      `${style.accent('│')} ${line.plain.startsWith('… ') && line.styled === line.plain ? style.dim(line.plain) : line.styled}`
   } else if (question.detail !== undefined) {
-    const isPlan = screen === 'plan'
-    plain = wrapText(sanitize(question.detail, true), width - (isPlan ? 2 : 0))
-    paint = (line) => {
-      if (!isPlan) return style.dim(line)
-      const text = /^#{1,6} /.test(line) ? style.bold(line.replace(/^#+ /, '')) : line
-      return `${style.accent('│')} ${line.startsWith('… ') ? style.dim(line) : text}`
-    }
+    styled = wrapText(sanitize(question.detail, true), width).map((plain) => ({
+      plain,
+      styled: style.dim(plain),
+    }))
   }
   let middle: string[] = []
-  if (plain.length > 0) {
+  if (styled.length > 0) {
     // A question's detail yields to its options beyond a third of the screen; a plan or a
     // summary takes whatever the few rows under it leave.
     const share = screen === 'question' ? Math.max(2, Math.floor(remaining / 3)) : 2
     const wanted = Math.max(share, remaining - rowsWanted)
-    const room = Math.max(1, Math.min(plain.length, wanted, remaining - rowsNeeded))
-    middle = clampLines(plain, room, width - (screen === 'plan' ? 2 : 0)).map(paint)
+    const room = Math.max(1, Math.min(styled.length, wanted, remaining - rowsNeeded))
+    middle = clampStyled(styled, room, width - (screen === 'plan' ? 2 : 0), style).map(paint)
     remaining -= middle.length
   }
   middle.push('')
@@ -354,11 +531,13 @@ export function renderView(model: ViewModel): ViewFrame {
     }
   }
   const rowLines: string[] = []
-  let cursorLine: number | undefined
+  let cursor: ViewCursor | undefined
   if (start > 0) rowLines.push(style.dim(`    ↑ ${start} more`))
   blocks.slice(start, end).forEach((block, offset) => {
     const index = start + offset
-    if (index === focus && isTextRow(rows[index])) cursorLine = rowLines.length
+    if (index === focus && block.cursor !== undefined) {
+      cursor = { line: rowLines.length + block.cursor.line, column: block.cursor.column }
+    }
     rowLines.push(...block.lines)
   })
   if (end < blocks.length) rowLines.push(style.dim(`    ↓ ${blocks.length - end} more`))
@@ -374,7 +553,28 @@ export function renderView(model: ViewModel): ViewFrame {
     line === '' ? '' : ` ${line}`,
   )
   const frame: ViewFrame = { lines }
-  if (cursorLine !== undefined)
-    frame.cursorLine = top.length + gap.length + middle.length + cursorLine
+  if (cursor !== undefined) {
+    frame.cursor = {
+      line: top.length + gap.length + middle.length + cursor.line,
+      column: 1 + cursor.column,
+    }
+  }
   return frame
+}
+
+/** At most `max` styled lines; the last kept line says how many were left out. */
+function clampStyled(
+  lines: readonly StyledLine[],
+  max: number,
+  width: number,
+  style: TerminalStyle,
+): StyledLine[] {
+  if (lines.length <= max) return [...lines]
+  if (max <= 1) {
+    const plain = truncate(`${lines[0]?.plain ?? ''} …`, width)
+    return [{ plain, styled: plain }]
+  }
+  const left = lines.length - max + 1
+  const plain = truncate(`… ${left} more line${left === 1 ? '' : 's'}`, width)
+  return [...lines.slice(0, max - 1), { plain, styled: style.dim(plain) }]
 }

@@ -1,4 +1,6 @@
 import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../../protocol/index.js'
+import { UserQuestionError, toUserQuestionError } from '../../protocol/index.js'
+import { questionnaireAnswer } from '../../machines/index.js'
 import type { RelayOutcome } from '../../machines/index.js'
 
 /** Server → client: an ask is pending. Replayed, same `rpcId`, to every client that (re)connects. */
@@ -99,7 +101,16 @@ export type ParsedClientFrame =
 /** What a respond's `result` means, once checked by {@link interpretResult}. */
 export type InterpretedResult =
   | { kind: 'answer'; value: unknown }
-  | { kind: 'cancel'; reason?: CancelReason }
+  | {
+      kind: 'cancel'
+      reason?: CancelReason
+      /**
+       * The `ASK_CANCELLED` the seam should get: the very error the terminal
+       * gives for the same choice (a web "Discuss" and a terminal "Discuss"
+       * read the same), `details.reason` set.
+       */
+      error: UserQuestionError
+    }
   | { kind: 'invalid'; message: string }
 
 function errorFrame(code: RelayErrorCode, message: string): ErrorFrame {
@@ -165,12 +176,28 @@ export function interpretResult(result: unknown): InterpretedResult {
   ) {
     const reason = result.error.reason
     return reason === 'dismissed' || reason === 'discuss'
-      ? { kind: 'cancel', reason }
-      : { kind: 'cancel' }
+      ? { kind: 'cancel', reason, error: cancellationError(reason) }
+      : { kind: 'cancel', error: cancellationError('dismissed') }
   }
   return {
     kind: 'invalid',
     message:
       'result must be { ok: true, value: { answers } } or { ok: false, error: { code: "cancelled" } }',
   }
+}
+
+/**
+ * The `ASK_CANCELLED` error for a dismissal from a UI, made by the same rule
+ * the terminal uses (`questionnaireAnswer`), so every UI's cancel reads alike.
+ */
+export function cancellationError(reason: CancelReason): UserQuestionError {
+  try {
+    questionnaireAnswer({ status: 'cancelled', reason })
+  } catch (error: unknown) {
+    return toUserQuestionError(error)
+  }
+  // questionnaireAnswer always throws for a cancellation; this only satisfies the checker.
+  return new UserQuestionError('The user dismissed the questions', 'ASK_CANCELLED', {
+    details: { reason },
+  })
 }

@@ -24,12 +24,18 @@ export type FixtureResult =
 export function startFixture(
   spec: FixtureSpec,
   size: { columns?: number; rows?: number } = {},
+  env: Record<string, string | undefined> = {},
 ): PtySession {
   return startPty({
     command: process.execPath,
     args: ['--import', 'tsx', FIXTURE],
     cwd: ROOT,
-    env: { ASKSEAM_FIXTURE: JSON.stringify(spec), NO_COLOR: undefined, FORCE_COLOR: undefined },
+    env: {
+      ASKSEAM_FIXTURE: JSON.stringify(spec),
+      NO_COLOR: undefined,
+      FORCE_COLOR: undefined,
+      ...env,
+    },
     ...size,
   })
 }

@@ -89,9 +89,8 @@ describe('queue and take-down', () => {
     session.type('\u0004')
     expect(await resultOf(session, 1)).toMatchObject({ ok: false, code: 'ASK_CANCELLED' })
     await session.waitForScreen('What is it called?')
+    // A one-question batch goes on Enter: there is no review screen to pass.
     session.type(`Ada${Keys.enter}`)
-    await session.waitForScreen('Review your answers')
-    session.type(Keys.enter)
     expect(await resultOf(session, 2)).toMatchObject({ ok: true })
     expect((await session.exited).exitCode).toBe(0)
   })
@@ -113,7 +112,7 @@ describe('queue and take-down', () => {
     const session = start({ asks: [first], timeoutMs: 1_500 })
     await session.waitForScreen('First question?')
     expect(await resultOf(session, 0)).toMatchObject({ ok: false, code: 'ASK_TIMEOUT' })
-    await session.waitForScreen('The questions timed out')
+    await session.waitForScreen(/Time ran out after \d+ seconds?/)
     expect(session.screen()).not.toContain('First question?')
   })
 })
@@ -154,11 +153,14 @@ describe('bad input', () => {
     await session.waitForScreen('To submit, answer or skip: Safety, Release notes')
     session.type(Keys.right)
     await session.waitForScreen('Release notes · 3 of 3')
+    // In the text field → moves the cursor; Esc leaves the field, then → tries to go on.
+    session.type(Keys.escape)
+    await session.waitForScreen('enter edit')
     session.type(Keys.right)
     await session.waitForScreen('To submit, answer or skip: Safety, Release notes')
     expect(session.screen()).not.toContain('Review your answers')
     expect(resultsOf(session).sort((a, b) => a.ask - b.ask)).toEqual([])
-    session.type(`${Keys.left}${Keys.tab}`)
+    session.type(`${Keys.shiftTab}${Keys.tab}`)
     await session.waitForScreen('Release notes · 3 of 3')
     session.type(Keys.tab)
     await session.waitForScreen('Review your answers')
@@ -183,10 +185,8 @@ describe('bad input', () => {
     session.type(`   ${Keys.enter}`)
     await session.waitForScreen('Type an answer, or press tab to skip')
     expect(session.screen()).not.toContain('Review your answers')
+    // One question: Enter sends it (encodeAnswer trims, as for every UI).
     session.type(`${Keys.ctrlU}  Ada ${Keys.enter}`)
-    await session.waitForScreen('Review your answers')
-    expect(session.screen()).toContain('“Ada”')
-    session.type(Keys.enter)
     expect(await resultOf(session, 0)).toEqual({
       ask: 0,
       ok: true,
@@ -199,7 +199,7 @@ describe('bad input', () => {
     await session.waitForScreen('Item 1 · 1 of 50')
     // The whole prompt fits: the tab bar, the question, the highlighted option and the keys.
     const lines = bottomLines(session)
-    expect(lines.some((line) => /○ Item 1 /.test(line))).toBe(true)
+    expect(lines.some((line) => /\[○ Item 1\]/.test(line))).toBe(true)
     expect(lines.some((line) => line.includes('❯ 1. Option 1.1'))).toBe(true)
     expect(lines.some((line) => line.includes('more'))).toBe(true)
     expect(lines.at(-1)).toContain('enter choose')

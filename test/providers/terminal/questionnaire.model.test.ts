@@ -91,13 +91,15 @@ function mismatch(
       ? undefined
       : 'plan choices missing'
   }
-  const region = promptRegion(screen, new RegExp(`[○✔↷] ${headerOf(questions, 0)} `))
+  const region = promptRegion(screen, new RegExp(`[○✔↷] ${headerOf(questions, 0)}[ \\]]`))
   if (region === '') return 'no tab bar'
   for (const [index, question] of questions.entries()) {
     const draft = expected.drafts[question.id]
     const settled = draft !== undefined && (draft.selected.length > 0 || draft.custom !== undefined)
     const mark = draft?.skipped === true ? '↷' : settled ? '✔' : '○'
-    if (!region.includes(`${mark} ${headerOf(questions, index)} `)) {
+    // The active tab is bracketed: [✔ Target]; the others are spaced: ' ✔ Target '.
+    const tab = new RegExp(`${mark} ${headerOf(questions, index)}[ \\]]`)
+    if (!tab.test(region)) {
       return `tab ${headerOf(questions, index)} should be marked ${mark}`
     }
   }
@@ -112,7 +114,8 @@ function mismatch(
   const question = questions[expected.index]
   const draft = expected.drafts[expected.questionId]
   for (const option of question?.options ?? []) {
-    const chosen = draft?.selected.includes(option.label) === true
+    // A skipped question shows no choice, whatever its draft keeps for a later return.
+    const chosen = draft?.skipped !== true && draft?.selected.includes(option.label) === true
     if (question?.multiSelect === true) {
       const shown = `${chosen ? '◉' : '◯'} ${option.label}`
       if (!region.includes(shown)) return `expected "${shown}"`
@@ -122,7 +125,7 @@ function mismatch(
   }
   if (draft?.custom !== undefined && !region.includes(draft.custom))
     return `typed text "${draft.custom}" missing`
-  if (region.includes('ctrl+s submit') !== expected.canSubmit) {
+  if (/(ctrl\+s|\^s) submit/.test(region) !== expected.canSubmit) {
     return `submit should ${expected.canSubmit ? '' : 'not '}be offered`
   }
   return undefined
@@ -145,6 +148,39 @@ async function expectScreen(
       { cause: error },
     )
   }
+}
+
+/** Whether dismissing now asks "lose your answers?" first: something is chosen or typed. */
+function hasAnswers(expected: QuestionnaireExpectation): boolean {
+  return Object.values(expected.drafts).some(
+    (draft) => draft.selected.length > 0 || (draft.custom ?? '').trim() !== '',
+  )
+}
+
+/**
+ * Whether the terminal offers every step of a path. Tab skips only an open
+ * question (on an answered one it moves on, so the choice is never shown
+ * skipped), so a path that skips a settled question has no keys here.
+ */
+function offeredByTerminal(
+  questions: readonly AskUserQuestionItem[],
+  path: QuestionnairePath,
+): boolean {
+  const oracle = createActor(questionnaireMachine, { input: { questions: [...questions] } }).start()
+  for (const { event } of path.steps) {
+    const snapshot = oracle.getSnapshot()
+    if (event.type === 'question.skipped' && snapshot.value === 'answering') {
+      const question = snapshot.context.questions[snapshot.context.index]
+      const draft = snapshot.context.drafts[question?.id ?? '']
+      const settled =
+        draft !== undefined &&
+        !draft.skipped &&
+        (draft.selected.length > 0 || (draft.custom ?? '').trim() !== '')
+      if (settled) return false
+    }
+    oracle.send(event)
+  }
+  return true
 }
 
 /** Replays one path through the UI; returns after its ask settled. */
@@ -178,6 +214,7 @@ async function replay(
     switch (event.type) {
       case 'option.chosen':
       case 'option.toggled': {
+        // Up leaves the text field for the option above it; digits then pick.
         if (ui.inText) keys += Keys.up
         keys += String(options.findIndex((option) => option.label === event.label) + 1)
         ui.inText = false
@@ -192,9 +229,17 @@ async function replay(
         keys += Keys.tab
         break
       case 'question.back':
-        keys += Keys.left
+        keys += Keys.shiftTab
         break
       case 'question.next':
+        if (ui.inText) {
+          // In a text field → moves the cursor: Esc leaves the field first (alone: a lone
+          // Esc is told from an escape sequence by the pause after it).
+          session.type(keys + Keys.escape)
+          keys = ''
+          await session.waitForScreen(/enter edit/)
+          ui.inText = false
+        }
         keys += Keys.right
         break
       case 'batch.submitted':
@@ -202,7 +247,8 @@ async function replay(
         if (before.canSubmit) keys += Keys.enter
         break
       case 'batch.cancelled':
-        keys += Keys.escape
+        // Ctrl-C dismisses from anywhere; with answers in the batch it asks once first.
+        keys += Keys.ctrlC + (hasAnswers(before) ? 'y' : '')
         break
       case 'plan.approved':
         keys += '1'
@@ -229,7 +275,7 @@ async function replay(
     await expectScreen(session, questions, expected, ui)
     before = expected
   }
-  if (finalOutput === undefined) session.type(Keys.escape)
+  if (finalOutput === undefined) session.type(Keys.ctrlC + (hasAnswers(before) ? 'y' : ''))
   const result = await resultOf(session, askIndex)
   const output = finalOutput
   if (output === undefined || output.status === 'cancelled') {
@@ -250,7 +296,7 @@ const suites = [
     paths: questionnairePaths(deploymentQuestions, {
       eventTypes: TERMINAL_EVENTS,
       optionsPerQuestion: 2,
-    }),
+    }).filter((path) => offeredByTerminal(deploymentQuestions, path)),
   },
   {
     name: 'plan review',

@@ -11,7 +11,7 @@ import { UserQuestionError, createUserQuestions } from '../../../src/protocol/in
 import type { AskUserQuestionItem, ProviderRequest } from '../../../src/protocol/index.js'
 import { createTerminalProvider, supportsColor } from '../../../src/providers/terminal/index.js'
 import { createStyle } from '../../../src/providers/terminal/style.js'
-import { renderView } from '../../../src/providers/terminal/view.js'
+import { blankView, renderView } from '../../../src/providers/terminal/view.js'
 
 const question: AskUserQuestionItem[] = [
   { id: 'go', question: 'Go ahead?', options: [{ label: 'Yes' }, { label: 'No' }] },
@@ -93,9 +93,8 @@ describe('createTerminalProvider over fake streams', () => {
     controller.abort(reason)
     await expect(waiting).rejects.toBe(reason)
     expect(terminal.waiting).toBe(1)
+    // A one-question batch goes as soon as it is answered: no review screen.
     input.write('2')
-    await shows('Submit answers')
-    input.write('\r')
     await expect(shown).resolves.toEqual({ answers: [{ id: 'go', selected: ['No'] }] })
     expect(screen()).not.toContain('Never shown?')
     terminal.dispose()
@@ -140,8 +139,9 @@ describe('colours and model-written text', () => {
     const frame = renderView({
       context: actor.getSnapshot().context,
       mode: 'answering',
-      view: { focus: 0, text: '', reviewing: false },
+      view: blankView(),
       style: createStyle(false),
+      canSubmit: false,
       columns: 40,
       rows: 20,
     })

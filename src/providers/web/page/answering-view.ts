@@ -1,6 +1,15 @@
-import { canSubmit, currentQuestion, draftOf, isQuestionAnswered } from '../../../machines/index.js'
+import { currentQuestion, draftOf, isQuestionAnswered } from '../../../machines/index.js'
 import { h } from './dom.js'
-import { eventButton, isComposing, nextId, sessionBadge, viewKey } from './view-kit.js'
+import { renderOptions } from './options-view.js'
+import {
+  deadlineBadge,
+  eventButton,
+  isComposing,
+  nextId,
+  questionList,
+  sessionBadge,
+  viewKey,
+} from './view-kit.js'
 import type { AskView, AskViewContext, QuestionnaireSnapshot } from './view-kit.js'
 
 /** The generic flow: one question at a time with progress, options, own answer, skip, back, submit. */
@@ -12,8 +21,15 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
   const options = question.options ?? []
   const titleId = nextId('question')
   const customId = nextId('custom')
+  const submitHintId = nextId('submit-hint')
   const total = questions.length
   let latest = snapshot
+
+  /** Enter's meaning on a question: submit when the machine allows it, else the next question. */
+  function submitOrAdvance(): void {
+    if (latest.can({ type: 'batch.submitted' })) send({ type: 'batch.submitted' })
+    else if (latest.can({ type: 'question.next' })) send({ type: 'question.next' })
+  }
 
   const bar = h('div', { className: 'progress-bar' })
   const progress = h(
@@ -37,48 +53,7 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
       on: { click: () => send({ type: 'question.selected', index: position }) },
     }),
   )
-  const optionButtons = options.map((option, position) => {
-    const descriptionId = nextId('description')
-    return h(
-      'button',
-      {
-        className: 'option',
-        attrs: {
-          type: 'button',
-          role: multi ? 'checkbox' : 'radio',
-          'aria-label': option.label,
-          'aria-describedby': option.description === undefined ? undefined : descriptionId,
-          'data-key': position < 9 ? position + 1 : undefined,
-        },
-        on: {
-          click: () =>
-            send(
-              multi
-                ? { type: 'option.toggled', label: option.label }
-                : { type: 'option.chosen', label: option.label },
-            ),
-        },
-      },
-      [
-        h('span', { className: 'option-mark', attrs: { 'aria-hidden': 'true' } }),
-        h('span', { className: 'option-body' }, [
-          h('span', { className: 'option-label', text: option.label }),
-          option.description !== undefined &&
-            h('span', {
-              className: 'option-description',
-              text: option.description,
-              attrs: { id: descriptionId },
-            }),
-        ]),
-        position < 9 &&
-          h('kbd', {
-            className: 'option-key',
-            text: String(position + 1),
-            attrs: { 'aria-hidden': 'true' },
-          }),
-      ],
-    )
-  })
+  const group = renderOptions(question, titleId, send, submitOrAdvance)
   let composing = false
   const custom = h('input', {
     className: 'custom-input',
@@ -112,6 +87,8 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
   const skip = eventButton(send, { type: 'question.skipped' }, 'Skip')
   const next = eventButton(send, { type: 'question.next' }, 'Next')
   const submit = eventButton(send, { type: 'batch.submitted' }, 'Submit', 'button primary')
+  submit.setAttribute('aria-describedby', submitHintId)
+  const submitHint = h('p', { className: 'submit-hint', attrs: { id: submitHintId } })
   const dismiss = eventButton(
     send,
     { type: 'batch.cancelled' },
@@ -120,10 +97,34 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
     'Dismiss the whole batch: the agent is told you declined',
   )
 
-  function submitOrAdvance(): void {
-    if (canSubmit(latest.context)) send({ type: 'batch.submitted' })
-    else if (latest.context.index < total - 1) send({ type: 'question.next' })
-  }
+  const keyHint =
+    options.length === 0
+      ? [h('kbd', { text: 'Enter' }), ' submits when every question is settled, otherwise moves on']
+      : multi
+        ? [
+            h('kbd', { text: '↑' }),
+            h('kbd', { text: '↓' }),
+            ' move · ',
+            h('kbd', { text: 'Space' }),
+            ' toggle · ',
+            h('kbd', { text: 'Enter' }),
+            ' confirm the question · ',
+            h('kbd', { text: '1' }),
+            '–',
+            h('kbd', { text: '9' }),
+            ' toggle an option',
+          ]
+        : [
+            h('kbd', { text: '↑' }),
+            h('kbd', { text: '↓' }),
+            ' move · ',
+            h('kbd', { text: 'Enter' }),
+            ' choose and move on · ',
+            h('kbd', { text: '1' }),
+            '–',
+            h('kbd', { text: '9' }),
+            ' pick an option',
+          ]
 
   const root = h(
     'section',
@@ -141,9 +142,10 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
             return
           }
           if (/^[1-9]$/.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey) {
-            const option = optionButtons[Number(event.key) - 1]
+            const option = group?.buttons[Number(event.key) - 1]
             if (option !== undefined) {
               event.preventDefault()
+              option.focus()
               option.click()
             }
           }
@@ -154,21 +156,14 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
       h('div', { className: 'card-head' }, [
         question.header !== undefined && h('span', { className: 'chip', text: question.header }),
         h('span', { className: 'counter', text: `Question ${index + 1} of ${total}` }),
+        deadlineBadge(context.deadline),
         sessionBadge(context.sessionId),
       ]),
       progress,
       total > 1 && h('nav', { className: 'steps', attrs: { 'aria-label': 'Questions' } }, steps),
       h('h2', { className: 'question', text: question.question, attrs: { id: titleId } }),
       question.detail !== undefined && h('p', { className: 'detail', text: question.detail }),
-      options.length > 0 &&
-        h(
-          'div',
-          {
-            className: 'options',
-            attrs: { role: multi ? 'group' : 'radiogroup', 'aria-labelledby': titleId },
-          },
-          optionButtons,
-        ),
+      group?.root,
       multi && options.length > 0 && h('p', { className: 'hint', text: 'Choose any number.' }),
       h('div', { className: 'custom' }, [
         h('label', {
@@ -191,14 +186,8 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
         index < total - 1 && next,
         submit,
       ]),
-      h('p', { className: 'keys', attrs: { 'aria-hidden': 'true' } }, [
-        h('kbd', { text: 'Enter' }),
-        ' submits when every question is settled, otherwise moves on · ',
-        h('kbd', { text: '1' }),
-        '–',
-        h('kbd', { text: '9' }),
-        ' pick an option',
-      ]),
+      submitHint,
+      h('p', { className: 'keys', attrs: { 'aria-hidden': 'true' } }, keyHint),
     ],
   )
 
@@ -206,7 +195,10 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
     latest = snapshot
     const { context: flow } = snapshot
     const draft = draftOf(flow, question.id)
-    const settled = questions.filter((item) => isQuestionAnswered(flow, item.id)).length
+    const open = questions.flatMap((item, position) =>
+      isQuestionAnswered(flow, item.id) ? [] : [position],
+    )
+    const settled = total - open.length
     bar.style.width = `${(settled / total) * 100}%`
     progress.setAttribute('aria-valuenow', String(settled))
     progress.setAttribute('aria-valuetext', `${settled} of ${total} settled`)
@@ -226,16 +218,14 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
       if (position === flow.index) step.setAttribute('aria-current', 'step')
       else step.removeAttribute('aria-current')
     })
-    options.forEach((option, position) => {
-      const chosen = draft.selected.includes(option.label)
-      optionButtons[position]?.setAttribute('aria-checked', String(chosen))
-    })
+    group?.update(draft.selected)
     // While the field has focus it holds what the user is typing; the machine only mirrors it.
     if (document.activeElement !== custom) custom.value = draft.custom ?? ''
     skip.setAttribute('aria-pressed', String(draft.skipped))
-    back.disabled = flow.index === 0
-    next.disabled = flow.index >= total - 1
-    submit.disabled = !canSubmit(flow)
+    back.disabled = !snapshot.can({ type: 'question.back' })
+    next.disabled = !snapshot.can({ type: 'question.next' })
+    submit.disabled = !snapshot.can({ type: 'batch.submitted' })
+    submitHint.textContent = submit.disabled ? `Answer ${questionList(open)} to submit` : ''
   }
 
   update(snapshot)
@@ -243,6 +233,6 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
     key: viewKey(snapshot),
     root,
     update,
-    focus: () => (optionButtons[0] ?? custom).focus(),
+    focus: () => (group?.focusTarget() ?? custom).focus(),
   }
 }

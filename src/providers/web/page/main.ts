@@ -1,15 +1,22 @@
 /**
- * The web console page: connects to the relay's WebSocket, lists every
- * pending ask, and drives one `questionnaireMachine` per ask. Bundled by
- * `npm run build:console` into `page-assets.generated.ts`.
+ * The web console page: connects to the relay's WebSocket (through
+ * `consoleConnectionMachine`), lists every pending ask, and drives one
+ * `questionnaireMachine` per ask. Bundled by `npm run console:build` into
+ * `page-assets.generated.ts`.
  */
 import { createActor } from 'xstate'
-import type { Actor, Snapshot } from 'xstate'
+import type { Actor } from 'xstate'
 import { questionnaireMachine } from '../../../machines/index.js'
 import type { AskUserQuestionItem } from '../../../vocabulary/index.js'
 import { renderAskView, viewKey } from './ask-view.js'
 import type { AskView } from './ask-view.js'
+import { connectToHost } from './connection.js'
+import type { ConnectionState } from './connection.js'
 import { h, replaceChildren } from './dom.js'
+import { forgetDraft, saveDraft, savedDraft } from './drafts.js'
+import { clamp, emptyStage, endedStage, sendingStage } from './stage-views.js'
+import type { SentNotice } from './stage-views.js'
+import { deadlineBadge, refreshDeadlines } from './view-kit.js'
 
 type QuestionnaireActor = Actor<typeof questionnaireMachine>
 
@@ -17,9 +24,11 @@ interface Ask {
   rpcId: string
   sessionId: string | undefined
   questions: AskUserQuestionItem[]
+  /** When the ask times out (epoch ms), if the host said; and when this page first saw it. */
+  deadline: { at: number; since: number } | undefined
   actor: QuestionnaireActor
-  /** The response sent for it, kept until the host confirms, to resend after a reconnect. */
-  response: string | undefined
+  /** What the user's finished questionnaire sent, until the host confirms it. */
+  sent: SentNotice['kind'] | undefined
 }
 
 const params = new URLSearchParams(location.search)
@@ -29,13 +38,17 @@ const socketUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location
 const asks = new Map<string, Ask>()
 /** Asks from before a reconnect: a replayed one resumes where the user left it. */
 let carried = new Map<string, Ask>()
+/** Answered asks the host resolved before its receipt came: the receipt says whose answer won. */
+const awaitingReceipt = new Map<string, Ask>()
 let selected: string | undefined
 /** The ask on screen when the connection dropped: selected again when it is replayed. */
 let wanted: string | undefined
 let view: { rpcId: string; view: AskView } | undefined
-let socket: WebSocket | undefined
-let retryMs = 250
+let lastSent: SentNotice | undefined
 let toastTimer: ReturnType<typeof setTimeout> | undefined
+let ticker: ReturnType<typeof setInterval> | undefined
+/** The host is gone for good: nothing renders an ask again. */
+let ended = false
 
 const status = h('span', { className: 'status', text: 'Connecting…', attrs: { role: 'status' } })
 const queueList = h('ul', { className: 'queue-list' })
@@ -48,11 +61,11 @@ document
   ?.replaceWith(
     h('div', { className: 'app', attrs: { id: 'app' } }, [
       h('header', { className: 'topbar' }, [
-        h('span', { className: 'brand' }, [
+        h('h1', { className: 'brand' }, [
           h('span', { className: 'brand-mark', attrs: { 'aria-hidden': 'true' } }),
           'askseam',
+          h('span', { className: 'brand-sub', text: ' console' }),
         ]),
-        h('span', { className: 'brand-sub', text: 'console' }),
         h('span', { className: 'spacer' }),
         status,
       ]),
@@ -74,9 +87,11 @@ function showToast(text: string): void {
   toastTimer = setTimeout(() => toast.classList.remove('visible'), 4000)
 }
 
-function setStatus(text: string, state: 'online' | 'offline'): void {
-  status.textContent = text
-  status.dataset.state = state
+const STATUS_TEXT: Record<ConnectionState, string> = {
+  connecting: 'Connecting…',
+  online: 'Connected',
+  reconnecting: 'Reconnecting…',
+  ended: 'Session ended',
 }
 
 function summary(ask: Ask): string {
@@ -93,6 +108,8 @@ function renderQueue(): void {
       const snapshot = ask.actor.getSnapshot()
       const total = ask.questions.length
       const [first] = ask.questions
+      // Clamped here as well as in CSS: a question of any length must not make the item huge.
+      const title = clamp(summary(ask), 200)
       return h('li', {}, [
         h(
           'button',
@@ -101,22 +118,23 @@ function renderQueue(): void {
             attrs: {
               type: 'button',
               'aria-current': ask.rpcId === selected ? 'true' : undefined,
-              'aria-label': `${summary(ask)}${ask.sessionId === undefined ? '' : `, session ${ask.sessionId}`}, ${total} question${total === 1 ? '' : 's'}`,
+              // No aria-label: the name is the text on the card (WCAG 2.5.3, label in name).
             },
             on: { click: () => select(ask.rpcId, true) },
           },
           [
-            h('span', { className: 'queue-item-title', text: summary(ask) }),
+            h('span', { className: 'queue-item-title', text: title }),
             first !== undefined &&
               first.header !== undefined &&
-              h('span', { className: 'queue-item-text', text: first.question }),
+              h('span', { className: 'queue-item-text', text: clamp(first.question, 300) }),
             h('span', { className: 'queue-item-meta' }, [
               snapshot.value === 'planReview'
                 ? 'Plan to review'
                 : `${total} question${total === 1 ? '' : 's'}`,
               ask.sessionId !== undefined && ` · ${ask.sessionId}`,
-              ask.response !== undefined && ' · sending…',
+              ask.sent !== undefined && ' · sending…',
             ]),
+            ask.deadline !== undefined && deadlineBadge(ask.deadline),
           ],
         ),
       ])
@@ -125,27 +143,17 @@ function renderQueue(): void {
 }
 
 function renderStage(focus: boolean): void {
+  if (ended) return
   const ask = selected === undefined ? undefined : asks.get(selected)
   if (ask === undefined) {
     view = undefined
-    replaceChildren(stage, [
-      h('div', { className: 'empty' }, [
-        h('div', { className: 'empty-mark', attrs: { 'aria-hidden': 'true' } }),
-        h('h2', { text: 'Nothing to answer right now' }),
-        h('p', { text: 'When your agent stops to ask something, the question appears here.' }),
-      ]),
-    ])
+    replaceChildren(stage, [emptyStage(lastSent)])
     return
   }
   const snapshot = ask.actor.getSnapshot()
   if (snapshot.status !== 'active') {
     view = undefined
-    replaceChildren(stage, [
-      h('div', { className: 'empty' }, [
-        h('div', { className: 'spinner', attrs: { 'aria-hidden': 'true' } }),
-        h('h2', { text: 'Sending your answer…' }),
-      ]),
-    ])
+    replaceChildren(stage, [sendingStage()])
     return
   }
   if (view?.rpcId === ask.rpcId && view.view.key === viewKey(snapshot)) {
@@ -157,6 +165,7 @@ function renderStage(focus: boolean): void {
     rpcId: ask.rpcId,
     view: renderAskView(snapshot, {
       sessionId: ask.sessionId,
+      deadline: ask.deadline,
       send: (event) => ask.actor.send(event),
     }),
   }
@@ -169,62 +178,42 @@ function select(rpcId: string | undefined, focus = false): void {
   selected = rpcId
   renderQueue()
   renderStage(focus)
+  // One clock for every countdown just drawn, so the queue and the card agree to the second.
+  refreshDeadlines()
+}
+
+/** Counts down while some ask has a deadline; stops when none has. */
+function updateTicker(): void {
+  const needed = [...asks.values()].some((ask) => ask.deadline !== undefined)
+  if (needed && ticker === undefined) ticker = setInterval(() => refreshDeadlines(), 1000)
+  if (!needed && ticker !== undefined) {
+    clearInterval(ticker)
+    ticker = undefined
+  }
 }
 
 function respond(ask: Ask): void {
   const output = ask.actor.getSnapshot().output
   if (output === undefined) return
-  ask.response = JSON.stringify({
-    type: 'question/respond',
-    rpcId: ask.rpcId,
-    result:
-      output.status === 'submitted'
-        ? { ok: true, value: output.answer }
-        : { ok: false, error: { code: 'cancelled', reason: output.reason } },
-  })
-  socket?.send(ask.response)
-}
-
-const draftKey = (rpcId: string) => `askseam:draft:${rpcId}`
-
-/** The tab's saved progress on an ask, so a reload resumes it; only for the very same questions. */
-function savedDraft(
-  rpcId: string,
-  questions: AskUserQuestionItem[],
-): Snapshot<unknown> | undefined {
-  try {
-    const saved = JSON.parse(sessionStorage.getItem(draftKey(rpcId)) ?? 'null') as {
-      status?: unknown
-      context?: { questions?: unknown }
-    } | null
-    if (saved?.status !== 'active') return undefined
-    if (JSON.stringify(saved.context?.questions) !== JSON.stringify(questions)) return undefined
-    return saved as Snapshot<unknown>
-  } catch {
-    return undefined
-  }
-}
-
-function saveDraft(ask: Ask): void {
-  try {
-    sessionStorage.setItem(draftKey(ask.rpcId), JSON.stringify(ask.actor.getPersistedSnapshot()))
-  } catch {
-    // Storage full or disabled: a reload then starts the questions over, nothing worse.
-  }
-}
-
-function forgetDraft(rpcId: string): void {
-  try {
-    sessionStorage.removeItem(draftKey(rpcId))
-  } catch {
-    // Nothing was stored.
-  }
+  ask.sent = output.status === 'submitted' ? 'answered' : output.reason
+  connection.sendAnswer(
+    ask.rpcId,
+    JSON.stringify({
+      type: 'question/respond',
+      rpcId: ask.rpcId,
+      result:
+        output.status === 'submitted'
+          ? { ok: true, value: output.answer }
+          : { ok: false, error: { code: 'cancelled', reason: output.reason } },
+    }),
+  )
 }
 
 function startAsk(
   rpcId: string,
   sessionId: string | undefined,
   questions: AskUserQuestionItem[],
+  deadline: number | undefined,
   resume = true,
 ): Ask {
   const snapshot = resume ? savedDraft(rpcId, questions) : undefined
@@ -232,17 +221,18 @@ function startAsk(
     rpcId,
     sessionId,
     questions,
+    deadline: deadline === undefined ? undefined : { at: deadline, since: Date.now() },
     actor: createActor(questionnaireMachine, {
       input: { questions },
       ...(snapshot === undefined ? {} : { snapshot }),
     }),
-    response: undefined,
+    sent: undefined,
   }
   ask.actor.subscribe((snapshot) => {
     if (!asks.has(rpcId)) return
-    if (snapshot.status === 'active') saveDraft(ask)
+    if (snapshot.status === 'active') saveDraft(rpcId, ask.actor.getPersistedSnapshot())
     else forgetDraft(rpcId)
-    if (snapshot.status === 'done' && ask.response === undefined) respond(ask)
+    if (snapshot.status === 'done' && ask.sent === undefined) respond(ask)
     renderQueue()
     if (selected === rpcId) renderStage(false)
   })
@@ -256,6 +246,7 @@ function removeAsk(rpcId: string): void {
   asks.delete(rpcId)
   ask.actor.stop()
   forgetDraft(rpcId)
+  updateTicker()
   if (selected === rpcId) {
     const next = asks.keys().next()
     const hadFocus = stage.contains(document.activeElement)
@@ -263,6 +254,15 @@ function removeAsk(rpcId: string): void {
   } else {
     renderQueue()
   }
+}
+
+/** The host confirmed the user's answer (or dismissal): Sent ✓. */
+function confirmSent(ask: Ask): void {
+  awaitingReceipt.delete(ask.rpcId)
+  lastSent = { summary: summary(ask), kind: ask.sent ?? 'answered' }
+  showToast(`Sent ✓ “${clamp(summary(ask), 80)}”`)
+  if (asks.has(ask.rpcId)) removeAsk(ask.rpcId)
+  else if (selected === undefined) renderStage(false)
 }
 
 const outcomeText: Record<string, string> = {
@@ -278,37 +278,59 @@ function onFrame(frame: Record<string, unknown>): void {
       const rpcId = String(frame.rpcId)
       if (asks.has(rpcId) || !Array.isArray(frame.questions)) return
       const sessionId = typeof frame.sessionId === 'string' ? frame.sessionId : undefined
+      const deadline =
+        typeof frame.deadline === 'number' && Number.isFinite(frame.deadline)
+          ? frame.deadline
+          : undefined
       const previous = carried.get(rpcId)
       carried.delete(rpcId)
-      const ask = previous ?? startAsk(rpcId, sessionId, frame.questions as AskUserQuestionItem[])
+      const ask =
+        previous ?? startAsk(rpcId, sessionId, frame.questions as AskUserQuestionItem[], deadline)
       asks.set(rpcId, ask)
-      if (ask.response !== undefined) socket?.send(ask.response)
-      if (selected === undefined || rpcId === wanted) select(rpcId, false)
-      else renderQueue()
+      updateTicker()
+      connection.offered(rpcId)
+      if (selected === undefined || rpcId === wanted) {
+        if (ask.sent === undefined) lastSent = undefined
+        select(rpcId, false)
+      } else renderQueue()
       return
     }
     case 'question/resolved': {
       const rpcId = String(frame.rpcId)
       const ask = asks.get(rpcId)
       if (ask === undefined) return
-      const mine = ask.response !== undefined
+      connection.settled(rpcId)
+      const mine = ask.sent !== undefined
+      // Ours may have won: the receipt that follows says so.
+      if (mine) awaitingReceipt.set(rpcId, ask)
       removeAsk(rpcId)
-      if (!mine) showToast(`“${summary(ask)}” ${outcomeText[String(frame.outcome)] ?? 'ended'}.`)
+      if (!mine)
+        showToast(`“${clamp(summary(ask), 80)}” ${outcomeText[String(frame.outcome)] ?? 'ended'}.`)
       return
     }
     case 'receipt': {
-      const ask = asks.get(String(frame.rpcId))
-      if (ask === undefined || frame.accepted === true) return
+      const rpcId = String(frame.rpcId)
+      connection.settled(rpcId)
+      const ask = asks.get(rpcId) ?? awaitingReceipt.get(rpcId)
+      if (ask === undefined) return
+      if (frame.accepted === true) {
+        confirmSent(ask)
+        return
+      }
+      awaitingReceipt.delete(rpcId)
       if (frame.reason === 'not-pending') {
         removeAsk(ask.rpcId)
-        showToast(`“${summary(ask)}” is no longer waiting for an answer.`)
+        showToast(`“${clamp(summary(ask), 80)}” was already settled; your answer was not used.`)
         return
       }
       // The host refused the response: start the questions over rather than lose them.
       asks.delete(ask.rpcId)
       ask.actor.stop()
       forgetDraft(ask.rpcId)
-      asks.set(ask.rpcId, startAsk(ask.rpcId, ask.sessionId, ask.questions, false))
+      asks.set(
+        ask.rpcId,
+        startAsk(ask.rpcId, ask.sessionId, ask.questions, ask.deadline?.at, false),
+      )
       renderQueue()
       if (selected === ask.rpcId) renderStage(true)
       showToast(
@@ -326,36 +348,41 @@ function onFrame(frame: Record<string, unknown>): void {
   }
 }
 
-function connect(): void {
-  const ws = new WebSocket(socketUrl)
-  socket = ws
-  ws.addEventListener('open', () => {
-    retryMs = 250
-    setStatus('Connected', 'online')
-  })
-  ws.addEventListener('message', (event) => {
-    let frame: unknown
-    try {
-      frame = JSON.parse(String(event.data))
-    } catch {
-      return
-    }
-    if (typeof frame === 'object' && frame !== null) onFrame(frame as Record<string, unknown>)
-  })
-  ws.addEventListener('close', () => {
-    if (socket !== ws) return
-    setStatus('Reconnecting…', 'offline')
+function onState(state: ConnectionState): void {
+  status.textContent = STATUS_TEXT[state]
+  status.dataset.state = state
+  if (state === 'reconnecting') {
     // The host replays every ask still pending; keep ours so a replayed one resumes where it was.
     for (const ask of carried.values()) ask.actor.stop()
-    carried = new Map(asks)
-    wanted = selected
+    carried = new Map([...carried, ...asks])
+    if (selected !== undefined) wanted = selected
     asks.clear()
     select(undefined)
-    setTimeout(connect, retryMs)
-    retryMs = Math.min(retryMs * 2, 5000)
-  })
+  } else if (state === 'ended') {
+    ended = true
+    const unconfirmed = [...asks.values(), ...carried.values(), ...awaitingReceipt.values()].filter(
+      (ask) => ask.sent !== undefined,
+    ).length
+    for (const ask of [...asks.values(), ...carried.values()]) ask.actor.stop()
+    asks.clear()
+    carried.clear()
+    awaitingReceipt.clear()
+    selected = undefined
+    view = undefined
+    updateTicker()
+    renderQueue()
+    const hadFocus = stage.contains(document.activeElement)
+    replaceChildren(stage, [endedStage(unconfirmed)])
+    if (hadFocus) stage.focus()
+  }
 }
 
 renderStage(false)
 renderQueue()
-connect()
+// Last: every use of it is in a handler that runs once the page is built.
+const connection = connectToHost({
+  url: socketUrl,
+  openSocket: (url) => new WebSocket(url),
+  onFrame,
+  onState,
+})

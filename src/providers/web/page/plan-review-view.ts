@@ -1,10 +1,21 @@
 import { currentQuestion } from '../../../machines/index.js'
 import { describePlanReview } from '../../../vocabulary/index.js'
 import { h } from './dom.js'
-import { eventButton, isComposing, nextId, sessionBadge, viewKey } from './view-kit.js'
+import { renderMarkdown } from './markdown.js'
+import {
+  deadlineBadge,
+  eventButton,
+  isComposing,
+  nextId,
+  sessionBadge,
+  viewKey,
+} from './view-kit.js'
 import type { AskView, AskViewContext, QuestionnaireSnapshot } from './view-kit.js'
 
-/** The plan-review card: the plan as text in a monospace block, approve / refuse / discuss. */
+/**
+ * The plan-review card: the plan's markdown as formatted text (built as DOM
+ * nodes, never HTML), approve / refuse / discuss.
+ */
 export function renderPlanReview(
   snapshot: QuestionnaireSnapshot,
   context: AskViewContext,
@@ -14,11 +25,16 @@ export function renderPlanReview(
   const question = review?.question ?? currentQuestion(snapshot.context)
   const titleId = nextId('plan-title')
   const feedbackId = nextId('feedback')
-  const plan = h('pre', {
-    className: 'plan-text',
-    text: question.detail ?? '',
-    attrs: { tabindex: 0, 'aria-label': 'Plan' },
-  })
+  let latest = snapshot
+  const planId = nextId('plan')
+  const plan = h(
+    'div',
+    {
+      className: 'plan-text',
+      attrs: { id: planId, tabindex: 0, role: 'region', 'aria-label': 'Plan' },
+    },
+    renderMarkdown(question.detail ?? ''),
+  )
   const feedback = h('textarea', {
     className: 'feedback',
     attrs: { id: feedbackId, rows: 3, placeholder: 'What should change? (optional)' },
@@ -35,38 +51,19 @@ export function renderPlanReview(
     'button',
     {
       className: 'button primary',
-      attrs: { type: 'button', 'aria-label': 'Approve' },
+      attrs: { type: 'button' },
       on: { click: () => send({ type: 'plan.approved' }) },
     },
-    [
-      h('span', { text: 'Approve' }),
-      review !== undefined &&
-        review.approve.label !== 'Approve' &&
-        h('span', { className: 'button-note', text: review.approve.label }),
-    ],
+    withNote('Approve', review?.approve.label),
   )
   const refuse = h(
     'button',
     {
       className: 'button',
-      attrs: { type: 'button', 'aria-label': 'Refuse' },
-      on: {
-        click: () => {
-          const text = feedback.value.trim()
-          send(
-            text === ''
-              ? { type: 'plan.refused' }
-              : { type: 'plan.refused', feedback: feedback.value },
-          )
-        },
-      },
+      attrs: { type: 'button' },
+      on: { click: () => send(refusal()) },
     },
-    [
-      h('span', { text: 'Refuse' }),
-      review?.refuse !== undefined &&
-        review.refuse.label !== 'Refuse' &&
-        h('span', { className: 'button-note', text: review.refuse.label }),
-    ],
+    withNote('Refuse', review?.refuse?.label),
   )
   const discuss = eventButton(
     send,
@@ -83,8 +80,14 @@ export function renderPlanReview(
     'button ghost danger',
     'Dismiss the question: the agent is told you declined',
   )
+  /** Feedback, when typed, goes with the refusal; whether it may go is the machine's call. */
+  function refusal() {
+    return feedback.value === ''
+      ? { type: 'plan.refused' as const }
+      : { type: 'plan.refused' as const, feedback: feedback.value }
+  }
   function updateRefuse(): void {
-    refuse.disabled = review?.refuse === undefined && feedback.value.trim() === ''
+    refuse.disabled = !latest.can(refusal())
   }
   const describe = (label: string, text: string | undefined) =>
     text !== undefined && h('li', {}, [h('strong', { text: label }), ' ', text])
@@ -94,6 +97,7 @@ export function renderPlanReview(
     [
       h('div', { className: 'card-head' }, [
         h('span', { className: 'chip accent', text: question.header ?? 'Plan review' }),
+        deadlineBadge(context.deadline),
         sessionBadge(context.sessionId),
       ]),
       h('h2', { className: 'question', text: question.question, attrs: { id: titleId } }),
@@ -124,5 +128,23 @@ export function renderPlanReview(
     ],
   )
   updateRefuse()
-  return { key: viewKey(snapshot), root, update: () => updateRefuse(), focus: () => plan.focus() }
+  return {
+    key: viewKey(snapshot),
+    root,
+    update: (next) => {
+      latest = next
+      updateRefuse()
+    },
+    focus: () => plan.focus(),
+  }
+}
+
+/**
+ * A button's text: the action, and the option it answers when that is named
+ * otherwise ("Refuse / Revise"), all of it visible and all of it the name.
+ */
+function withNote(action: string, label: string | undefined): (Node | string)[] {
+  return label === undefined || label === action
+    ? [action]
+    : [action, h('span', { className: 'button-note' }, [' / ', label])]
 }

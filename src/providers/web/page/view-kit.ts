@@ -1,6 +1,7 @@
 /** What the console's screens share: their types, element ids, and small helpers. */
 import type { SnapshotFrom } from 'xstate'
 import type { QuestionnaireEvent, questionnaireMachine } from '../../../machines/index.js'
+import { remainingTime } from './deadline.js'
 import { h } from './dom.js'
 
 /** A snapshot of the questionnaire that drives one ask on the page. */
@@ -10,6 +11,8 @@ export type QuestionnaireSnapshot = SnapshotFrom<typeof questionnaireMachine>
 export interface AskViewContext {
   /** The asking agent's id, shown as the session. */
   sessionId: string | undefined
+  /** When the ask times out (epoch ms), and when the page first saw it; absent without a deadline. */
+  deadline: { at: number; since: number } | undefined
   send(event: QuestionnaireEvent): void
 }
 
@@ -60,3 +63,37 @@ export function eventButton(
     on: { click: () => send(event) },
   }) as HTMLButtonElement
 }
+
+/** The countdown of an ask with a deadline; {@link refreshDeadlines} keeps it current. */
+export function deadlineBadge(deadline: AskViewContext['deadline']): HTMLElement | false {
+  if (deadline === undefined) return false
+  const badge = h('span', {
+    className: 'deadline',
+    attrs: { role: 'timer', 'data-deadline': deadline.at, 'data-since': deadline.since },
+  })
+  refreshDeadline(badge, Date.now())
+  return badge
+}
+
+function refreshDeadline(badge: HTMLElement, now: number): void {
+  const left = remainingTime(Number(badge.dataset.deadline), Number(badge.dataset.since), now)
+  if (badge.textContent !== left.text) badge.textContent = left.text
+  badge.dataset.warning = String(left.warning)
+}
+
+/** Updates every countdown on the page. */
+export function refreshDeadlines(now = Date.now()): void {
+  for (const badge of document.querySelectorAll<HTMLElement>('[data-deadline]')) {
+    refreshDeadline(badge, now)
+  }
+}
+
+/** "question 2", "questions 2 and 3", "questions 1, 2 and 4" — positions counted from 1. */
+export function questionList(positions: readonly number[]): string {
+  const names = positions.map((position) => String(position + 1))
+  if (names.length <= 1) return `question ${names.join('')}`
+  return `questions ${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}`
+}
+
+/** Whether an option label carries the model's recommendation, which the page shows as a badge. */
+export const RECOMMENDED = /\s*\(recommended\)\s*$/i

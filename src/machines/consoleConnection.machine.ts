@@ -1,0 +1,193 @@
+import { assign, emit, setup } from 'xstate'
+
+/** Why a console's session ended: the host closed it, or it stayed unreachable too long. */
+export type ConsoleConnectionEnd = 'host-closed' | 'host-unreachable'
+
+/** The console page's connection to its host, as data. */
+export interface ConsoleConnectionContext {
+  /** Reconnect attempts since the page was last online. */
+  attempt: number
+  /** First wait before a reconnect, in ms; it doubles with each failed attempt. */
+  retryBaseMs: number
+  /** The longest wait between two reconnect attempts, in ms. */
+  retryMaxMs: number
+  /** How long the host may stay unreachable before the session counts as ended, in ms. */
+  giveUpMs: number
+  /**
+   * Answers sent and not yet confirmed by the host, by `rpcId`: the
+   * `question/respond` frame text, resent when the host replays that ask
+   * after a reconnect.
+   */
+  unconfirmed: Record<string, string>
+  /** Set once the session ended. */
+  ended: ConsoleConnectionEnd | undefined
+}
+
+/** What starts a connection: its timing, each with a default. */
+export interface ConsoleConnectionInput {
+  /** @default 250 */
+  retryBaseMs?: number
+  /** @default 5000 */
+  retryMaxMs?: number
+  /** @default 30000 */
+  giveUpMs?: number
+}
+
+/** What the page tells the connection: what its WebSocket did, and what the user sent. */
+export type ConsoleConnectionEvent =
+  | { type: 'socket.opened' }
+  /** The socket closed (or never opened); `code` is the WebSocket close code. */
+  | { type: 'socket.closed'; code: number }
+  /** The user finished an ask: send this frame now, or when the host replays the ask. */
+  | { type: 'answer.sent'; rpcId: string; frame: string }
+  /** The host (re)sent `question/requested` for this ask. */
+  | { type: 'ask.offered'; rpcId: string }
+  /** A receipt came for this ask, or it was resolved: nothing more to resend. */
+  | { type: 'answer.settled'; rpcId: string }
+
+/** What the connection asks the page to do. */
+export type ConsoleConnectionEmitted =
+  /** Open a new WebSocket to the host. */
+  | { type: 'socket.open' }
+  /** Send this text on the open socket. */
+  | { type: 'frame.send'; data: string }
+
+/** How the connection ended: the page then stops reconnecting for good. */
+export interface ConsoleConnectionOutput {
+  ended: ConsoleConnectionEnd
+}
+
+/**
+ * The close code a host sends when it shuts down (`startWebConsole().close()`
+ * closes every client with 1001, "going away"): its session is over, and no
+ * reconnect will find it again.
+ */
+export const HOST_CLOSED_CODE = 1001
+
+/**
+ * The console page's connection to its host: `connecting`, `online`,
+ * `reconnecting` with a doubling backoff, and a final `ended` once the host
+ * closed the session or stayed unreachable for `giveUpMs` — so a page whose
+ * host is gone stops retrying (and stops filling the browser console with
+ * failed connections). An answer the user sent is kept until the host
+ * confirms it, and resent when the host replays that ask after a reconnect.
+ * The machine holds no socket: it emits `socket.open` and `frame.send`, and
+ * the page does them.
+ *
+ * @example
+ * ```ts
+ * const actor = createActor(consoleConnectionMachine, { input: {} })
+ * actor.on('socket.open', () => openSocket())
+ * actor.on('frame.send', ({ data }) => socket.send(data))
+ * actor.start()
+ * ```
+ */
+export const consoleConnectionMachine = setup({
+  types: {
+    context: {} as ConsoleConnectionContext,
+    events: {} as ConsoleConnectionEvent,
+    input: {} as ConsoleConnectionInput,
+    emitted: {} as ConsoleConnectionEmitted,
+    output: {} as ConsoleConnectionOutput,
+  },
+  delays: {
+    retryDelay: ({ context }) =>
+      Math.min(context.retryBaseMs * 2 ** Math.min(context.attempt, 20), context.retryMaxMs),
+    giveUp: ({ context }) => context.giveUpMs,
+  },
+  guards: {
+    isHostClosing: ({ event }) => event.type === 'socket.closed' && event.code === HOST_CLOSED_CODE,
+    isUnconfirmed: ({ context, event }) =>
+      event.type === 'ask.offered' && Object.hasOwn(context.unconfirmed, event.rpcId),
+  },
+  actions: {
+    openSocket: emit({ type: 'socket.open' }),
+    sendAnswer: emit(({ event }) => ({
+      type: 'frame.send' as const,
+      data: event.type === 'answer.sent' ? event.frame : '',
+    })),
+    resendAnswer: emit(({ context, event }) => ({
+      type: 'frame.send' as const,
+      data: event.type === 'ask.offered' ? (context.unconfirmed[event.rpcId] ?? '') : '',
+    })),
+    recordAnswer: assign(({ context, event }) =>
+      event.type === 'answer.sent'
+        ? { unconfirmed: { ...context.unconfirmed, [event.rpcId]: event.frame } }
+        : {},
+    ),
+    forgetAnswer: assign(({ context, event }) => {
+      if (event.type !== 'answer.settled') return {}
+      const { [event.rpcId]: _settled, ...rest } = context.unconfirmed
+      return { unconfirmed: rest }
+    }),
+    resetAttempts: assign({ attempt: 0 }),
+    countAttempt: assign(({ context }) => ({ attempt: context.attempt + 1 })),
+    recordHostClosed: assign({ ended: 'host-closed' as const }),
+    recordHostUnreachable: assign({ ended: 'host-unreachable' as const }),
+  },
+}).createMachine({
+  id: 'consoleConnection',
+  context: ({ input }) => ({
+    attempt: 0,
+    retryBaseMs: input.retryBaseMs ?? 250,
+    retryMaxMs: input.retryMaxMs ?? 5000,
+    giveUpMs: input.giveUpMs ?? 30_000,
+    unconfirmed: {},
+    ended: undefined,
+  }),
+  initial: 'connecting',
+  on: {
+    // Offline, an answer waits: the host replays its ask on reconnect, and it goes out then.
+    'answer.sent': { actions: 'recordAnswer' },
+    'answer.settled': { actions: 'forgetAnswer' },
+  },
+  states: {
+    connecting: {
+      entry: 'openSocket',
+      on: {
+        'socket.opened': { target: 'online' },
+        'socket.closed': [
+          { guard: 'isHostClosing', target: 'ended', actions: 'recordHostClosed' },
+          { target: 'reconnecting' },
+        ],
+      },
+    },
+    online: {
+      entry: 'resetAttempts',
+      on: {
+        'answer.sent': { actions: ['recordAnswer', 'sendAnswer'] },
+        'ask.offered': { guard: 'isUnconfirmed', actions: 'resendAnswer' },
+        'socket.closed': [
+          { guard: 'isHostClosing', target: 'ended', actions: 'recordHostClosed' },
+          { target: 'reconnecting' },
+        ],
+      },
+    },
+    reconnecting: {
+      // One budget for the whole outage, however many attempts fit in it.
+      after: { giveUp: { target: 'ended', actions: 'recordHostUnreachable' } },
+      initial: 'waiting',
+      states: {
+        waiting: {
+          after: { retryDelay: { target: 'trying' } },
+        },
+        trying: {
+          entry: ['countAttempt', 'openSocket'],
+          on: {
+            'socket.opened': { target: '#consoleConnection.online' },
+            'socket.closed': [
+              {
+                guard: 'isHostClosing',
+                target: '#consoleConnection.ended',
+                actions: 'recordHostClosed',
+              },
+              { target: 'waiting' },
+            ],
+          },
+        },
+      },
+    },
+    ended: { type: 'final' },
+  },
+  output: ({ context }): ConsoleConnectionOutput => ({ ended: context.ended ?? 'host-closed' }),
+})

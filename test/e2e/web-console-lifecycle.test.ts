@@ -1,0 +1,189 @@
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { createUserQuestions } from '../../src/protocol/index.js'
+import type { UserQuestionError } from '../../src/protocol/index.js'
+import { startWebConsole } from '../../src/providers/web/index.js'
+import type { WebConsole } from '../../src/providers/web/index.js'
+import { addDeadlines, launchChromium } from './web-console-harness.js'
+
+/**
+ * The page's connection and time in Chromium: Sent ✓ once the host accepts
+ * an answer; a final "session ended" when the host closes or is killed,
+ * after which the page opens no more sockets and logs no more errors; the
+ * countdown of an ask with a deadline.
+ */
+
+let browser: Awaited<ReturnType<typeof launchChromium>>
+const consoles: WebConsole[] = []
+const pages: Page[] = []
+const hosts: ChildProcess[] = []
+
+beforeAll(async () => {
+  browser = await launchChromium()
+})
+
+afterAll(async () => {
+  await browser?.close()
+})
+
+afterEach(async () => {
+  await Promise.all(pages.splice(0).map((page) => page.close()))
+  await Promise.all(consoles.splice(0).map((web) => web.close()))
+  for (const host of hosts.splice(0)) host.kill('SIGKILL')
+})
+
+function settle<T>(promise: Promise<T>) {
+  return promise.then(
+    (value) => ({ value, error: undefined }),
+    (error: unknown) => ({ value: undefined, error: error as UserQuestionError }),
+  )
+}
+
+async function newPage(): Promise<Page> {
+  const page = await browser.context.newPage()
+  pages.push(page)
+  return page
+}
+
+/** Every WebSocket the page opens and every error it logs, as they happen. */
+function watch(page: Page) {
+  const seen = { sockets: 0, errors: [] as string[] }
+  page.on('websocket', () => seen.sockets++)
+  page.on('console', (message) => {
+    if (message.type() === 'error') seen.errors.push(message.text())
+  })
+  return seen
+}
+
+const ended = (page: Page) => page.getByRole('heading', { name: "The agent's session ended" })
+
+describe('console page lifecycle', () => {
+  it('shows Sent ✓ once the host accepts the answer', async () => {
+    const seam = createUserQuestions()
+    const web = await startWebConsole({ seam })
+    consoles.push(web)
+    const page = await newPage()
+    await page.goto(web.url)
+    const asked = seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] })
+    await page.getByLabel('Your answer').fill('Aurora')
+    await page.getByLabel('Your answer').press('Enter')
+    expect(await asked).toEqual({ answers: [{ id: 'name', selected: [], custom: 'Aurora' }] })
+    const sent = page.locator('.stage .sent')
+    await sent.waitFor()
+    expect(await sent.textContent()).toBe('Sent ✓The agent has your answer to “Release name?”.')
+    await page.getByRole('heading', { name: 'Nothing to answer right now' }).waitFor()
+    expect(await page.locator('.toast').textContent()).toContain('Sent ✓')
+    // The next question replaces the confirmation.
+    void settle(seam.ask({ questions: [{ id: 'next', question: 'Anything else?' }] }))
+    await page.getByRole('heading', { name: 'Anything else?' }).waitFor()
+    expect(await page.locator('.stage .sent').count()).toBe(0)
+  })
+
+  it('confirms a dismissal as sent, too', async () => {
+    const seam = createUserQuestions()
+    const web = await startWebConsole({ seam })
+    consoles.push(web)
+    const page = await newPage()
+    await page.goto(web.url)
+    const asked = settle(seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] }))
+    await page.getByRole('button', { name: 'Dismiss all' }).click()
+    expect((await asked).error?.code).toBe('ASK_CANCELLED')
+    await expect
+      .poll(() => page.locator('.stage .sent').textContent())
+      .toBe('Sent ✓The agent was told you dismissed “Release name?”.')
+  })
+
+  it('ends for good when the host closes: no reconnect, no more errors', async () => {
+    const seam = createUserQuestions()
+    const web = await startWebConsole({ seam })
+    const page = await newPage()
+    const seen = watch(page)
+    await page.goto(web.url)
+    const asked = settle(seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] }))
+    await page.getByRole('heading', { name: 'Release name?' }).waitFor()
+    expect(seen.sockets).toBe(1)
+    await web.close()
+    expect((await asked).error?.code).toBe('ASK_ABORTED')
+    await ended(page).waitFor()
+    expect(await page.getByRole('status').first().textContent()).toBe('Session ended')
+    expect(await page.locator('.queue-item').count()).toBe(0)
+    // Longer than the whole backoff: had the page kept trying, it would have opened sockets.
+    await page.waitForTimeout(1500)
+    expect(seen.sockets).toBe(1)
+    expect(seen.errors).toEqual([])
+  })
+
+  it('ends after a bounded time when the host is killed, then stops trying', async () => {
+    const script = fileURLToPath(new URL('./web-console-host.ts', import.meta.url))
+    const host = spawn(process.execPath, ['--import', 'tsx', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    hosts.push(host)
+    const lines = createInterface({ input: host.stdout! })[Symbol.asyncIterator]()
+    const line = (await lines.next()).value as string
+    const { url } = JSON.parse(line) as { url: string }
+    const page = await newPage()
+    // The page's own clock, so the backoff and the give-up can be run through at once.
+    await page.clock.install()
+    const seen = watch(page)
+    await page.goto(url)
+    await page.getByRole('heading', { name: 'What should the release be called?' }).waitFor()
+    host.kill('SIGKILL')
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Reconnecting…')
+    for (let step = 0; step < 20 && !(await ended(page).isVisible()); step++) {
+      await page.clock.runFor(5_000)
+      // Each attempt fails on the real network, not on the page's clock.
+      await page.waitForTimeout(100)
+    }
+    await ended(page).waitFor()
+    const attempts = seen.sockets
+    const errors = seen.errors.length
+    console.info(`killed host: ${attempts} sockets, ${errors} console errors before the end`)
+    // First connection, then a bounded number of retries: 250 ms doubling to 5 s within 30 s.
+    expect(attempts).toBeGreaterThan(2)
+    expect(attempts).toBeLessThanOrEqual(1 + 10)
+    await page.clock.runFor(600_000)
+    await page.waitForTimeout(500)
+    expect(seen.sockets).toBe(attempts)
+    expect(seen.errors).toHaveLength(errors)
+  })
+
+  it('counts down the time left on an ask with a deadline', async () => {
+    const seam = createUserQuestions({ timeoutMs: 10 * 60_000 })
+    const web = await startWebConsole({ seam })
+    consoles.push(web)
+    const page = await newPage()
+    await addDeadlines(page.context(), seam)
+    await page.clock.install()
+    await page.goto(web.url)
+    void settle(seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] }))
+    const countdown = page.locator('.card .deadline')
+    await expect.poll(() => countdown.textContent()).toMatch(/^(10:00|9:5\d) left$/)
+    expect(await countdown.getAttribute('role')).toBe('timer')
+    expect(await countdown.getAttribute('data-warning')).toBe('false')
+    expect(await page.locator('.queue-item .deadline').textContent()).toMatch(/ left$/)
+    await page.clock.runFor(5 * 60_000)
+    await expect.poll(() => countdown.textContent()).toMatch(/^(5:00|4:5\d) left$/)
+    // The last tenth of the time: a warning.
+    await page.clock.runFor(4 * 60_000 + 10_000)
+    await expect.poll(() => countdown.getAttribute('data-warning')).toBe('true')
+    await page.clock.runFor(60_000)
+    await expect.poll(() => countdown.textContent()).toBe('Time is up')
+  })
+
+  it('shows no countdown for an ask without a deadline', async () => {
+    const seam = createUserQuestions()
+    const web = await startWebConsole({ seam })
+    consoles.push(web)
+    const page = await newPage()
+    await addDeadlines(page.context(), seam)
+    await page.goto(web.url)
+    void settle(seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] }))
+    await page.getByRole('heading', { name: 'Release name?' }).waitFor()
+    expect(await page.locator('.deadline').count()).toBe(0)
+  })
+})

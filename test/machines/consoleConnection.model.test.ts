@@ -1,0 +1,203 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { getNextSnapshot } from 'xstate'
+import type { SnapshotFrom } from 'xstate'
+import { TestModel } from 'xstate/graph'
+import { HOST_CLOSED_CODE, consoleConnectionMachine } from '../../src/machines/index.js'
+import type { ConsoleConnectionEvent } from '../../src/machines/index.js'
+import { connectToHost } from '../../src/providers/web/page/connection.js'
+import type { Connection, SocketLike } from '../../src/providers/web/page/connection.js'
+
+/**
+ * Paths generated from consoleConnectionMachine drive the page's own
+ * connection module (src/providers/web/page/connection.ts) against fake
+ * sockets under fake timers: after every step the state the page would show,
+ * the sockets it opened and the frames it sent must be what the machine says.
+ */
+
+type Snapshot = SnapshotFrom<typeof consoleConnectionMachine>
+const RETRY = 'xstate.after.retryDelay.consoleConnection.reconnecting.waiting'
+const GIVE_UP = 'xstate.after.giveUp.consoleConnection.reconnecting'
+type ModelEvent = ConsoleConnectionEvent | { type: typeof RETRY } | { type: typeof GIVE_UP }
+const timing = { retryBaseMs: 100, retryMaxMs: 100, giveUpMs: 10_000 }
+
+function eventsFor(snapshot: Snapshot): ModelEvent[] {
+  if (snapshot.status === 'done') return []
+  const events: ModelEvent[] = [
+    { type: 'answer.sent', rpcId: 'a', frame: 'A' },
+    { type: 'ask.offered', rpcId: 'a' },
+    { type: 'answer.settled', rpcId: 'a' },
+  ]
+  const socketOpen = snapshot.matches('online')
+  const socketPending =
+    snapshot.matches('connecting') || snapshot.matches({ reconnecting: 'trying' })
+  if (socketPending) events.push({ type: 'socket.opened' })
+  if (socketPending || socketOpen) {
+    events.push(
+      { type: 'socket.closed', code: 1006 },
+      { type: 'socket.closed', code: HOST_CLOSED_CODE },
+    )
+  }
+  if (snapshot.matches({ reconnecting: 'waiting' })) events.push({ type: RETRY })
+  // Only from `trying`, where no retry timer is armed, so the clock fires the give-up alone.
+  if (snapshot.matches({ reconnecting: 'trying' })) events.push({ type: GIVE_UP })
+  return events
+}
+
+const serializeState = (snapshot: Snapshot) =>
+  JSON.stringify([snapshot.status, snapshot.value, Object.keys(snapshot.context.unconfirmed)])
+const serializeEvent = (event: ModelEvent) => JSON.stringify(event)
+
+class FakeSocket implements SocketLike {
+  sent: string[] = []
+  closed = false
+  private listeners = new Map<string, ((event: never) => void)[]>()
+  addEventListener(type: string, listener: (event: never) => void): void {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener])
+  }
+  fire(type: string, event: unknown = {}): void {
+    for (const listener of this.listeners.get(type) ?? []) listener(event as never)
+  }
+  send(data: string): void {
+    this.sent.push(data)
+  }
+  close(): void {
+    this.closed = true
+  }
+}
+
+class World {
+  sockets: FakeSocket[] = []
+  states: string[] = []
+  reconnectingSince = 0
+  connection: Connection = connectToHost({
+    url: 'ws://host.invalid/ws',
+    openSocket: () => {
+      const socket = new FakeSocket()
+      this.sockets.push(socket)
+      return socket
+    },
+    onFrame: () => undefined,
+    onState: (state) => {
+      this.states.push(state)
+      if (state === 'reconnecting') this.reconnectingSince = Date.now()
+    },
+    timing,
+  })
+
+  get socket(): FakeSocket {
+    return this.sockets.at(-1)!
+  }
+
+  async perform(event: ModelEvent): Promise<void> {
+    switch (event.type) {
+      case 'socket.opened':
+        return this.socket.fire('open')
+      case 'socket.closed':
+        return this.socket.fire('close', { code: event.code })
+      case 'answer.sent':
+        return this.connection.sendAnswer(event.rpcId, event.frame)
+      case 'ask.offered':
+        return this.connection.offered(event.rpcId)
+      case 'answer.settled':
+        return this.connection.settled(event.rpcId)
+      case RETRY:
+        return void (await vi.advanceTimersByTimeAsync(timing.retryMaxMs))
+      case GIVE_UP:
+        return void (await vi.advanceTimersByTimeAsync(
+          this.reconnectingSince + timing.giveUpMs - Date.now(),
+        ))
+    }
+  }
+}
+
+const expectedState = (snapshot: Snapshot) =>
+  snapshot.status === 'done'
+    ? 'ended'
+    : snapshot.matches('online')
+      ? 'online'
+      : snapshot.matches('reconnecting')
+        ? 'reconnecting'
+        : 'connecting'
+
+beforeEach(() => {
+  vi.useFakeTimers()
+})
+
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('consoleConnectionMachine paths drive the page connection', () => {
+  const model = new TestModel(consoleConnectionMachine as never, {
+    events: eventsFor as never,
+    serializeState: serializeState as never,
+    serializeEvent: serializeEvent as never,
+    input: timing,
+  })
+  type Step = { event: ModelEvent; state: Snapshot }
+  const unique = new Map<string, Step[]>()
+  for (const path of [...model.getShortestPaths(), ...model.getSimplePaths()]) {
+    path.steps.forEach((_, index) => {
+      const prefix = path.steps.slice(0, index + 1) as unknown as Step[]
+      const last = prefix.at(-1)!.state
+      // Every state on a path is extended by each event it accepts, so self-loops are driven too.
+      for (const event of eventsFor(last)) {
+        const steps = [
+          ...prefix,
+          { event, state: getNextSnapshot(consoleConnectionMachine, last, event as never) },
+        ]
+        unique.set(steps.map((step) => serializeEvent(step.event)).join(' '), steps)
+      }
+    })
+  }
+  const paths = [...unique.values()]
+
+  it(`${paths.length} paths`, async () => {
+    const seen = new Set<string>()
+    for (const path of paths) {
+      vi.setSystemTime(0)
+      const world = new World()
+      let previous: Snapshot | undefined
+      for (const step of path) {
+        const socketsBefore = world.sockets.length
+        const sentBefore = world.sockets.map((socket) => socket.sent.length)
+        if (previous !== undefined) await world.perform(step.event)
+        const state = step.state
+        seen.add(JSON.stringify(state.status === 'done' ? 'ended' : state.value))
+        expect(world.connection.state).toBe(expectedState(state))
+        if (previous === undefined) {
+          expect(world.sockets).toHaveLength(1)
+          previous = state
+          continue
+        }
+        const entered =
+          JSON.stringify(previous.value) !== JSON.stringify(state.value) &&
+          (state.matches('connecting') || state.matches({ reconnecting: 'trying' }))
+        expect(world.sockets.length - socketsBefore).toBe(entered ? 1 : 0)
+        const resends =
+          previous.matches('online') &&
+          (step.event.type === 'answer.sent' ||
+            (step.event.type === 'ask.offered' && 'a' in previous.context.unconfirmed))
+        const sent = world.sockets.flatMap((socket, index) =>
+          socket.sent.slice(sentBefore[index] ?? 0),
+        )
+        expect(sent).toEqual(resends ? ['A'] : [])
+        if (state.status === 'done') {
+          // Ended for good: no timer is left, and however long the page stays open, no new socket.
+          expect(vi.getTimerCount()).toBe(0)
+          await vi.advanceTimersByTimeAsync(600_000)
+          expect(world.sockets.length - socketsBefore).toBe(0)
+        }
+        previous = state
+      }
+      world.connection.stop()
+    }
+    expect([...seen].sort()).toEqual([
+      '"connecting"',
+      '"ended"',
+      '"online"',
+      '{"reconnecting":"trying"}',
+      '{"reconnecting":"waiting"}',
+    ])
+  })
+})

@@ -1,0 +1,138 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createActor } from 'xstate'
+import { HOST_CLOSED_CODE, consoleConnectionMachine } from '../../src/machines/index.js'
+import type { ConsoleConnectionInput } from '../../src/machines/index.js'
+
+/** An actor with its emitted requests recorded in order. */
+function start(input: ConsoleConnectionInput = {}) {
+  const actor = createActor(consoleConnectionMachine, { input })
+  const emitted: string[] = []
+  actor.on('socket.open', () => emitted.push('open'))
+  actor.on('frame.send', ({ data }) => emitted.push(`send ${data}`))
+  actor.start()
+  return { actor, emitted }
+}
+
+beforeEach(() => {
+  vi.useFakeTimers()
+})
+
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('consoleConnectionMachine', () => {
+  it('opens a socket at once and is online when it opens', () => {
+    const { actor, emitted } = start()
+    expect(actor.getSnapshot().value).toBe('connecting')
+    expect(emitted).toEqual(['open'])
+    actor.send({ type: 'socket.opened' })
+    expect(actor.getSnapshot().value).toBe('online')
+  })
+
+  it('backs off between reconnects, doubling up to the cap', async () => {
+    const { actor, emitted } = start({ retryBaseMs: 100, retryMaxMs: 400, giveUpMs: 60_000 })
+    actor.send({ type: 'socket.opened' })
+    actor.send({ type: 'socket.closed', code: 1006 })
+    expect(actor.getSnapshot().value).toEqual({ reconnecting: 'waiting' })
+    const waits: number[] = []
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const before = emitted.length
+      let waited = 0
+      while (emitted.length === before) {
+        await vi.advanceTimersByTimeAsync(10)
+        waited += 10
+      }
+      waits.push(waited)
+      actor.send({ type: 'socket.closed', code: 1006 })
+    }
+    expect(waits).toEqual([100, 200, 400, 400, 400])
+  })
+
+  it('resets the backoff once online again', async () => {
+    const { actor } = start({ retryBaseMs: 100, retryMaxMs: 5000 })
+    actor.send({ type: 'socket.closed', code: 1006 })
+    await vi.advanceTimersByTimeAsync(100)
+    actor.send({ type: 'socket.closed', code: 1006 })
+    await vi.advanceTimersByTimeAsync(200)
+    expect(actor.getSnapshot().context.attempt).toBe(2)
+    actor.send({ type: 'socket.opened' })
+    expect(actor.getSnapshot().value).toBe('online')
+    expect(actor.getSnapshot().context.attempt).toBe(0)
+  })
+
+  it('ends for good when the host closes the session, with no reconnect', async () => {
+    const { actor, emitted } = start()
+    actor.send({ type: 'socket.opened' })
+    actor.send({ type: 'socket.closed', code: HOST_CLOSED_CODE })
+    expect(actor.getSnapshot().status).toBe('done')
+    expect(actor.getSnapshot().output).toEqual({ ended: 'host-closed' })
+    await vi.advanceTimersByTimeAsync(120_000)
+    expect(emitted).toEqual(['open'])
+  })
+
+  it('ends when the host stays unreachable for the give-up time, then stops trying', async () => {
+    const { actor, emitted } = start({ retryBaseMs: 250, retryMaxMs: 5000, giveUpMs: 30_000 })
+    actor.send({ type: 'socket.opened' })
+    actor.send({ type: 'socket.closed', code: 1006 })
+    // Every attempt fails at once, as a refused connection does.
+    actor.on('socket.open', () =>
+      queueMicrotask(() => actor.send({ type: 'socket.closed', code: 1006 })),
+    )
+    await vi.advanceTimersByTimeAsync(29_999)
+    expect(actor.getSnapshot().status).toBe('active')
+    await vi.advanceTimersByTimeAsync(1)
+    expect(actor.getSnapshot().status).toBe('done')
+    expect(actor.getSnapshot().output).toEqual({ ended: 'host-unreachable' })
+    const attempts = emitted.length
+    // 250 + 500 + 1000 + 2000 + 4000 + 5000 × 4 = 27.75 s: nine failed attempts, then no more.
+    expect(attempts).toBe(1 + 9)
+    await vi.advanceTimersByTimeAsync(300_000)
+    expect(emitted).toHaveLength(attempts)
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it('a reconnect that succeeds within the budget cancels the give-up', async () => {
+    const { actor } = start({ retryBaseMs: 100, giveUpMs: 1000 })
+    actor.send({ type: 'socket.closed', code: 1006 })
+    await vi.advanceTimersByTimeAsync(100)
+    actor.send({ type: 'socket.opened' })
+    await vi.advanceTimersByTimeAsync(5000)
+    expect(actor.getSnapshot().value).toBe('online')
+  })
+
+  it('sends an answer while online and resends it when the host replays the ask', async () => {
+    const { actor, emitted } = start({ retryBaseMs: 100 })
+    actor.send({ type: 'socket.opened' })
+    actor.send({ type: 'answer.sent', rpcId: 'a', frame: 'A' })
+    expect(emitted).toEqual(['open', 'send A'])
+    actor.send({ type: 'socket.closed', code: 1006 })
+    await vi.advanceTimersByTimeAsync(100)
+    actor.send({ type: 'socket.opened' })
+    actor.send({ type: 'ask.offered', rpcId: 'b' })
+    actor.send({ type: 'ask.offered', rpcId: 'a' })
+    expect(emitted).toEqual(['open', 'send A', 'open', 'send A'])
+    actor.send({ type: 'answer.settled', rpcId: 'a' })
+    actor.send({ type: 'ask.offered', rpcId: 'a' })
+    expect(emitted).toHaveLength(4)
+    expect(actor.getSnapshot().context.unconfirmed).toEqual({})
+  })
+
+  it('keeps an answer given while offline and sends it when the ask is replayed', async () => {
+    const { actor, emitted } = start({ retryBaseMs: 100 })
+    actor.send({ type: 'socket.closed', code: 1006 })
+    actor.send({ type: 'answer.sent', rpcId: 'a', frame: 'A' })
+    expect(emitted).toEqual(['open'])
+    await vi.advanceTimersByTimeAsync(100)
+    actor.send({ type: 'socket.opened' })
+    actor.send({ type: 'ask.offered', rpcId: 'a' })
+    expect(emitted).toEqual(['open', 'open', 'send A'])
+  })
+
+  it('has plain JSON context, so it persists', () => {
+    const { actor } = start()
+    actor.send({ type: 'answer.sent', rpcId: 'a', frame: 'A' })
+    const persisted = actor.getPersistedSnapshot()
+    expect(JSON.parse(JSON.stringify(persisted))).toEqual(persisted)
+  })
+})

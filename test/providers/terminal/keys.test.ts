@@ -1,0 +1,210 @@
+/**
+ * The terminal's key behaviours in a real pseudo-terminal (the fixture host
+ * with the real provider; the screen read from a headless xterm): editing in
+ * the middle of a typed word, bracketed paste into one-line and multi-line
+ * fields, Esc in a field, the dismiss confirmation, Tab on an answered
+ * question, a one-question batch, the countdown, NO_COLOR and 40 columns.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import type { AskUserQuestionItem } from '../../../src/protocol/index.js'
+import { Keys } from '../../support/pty-screen.js'
+import type { PtySession } from '../../support/pty-screen.js'
+import { resultOf, resultsOf, startFixture } from './fixture.js'
+
+const paste = (text: string) => `\u001b[200~${text}\u001b[201~`
+const home = '\u001b[H'
+const end = '\u001b[F'
+
+const name: AskUserQuestionItem[] = [{ id: 'name', question: 'What should the service be called?' }]
+const region: AskUserQuestionItem[] = [
+  {
+    id: 'region',
+    header: 'Region',
+    question: 'Which region?',
+    options: [{ label: 'eu-west-1' }, { label: 'us-east-1' }],
+  },
+]
+const two: AskUserQuestionItem[] = [
+  ...region,
+  { id: 'notes', header: 'Notes', question: 'Anything else?' },
+]
+
+const sessions: PtySession[] = []
+function start(...args: Parameters<typeof startFixture>): PtySession {
+  const session = startFixture(...args)
+  sessions.push(session)
+  return session
+}
+afterEach(() => {
+  for (const session of sessions.splice(0)) session.kill()
+})
+
+/** The prompt's own lines: from the last line that matches `marker` down. */
+function below(screen: string, marker: string): string {
+  const lines = screen.split('\n')
+  const at = lines.findLastIndex((line) => line.includes(marker))
+  return at < 0 ? '' : lines.slice(at).join('\n')
+}
+
+describe('terminal keys, in a real pty', { timeout: 60_000 }, () => {
+  it('moves the cursor and edits in the middle of a typed word', async () => {
+    const session = start({ asks: [name] })
+    await session.waitForScreen('Answer:')
+    session.type('helo')
+    session.type(`${Keys.left}l`)
+    await session.waitForScreen('Answer: hello')
+    session.type(`${home}X${end}!`)
+    await session.waitForScreen('Answer: Xhello!')
+    // Back three, delete the character before the cursor: "Xhel|lo!" → "Xhe|lo!".
+    session.type(`${Keys.left}${Keys.left}${Keys.left}${Keys.backspace}`)
+    await session.waitForScreen('Answer: Xhelo!')
+    session.type(`\u0004${Keys.enter}`) // Ctrl-D deletes the character under the cursor
+    expect(await resultOf(session, 0)).toEqual({
+      ask: 0,
+      ok: true,
+      answer: { answers: [{ id: 'name', selected: [], custom: 'Xheo!' }] },
+    })
+  })
+
+  it('a multi-line paste into a one-line field keeps all the text, as spaces, and submits nothing', async () => {
+    const session = start({ asks: [region] })
+    await session.waitForScreen('Which region?')
+    session.type('3')
+    await session.waitForScreen('enter confirm')
+    session.type(paste('first line\r\nsecond line\rthird\n'))
+    await session.waitForScreen('Other: first line second line third')
+    expect(resultsOf(session)).toEqual([])
+    expect(session.screen()).not.toContain('Review your answers')
+    session.type(Keys.enter)
+    expect(await resultOf(session, 0)).toEqual({
+      ask: 0,
+      ok: true,
+      answer: { answers: [{ id: 'region', selected: [], custom: 'first line second line third' }] },
+    })
+  })
+
+  it('a multi-line paste into the plan feedback keeps its lines, and Enter inside it sends nothing', async () => {
+    const session = start({ asks: ['plan'] })
+    await session.waitForScreen('Discuss instead')
+    session.type('3')
+    await session.waitForScreen('enter send')
+    session.type(paste('Use two regions\r\nand a canary\r\n\r\nthen ship'))
+    await session.waitForScreen(
+      (screen) => screen.includes('and a canary') && screen.includes('then ship'),
+    )
+    expect(resultsOf(session)).toEqual([])
+    session.type(Keys.enter)
+    expect(await resultOf(session, 0)).toEqual({
+      ask: 0,
+      ok: true,
+      answer: {
+        answers: [
+          { id: 'plan', selected: [], custom: 'Use two regions\nand a canary\n\nthen ship' },
+        ],
+      },
+    })
+  })
+
+  it('Esc in a field leaves the field and keeps the text; dismissing then asks once', async () => {
+    const session = start({ asks: [two] })
+    await session.waitForScreen('Which region?')
+    session.type('3draft')
+    await session.waitForScreen('Other: draft')
+    session.type(Keys.escape)
+    await session.waitForScreen('enter edit')
+    expect(below(session.screen(), 'Region')).toContain('Other: draft ✔')
+    expect(resultsOf(session)).toEqual([])
+    session.type(Keys.escape)
+    await session.waitForScreen('Dismiss the questions and lose the answer? (y/n)')
+    session.type('n')
+    await session.waitForScreen(
+      (screen) => !screen.includes('(y/n)') && screen.includes('esc dismiss'),
+    )
+    expect(resultsOf(session)).toEqual([])
+    session.type(Keys.ctrlC)
+    await session.waitForScreen('(y/n)')
+    session.type('y')
+    expect(await resultOf(session, 0)).toMatchObject({
+      ok: false,
+      code: 'ASK_CANCELLED',
+      reason: 'dismissed',
+    })
+  })
+
+  it('dismisses at once when nothing is answered yet', async () => {
+    const session = start({ asks: [two] })
+    await session.waitForScreen('Which region?')
+    session.type(Keys.escape)
+    expect(await resultOf(session, 0)).toMatchObject({ ok: false, code: 'ASK_CANCELLED' })
+  })
+
+  it('Tab on an answered question moves on and never shows it skipped', async () => {
+    const session = start({ asks: [two] })
+    await session.waitForScreen('Which region?')
+    session.type('1')
+    await session.waitForScreen('[○ Notes]')
+    session.type(Keys.shiftTab)
+    await session.waitForScreen('[✔ Region]')
+    expect(session.screen()).toContain('eu-west-1 ✔')
+    expect(session.screen()).toContain('tab next')
+    session.type(Keys.tab)
+    await session.waitForScreen('[○ Notes]')
+    expect(session.screen()).toContain(' ✔ Region ')
+    expect(session.screen()).not.toContain('↷ Region')
+    session.type(`ok${Keys.enter}`)
+    await session.waitForScreen('Review your answers')
+    session.type(Keys.enter)
+    expect(await resultOf(session, 0)).toEqual({
+      ask: 0,
+      ok: true,
+      answer: {
+        answers: [
+          { id: 'region', selected: ['eu-west-1'] },
+          { id: 'notes', selected: [], custom: 'ok' },
+        ],
+      },
+    })
+  })
+
+  it('a one-question batch goes as soon as it is answered, without a review screen', async () => {
+    const session = start({ asks: [region] })
+    await session.waitForScreen('Which region?')
+    session.type('2')
+    expect(await resultOf(session, 0)).toEqual({
+      ask: 0,
+      ok: true,
+      answer: { answers: [{ id: 'region', selected: ['us-east-1'] }] },
+    })
+    expect(session.transcript()).not.toContain('Review your answers')
+  })
+
+  it('shows the time left, then a warning in the last tenth, then why the batch went', async () => {
+    const session = start({ asks: [name], timeoutMs: 12_000 })
+    await session.waitForScreen(/⏱ 0:1\d left to answer/)
+    session.type('half a thou')
+    await session.waitForScreen(/⚠ 0:0[01] left to answer/, 15_000)
+    expect(await resultOf(session, 0)).toMatchObject({ ok: false, code: 'ASK_TIMEOUT' })
+    const screen = await session.waitForScreen('Time ran out after 12 seconds')
+    expect(screen).toContain('You had typed (not sent): “half a thou”')
+  })
+
+  it('with NO_COLOR the active tab is bracketed and nothing is coloured', async () => {
+    const session = start({ asks: ['deployment'] }, {}, { NO_COLOR: '1' })
+    await session.waitForScreen('[○ Target]')
+    session.type('1')
+    await session.waitForScreen('[○ Safety]')
+    expect(session.screen()).toContain(' ✔ Target ')
+    // eslint-disable-next-line no-control-regex
+    expect(session.raw()).not.toMatch(/\u001b\[[0-9;]*m/)
+  })
+
+  it('at 40 columns every line fits and the hint line keeps "esc dismiss"', async () => {
+    const session = start({ asks: ['deployment'] }, { columns: 40, rows: 24 })
+    const screen = await session.waitForScreen('Which region')
+    expect(below(screen, 'Target')).toMatch(/esc dismiss/)
+    for (const line of screen.split('\n')) expect(line.length).toBeLessThanOrEqual(40)
+    session.type('4')
+    await session.waitForScreen('enter confirm')
+    expect(session.screen()).toMatch(/esc leave/)
+  })
+})

@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { createUserQuestions } from '../../../src/protocol/index.js'
+import { startWebConsole } from '../../../src/providers/web/index.js'
+import type { WebConsole } from '../../../src/providers/web/index.js'
+import { connectToHost } from '../../../src/providers/web/page/connection.js'
+import type {
+  Connection,
+  ConnectionState,
+  SocketLike,
+} from '../../../src/providers/web/page/connection.js'
+
+/**
+ * The page's connection module in Node against a real web console on
+ * loopback (the `ws` client stands in for the browser's WebSocket): online,
+ * an answer through it, the end when the host closes or cannot be reached.
+ */
+
+const consoles: WebConsole[] = []
+const connections: Connection[] = []
+
+afterEach(async () => {
+  for (const connection of connections.splice(0)) connection.stop()
+  await Promise.all(consoles.splice(0).map((web) => web.close()))
+})
+
+async function start() {
+  const seam = createUserQuestions()
+  const web = await startWebConsole({ seam })
+  consoles.push(web)
+  const states: ConnectionState[] = []
+  const frames: Record<string, unknown>[] = []
+  let opened = 0
+  const connection = connectToHost({
+    url: web.wsUrl,
+    openSocket: (url) => {
+      opened++
+      return new WebSocket(url) as unknown as SocketLike
+    },
+    onFrame: (frame) => {
+      frames.push(frame)
+      if (frame.type === 'question/requested') connection.offered(String(frame.rpcId))
+      if (frame.type === 'receipt' || frame.type === 'question/resolved') {
+        connection.settled(String(frame.rpcId))
+      }
+    },
+    onState: (state) => states.push(state),
+    timing: { retryBaseMs: 20, retryMaxMs: 40, giveUpMs: 400 },
+  })
+  connections.push(connection)
+  return { seam, web, connection, states, frames, opened: () => opened }
+}
+
+const until = (check: () => boolean) => expect.poll(check, { timeout: 5000 }).toBe(true)
+const respond = (rpcId: string, custom: string) =>
+  JSON.stringify({
+    type: 'question/respond',
+    rpcId,
+    result: { ok: true, value: { answers: [{ id: 'name', selected: [], custom }] } },
+  })
+
+describe('page connection against a real console', () => {
+  it('goes online, answers through the relay, and gets the receipt', async () => {
+    const { seam, connection, states, frames } = await start()
+    await until(() => connection.state === 'online')
+    expect(states).toEqual(['connecting', 'online'])
+    const asked = seam.ask({ questions: [{ id: 'name', question: 'Name?' }] })
+    await until(() => frames.some((frame) => frame.type === 'question/requested'))
+    const rpcId = String(frames.find((frame) => frame.type === 'question/requested')?.rpcId)
+    connection.sendAnswer(rpcId, respond(rpcId, 'Aurora'))
+    expect(await asked).toEqual({ answers: [{ id: 'name', selected: [], custom: 'Aurora' }] })
+    await until(() => frames.some((frame) => frame.type === 'receipt' && frame.accepted === true))
+  })
+
+  it('ends when the host closes, and opens no socket after', async () => {
+    const { web, connection, states, opened } = await start()
+    await until(() => connection.state === 'online')
+    await web.close()
+    await until(() => connection.state === 'ended')
+    expect(states).toEqual(['connecting', 'online', 'ended'])
+    const sockets = opened()
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    expect(opened()).toBe(sockets)
+  })
+
+  it('ends when the host cannot be reached within the give-up time, then stops trying', async () => {
+    // A port nothing listens on any more: every attempt is refused, as after a crash.
+    const gone = await startWebConsole({ seam: createUserQuestions() })
+    const url = gone.wsUrl
+    await gone.close()
+    const states: ConnectionState[] = []
+    let opened = 0
+    const connection = connectToHost({
+      url,
+      openSocket: (target) => {
+        opened++
+        const socket = new WebSocket(target)
+        // ws reports a refused connection as an error before the close; the page's socket logs it.
+        socket.on('error', () => undefined)
+        return socket as unknown as SocketLike
+      },
+      onFrame: () => undefined,
+      onState: (state) => states.push(state),
+      timing: { retryBaseMs: 20, retryMaxMs: 40, giveUpMs: 400 },
+    })
+    connections.push(connection)
+    await until(() => connection.state === 'ended')
+    expect(states).toEqual(['connecting', 'reconnecting', 'ended'])
+    const attempts = opened
+    expect(attempts).toBeGreaterThan(2)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(opened).toBe(attempts)
+  })
+})
