@@ -1,27 +1,37 @@
-import { assign, enqueueActions, fromPromise, setup } from 'xstate'
-import { UserQuestionError, toUserQuestionError } from '../vocabulary/index.js'
+import { assertEvent, assign, fromPromise, raise, setup } from 'xstate'
+import { UserQuestionError, UserQuestionErrorCodes, validateAnswer } from '../vocabulary/index.js'
 import type {
-  Agent,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
-  ProviderRequest,
-  UserQuestionProvider,
+  UserQuestionErrorCode,
 } from '../vocabulary/index.js'
-import { validateAnswer } from '../vocabulary/index.js'
 
 /** How an ask ended: errors are data here; only the seam adapter rejects a promise. */
 export type AskOutput =
   | { status: 'answered'; answer: AskUserQuestionAnswer }
   | { status: 'rejected'; error: UserQuestionError }
 
+/** An error as data: what a store keeps and what the context holds (never an `Error` object). */
+export interface AskErrorData {
+  code: UserQuestionErrorCode
+  message: string
+  details?: Record<string, unknown>
+}
+
+/** A settlement as data: the shape a store commits (`StoredOutcome` in the protocol layer). */
+export type AskOutcome =
+  | { status: 'answered'; answer: AskUserQuestionAnswer }
+  | { status: 'rejected'; error: AskErrorData }
+
+/** The final state an outcome leads to. */
+export type AskEnding = 'answered' | 'cancelled' | 'aborted' | 'timedOut' | 'failed'
+
 /** What one ask starts from. Times are epoch milliseconds so a restored ask keeps its deadline. */
 export interface AskInput {
   askId: string
   /** Validated questions (see `validateRequest`). */
   questions: AskUserQuestionItem[]
-  agent?: Agent
-  /** The provider active when the ask starts, if any. */
-  provider?: UserQuestionProvider
+  agentId?: string
   startedAt: number
   /** Absolute deadline; absent waits indefinitely and arms no timer. */
   deadline?: number
@@ -29,68 +39,163 @@ export interface AskInput {
   waitForProviderMs: number
   /** How long a disposed provider's asks wait for the next one. 0: abort at once. */
   providerGraceMs: number
+  /** Whether the seam running the ask has an active provider when it starts. @default false */
+  providerHere?: boolean
+  /** Whether a provider is active on another live seam sharing the store. @default false */
+  providerElsewhere?: boolean
 }
 
+/** Data only: `getPersistedSnapshot()` of an ask is plain JSON. */
 export interface AskContext {
   askId: string
   questions: AskUserQuestionItem[]
-  agent: Agent | undefined
-  provider: UserQuestionProvider | undefined
+  agentId: string | undefined
   startedAt: number
   deadline: number | undefined
   waitForProviderMs: number
   providerGraceMs: number
-  /** Controls the signal handed to the presenting provider; its reason is the error that took the ask away. */
-  presentation: AbortController | undefined
-  outcome: AskOutput | undefined
+  providerHere: boolean
+  providerElsewhere: boolean
+  /** The local ending offered to the store, and the final state it leads to if it is committed. */
+  proposal: { outcome: AskOutcome; ending: AskEnding; byProvider: boolean } | undefined
+  /** The outcome the store committed (this seam's or another's), and its final state. */
+  outcome: AskOutcome | undefined
+  ending: AskEnding | undefined
+  /** Whether the committed outcome is this ask's own proposal (so its cause is known here). */
+  committedHere: boolean
 }
 
 /**
  * What an ask hears from outside. `ask.aborted` comes from whoever runs the
- * actor and watches the caller's signal (the seam does, one listener per
- * signal); the provider announcements come from `seamMachine`.
+ * actor and watches the caller's signal; `provider.*` from the seam's
+ * provider slot; `providers.elsewhere` when the fleet sharing the store gains
+ * or loses its last other provider; `ask.settled` when a settlement committed
+ * elsewhere reaches this seam through the store's change feed.
  */
 export type AskEvent =
-  | { type: 'provider.available'; provider: UserQuestionProvider }
+  | { type: 'provider.available' }
   | { type: 'provider.disposed' }
+  | { type: 'providers.elsewhere'; active: boolean }
   | { type: 'ask.aborted'; reason?: unknown }
   | { type: 'seam.closed' }
-  /** Raised by the ask itself, `deadline` milliseconds after it starts. */
+  /** Raised by the ask itself at its deadline. */
   | { type: 'ask.deadline' }
+  | { type: 'ask.settled'; outcome: AskOutcome }
 
-/** The provider's settlement, already validated into the canonical answer. */
-export const presentToProvider = fromPromise<
-  AskUserQuestionAnswer,
-  { provider: UserQuestionProvider; request: ProviderRequest }
->(async ({ input }) => {
-  const { provider, request } = input
-  let answer: unknown
-  try {
-    const pending: unknown = provider.ask(request)
-    if (typeof (pending as { then?: unknown } | null)?.then !== 'function') {
-      throw new UserQuestionError(
-        'the provider must return a promise from ask()',
-        'PROVIDER_FAILED',
-        {
-          details: { rule: 'returns-promise' },
-        },
-      )
-    }
-    answer = await pending
-  } catch (error: unknown) {
-    throw toUserQuestionError(error)
-  }
-  return validateAnswer(request.questions, answer)
-})
+/** What the presenting step is given: data only; the seam binds the live provider and signal. */
+export interface PresentInput {
+  askId: string
+  questions: AskUserQuestionItem[]
+  agentId?: string
+  deadline?: number
+}
 
-const reject = (error: UserQuestionError): AskOutput => ({ status: 'rejected', error })
+/** What the committing step offers the store. */
+export interface CommitInput {
+  askId: string
+  outcome: AskOutcome
+}
+
+/** What the store committed: `won` when it is the outcome offered. */
+export interface CommitResult {
+  outcome: AskOutcome
+  won: boolean
+}
 
 /**
- * One pending ask, from admission to its single outcome. Each ask is its own
- * root actor (DESIGN §6): a shared parent would copy its children on every
- * spawn. A timer is armed only for an ask that has a deadline (a delayed
- * `ask.deadline` on entry, named delay `deadline`): no parallel region, so
- * each step of the ask stays cheap.
+ * The presenting step as the seam provides it: `ask` hands the request to the
+ * live provider (the seam keeps it, and the signal, beside the actor); the
+ * answer is validated here, so the rule lives with the machine.
+ */
+export function createPresenter(
+  ask: (input: PresentInput) => Promise<unknown>,
+): ReturnType<typeof fromPromise<AskUserQuestionAnswer, PresentInput>> {
+  return fromPromise<AskUserQuestionAnswer, PresentInput>(async ({ input }) =>
+    validateAnswer(input.questions, await ask(input)),
+  )
+}
+
+/** The default presenting step: a bare machine has no provider to call. */
+export const presentToProvider = createPresenter(() =>
+  Promise.reject(new UserQuestionError('no provider is bound to this ask', 'PROVIDER_FAILED')),
+)
+
+/** The default committing step: with no store, the outcome offered is the outcome. */
+export const commitOutcome = fromPromise<CommitResult, CommitInput>(async ({ input }) => ({
+  outcome: input.outcome,
+  won: true,
+}))
+
+const rejected = (
+  code: UserQuestionErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+): AskOutcome => ({
+  status: 'rejected',
+  error: details === undefined ? { code, message } : { code, message, details },
+})
+
+/** The outcome of a caller's abort (the seam keeps the signal's reason as `cause`). */
+export const callerAbortOutcome = (): AskOutcome =>
+  rejected('ASK_ABORTED', 'the caller aborted the ask', { reason: 'caller-aborted' })
+
+/** The outcome of an ask no provider anywhere could take. */
+export const noProviderOutcome = (): AskOutcome =>
+  rejected('NO_PROVIDER', 'no question provider is registered to ask the user')
+
+/** The outcome of an ask whose seam closed while it was pending. */
+export const seamClosedOutcome = (): AskOutcome =>
+  rejected('SEAM_CLOSED', 'the seam was closed while the ask was pending')
+
+/** An error read from a provider, as data. Reads nothing that could throw twice: see `errorData`. */
+export function errorData(error: UserQuestionError): AskErrorData {
+  return error.details === undefined
+    ? { code: error.code, message: error.message }
+    : { code: error.code, message: error.message, details: { ...error.details } }
+}
+
+/** The final state a committed outcome leads to when another seam chose it. */
+export function endingOf(outcome: AskOutcome): AskEnding {
+  if (outcome.status === 'answered') return 'answered'
+  switch (outcome.error.code) {
+    case 'ASK_CANCELLED':
+      return 'cancelled'
+    case 'ASK_TIMEOUT':
+      return 'timedOut'
+    case 'ASK_ABORTED':
+    case 'SEAM_CLOSED':
+      return 'aborted'
+    default:
+      return 'failed'
+  }
+}
+
+/** Rebuilds the error an outcome stands for: same code, message and details. */
+export function outcomeError(error: AskErrorData): UserQuestionError {
+  const code = Object.hasOwn(UserQuestionErrorCodes, error.code) ? error.code : 'PROVIDER_FAILED'
+  return new UserQuestionError(
+    error.message,
+    code,
+    error.details === undefined ? {} : { details: error.details },
+  )
+}
+
+const propose = (outcome: AskOutcome, ending: AskEnding, byProvider = false) => ({
+  proposal: { outcome, ending, byProvider },
+})
+
+/**
+ * One pending ask, from admission to the single outcome its store commits.
+ * A local ending (an answer, a UI cancel, the caller's abort, the deadline,
+ * the provider gone, close) is only a proposal: `committing` offers it to the
+ * store and the ask ends with whatever the store committed, which may be
+ * another seam's. A settlement committed elsewhere arrives as `ask.settled`.
+ *
+ * Each ask is its own root actor (DESIGN §6). The context is data; the
+ * provider, the presentation's signal and the store live beside the actor in
+ * the seam, which provides `presentToProvider`, `commitOutcome` and
+ * `takeBackPresentation`. Transitions are pure: `getNextSnapshot` runs no
+ * effect.
  */
 export const askMachine = setup({
   types: {
@@ -99,12 +204,18 @@ export const askMachine = setup({
     input: {} as AskInput,
     output: {} as AskOutput,
   },
-  actors: { presentToProvider },
+  actors: { presentToProvider, commitOutcome },
   guards: {
-    hasProvider: ({ context }) => context.provider !== undefined,
+    hasDeadline: ({ context }) => context.deadline !== undefined,
+    hasProviderHere: ({ context }) => context.providerHere,
+    hasProviderElsewhere: ({ context }) => context.providerElsewhere,
     mayWaitForProvider: ({ context }) => context.waitForProviderMs > 0,
     hasProviderGrace: ({ context }) => context.providerGraceMs > 0,
-    isCancellation: (_, error: unknown) => toUserQuestionError(error).code === 'ASK_CANCELLED',
+    isFleetProviderGone: ({ event }) => {
+      assertEvent(event, 'providers.elsewhere')
+      return !event.active
+    },
+    endsIn: ({ context }, ending: AskEnding) => context.ending === ending,
   },
   delays: {
     deadline: ({ context }) => Math.max(0, (context.deadline ?? 0) - Date.now()),
@@ -112,194 +223,255 @@ export const askMachine = setup({
     providerGrace: ({ context }) => context.providerGraceMs,
   },
   actions: {
-    // Arms a timer only for an ask that has a deadline; the actor cancels it when it stops.
-    armDeadline: enqueueActions(({ context, enqueue }) => {
-      if (context.deadline !== undefined)
-        enqueue.raise({ type: 'ask.deadline' }, { delay: 'deadline', id: 'deadline' })
+    // Taken only by an ask that has a deadline; the actor cancels the timer when it stops.
+    armDeadline: raise({ type: 'ask.deadline' }, { delay: 'deadline', id: 'deadline' }),
+    /** Effect: the seam aborts the presentation with a hand-over reason. A no-op on a bare machine. */
+    takeBackPresentation: () => undefined,
+    /**
+     * Effect: a local ending takes the question down at once, with the error it
+     * proposes (the provider's own settlement leaves it alone). A no-op on a bare machine.
+     */
+    takeDownPresentation: () => undefined,
+    markProviderHere: assign({ providerHere: true }),
+    markProviderGone: assign({ providerHere: false }),
+    markProvidersElsewhere: assign(({ event }) => {
+      assertEvent(event, 'providers.elsewhere')
+      return { providerElsewhere: event.active }
     }),
-    openPresentation: assign({ presentation: () => new AbortController() }),
-    adoptProvider: assign({
-      provider: ({ event }) =>
-        (event as Extract<AskEvent, { type: 'provider.available' }>).provider,
-    }),
-    releaseProvider: assign(({ context }) => {
-      context.presentation?.abort(
-        new UserQuestionError(
-          'the provider was disposed; the ask waits for the next one',
-          'ASK_ABORTED',
-          {
-            details: { reason: 'provider-disposed', handOver: true },
-          },
-        ),
-      )
-      return { provider: undefined, presentation: undefined }
-    }),
-    // Runs on entering aborted or timedOut, whose transitions always record a rejection.
-    takeDownPresentation: ({ context }) => {
-      context.presentation?.abort(
-        (context.outcome as Extract<AskOutput, { status: 'rejected' }>).error,
-      )
-    },
-    recordAnswer: assign((_, answer: AskUserQuestionAnswer) => ({
-      outcome: { status: 'answered' as const, answer },
+    proposeAnswer: assign((_, answer: AskUserQuestionAnswer) =>
+      propose({ status: 'answered', answer }, 'answered', true),
+    ),
+    proposeProviderError: assign((_, error: AskErrorData) =>
+      propose(
+        { status: 'rejected', error },
+        error.code === 'ASK_CANCELLED' ? 'cancelled' : 'failed',
+        true,
+      ),
+    ),
+    proposeNoProvider: assign(() => propose(noProviderOutcome(), 'failed')),
+    proposeProviderGone: assign(() =>
+      propose(
+        rejected('ASK_ABORTED', 'the provider was disposed while the ask was pending', {
+          reason: 'provider-disposed',
+        }),
+        'aborted',
+      ),
+    ),
+    proposeCallerAbort: assign(() => propose(callerAbortOutcome(), 'aborted')),
+    proposeSeamClosed: assign(() => propose(seamClosedOutcome(), 'aborted')),
+    proposeTimeout: assign(({ context }) =>
+      propose(
+        rejected('ASK_TIMEOUT', 'nobody answered before the deadline', {
+          deadline: context.deadline,
+          startedAt: context.startedAt,
+        }),
+        'timedOut',
+      ),
+    ),
+    recordCommit: assign(({ context }, result: CommitResult) => ({
+      outcome: result.outcome,
+      committedHere: result.won,
+      ending:
+        result.won && context.proposal !== undefined
+          ? context.proposal.ending
+          : endingOf(result.outcome),
     })),
-    recordProviderError: assign((_, error: unknown) => ({
-      outcome: reject(toUserQuestionError(error)),
+    recordSettledElsewhere: assign((_, outcome: AskOutcome) => ({
+      outcome,
+      committedHere: false,
+      ending: endingOf(outcome),
     })),
-    recordNoProvider: assign({
-      outcome: () =>
-        reject(
-          new UserQuestionError(
-            'no question provider is registered to ask the user',
-            'NO_PROVIDER',
-          ),
-        ),
-    }),
-    recordProviderGone: assign({
-      provider: undefined,
-      outcome: () =>
-        reject(
-          new UserQuestionError(
-            'the provider was disposed while the ask was pending',
-            'ASK_ABORTED',
-            {
-              details: { reason: 'provider-disposed' },
-            },
-          ),
-        ),
-    }),
-    recordCallerAbort: assign({
-      outcome: ({ event }) =>
-        reject(
-          new UserQuestionError('the caller aborted the ask', 'ASK_ABORTED', {
-            cause: (event as { reason?: unknown }).reason,
-            details: { reason: 'caller-aborted' },
-          }),
-        ),
-    }),
-    recordSeamClosed: assign({
-      outcome: () =>
-        reject(
-          new UserQuestionError('the seam was closed while the ask was pending', 'SEAM_CLOSED'),
-        ),
-    }),
-    recordTimeout: assign({
-      outcome: ({ context }) =>
-        reject(
-          new UserQuestionError('nobody answered before the deadline', 'ASK_TIMEOUT', {
-            details: { deadline: context.deadline, startedAt: context.startedAt },
-          }),
-        ),
-    }),
+    recordStoreFailure: assign(() => ({
+      outcome: rejected('STORE_FAILED', 'the ask store could not record the outcome'),
+      ending: 'failed' as const,
+      committedHere: true,
+    })),
   },
 }).createMachine({
   id: 'ask',
   context: ({ input }) => ({
     askId: input.askId,
     questions: input.questions,
-    agent: input.agent,
-    provider: input.provider,
+    agentId: input.agentId,
     startedAt: input.startedAt,
     deadline: input.deadline,
     waitForProviderMs: input.waitForProviderMs,
     providerGraceMs: input.providerGraceMs,
-    presentation: undefined,
+    providerHere: input.providerHere ?? false,
+    providerElsewhere: input.providerElsewhere ?? false,
+    proposal: undefined,
     outcome: undefined,
+    ending: undefined,
+    committedHere: false,
   }),
   initial: 'pending',
-  output: ({ context }) => context.outcome as AskOutput,
+  output: ({ context }) => {
+    const outcome = context.outcome as AskOutcome
+    return outcome.status === 'answered'
+      ? outcome
+      : { status: 'rejected', error: outcomeError(outcome.error) }
+  },
   states: {
     pending: {
-      initial: 'starting',
-      entry: 'armDeadline',
+      initial: 'arming',
       on: {
-        'ask.aborted': { target: 'aborted', actions: 'recordCallerAbort' },
-        'seam.closed': { target: 'aborted', actions: 'recordSeamClosed' },
-        'ask.deadline': { target: 'timedOut', actions: 'recordTimeout' },
+        'ask.aborted': { target: 'committing', actions: 'proposeCallerAbort' },
+        'seam.closed': { target: 'committing', actions: 'proposeSeamClosed' },
+        'ask.deadline': { target: 'committing', actions: 'proposeTimeout' },
+        'ask.settled': {
+          target: 'concluding',
+          actions: { type: 'recordSettledElsewhere', params: ({ event }) => event.outcome },
+        },
+        'providers.elsewhere': {
+          actions: 'markProvidersElsewhere',
+        },
       },
       states: {
+        arming: {
+          always: [
+            { guard: 'hasDeadline', target: 'starting', actions: 'armDeadline' },
+            { target: 'starting' },
+          ],
+        },
         starting: {
           always: [
-            { guard: 'hasProvider', target: 'presenting' },
+            { guard: 'hasProviderHere', target: 'presenting' },
+            { guard: 'hasProviderElsewhere', target: 'presentedElsewhere' },
             { guard: 'mayWaitForProvider', target: 'waitingForProvider' },
-            { target: '#ask.failed', actions: 'recordNoProvider' },
+            { target: '#ask.committing', actions: 'proposeNoProvider' },
           ],
         },
         waitingForProvider: {
           initial: 'first',
-          on: { 'provider.available': { target: 'presenting', actions: 'adoptProvider' } },
+          on: {
+            'provider.available': { target: 'presenting', actions: 'markProviderHere' },
+            'providers.elsewhere': [
+              {
+                guard: 'isFleetProviderGone',
+                actions: 'markProvidersElsewhere',
+              },
+              {
+                target: 'presentedElsewhere',
+                actions: 'markProvidersElsewhere',
+              },
+            ],
+          },
           states: {
             first: {
-              after: { providerWait: { target: '#ask.failed', actions: 'recordNoProvider' } },
+              after: { providerWait: { target: '#ask.committing', actions: 'proposeNoProvider' } },
             },
             handOver: {
               after: {
-                providerGrace: { target: '#ask.aborted', actions: 'recordProviderGone' },
+                providerGrace: { target: '#ask.committing', actions: 'proposeProviderGone' },
               },
             },
           },
         },
         presenting: {
-          entry: 'openPresentation',
           invoke: {
             src: 'presentToProvider',
-            input: ({ context }) => ({
-              provider: context.provider as UserQuestionProvider,
-              request: providerRequest(context),
-            }),
+            input: ({ context }) => presentInput(context),
             onDone: {
-              target: '#ask.answered',
-              actions: { type: 'recordAnswer', params: ({ event }) => event.output },
+              target: '#ask.committing',
+              actions: { type: 'proposeAnswer', params: ({ event }) => event.output },
             },
-            onError: [
-              {
-                guard: {
-                  type: 'isCancellation',
-                  params: ({ event }: { event: { error: unknown } }) => event.error,
-                },
-                target: '#ask.cancelled',
-                actions: {
-                  type: 'recordProviderError',
-                  params: ({ event }: { event: { error: unknown } }) => event.error,
-                },
+            onError: {
+              target: '#ask.committing',
+              actions: {
+                type: 'proposeProviderError',
+                params: ({ event }) => providerErrorData(event.error),
               },
-              {
-                target: '#ask.failed',
-                actions: {
-                  type: 'recordProviderError',
-                  params: ({ event }: { event: { error: unknown } }) => event.error,
-                },
-              },
-            ],
+            },
           },
           on: {
             'provider.disposed': [
               {
+                guard: 'hasProviderElsewhere',
+                target: 'presentedElsewhere',
+                actions: ['markProviderGone', 'takeBackPresentation'],
+              },
+              {
                 guard: 'hasProviderGrace',
                 target: 'waitingForProvider.handOver',
-                actions: 'releaseProvider',
+                actions: ['markProviderGone', 'takeBackPresentation'],
               },
-              { target: '#ask.aborted', actions: 'recordProviderGone' },
+              { target: '#ask.committing', actions: ['markProviderGone', 'proposeProviderGone'] },
             ],
           },
         },
+        presentedElsewhere: {
+          on: {
+            'provider.available': { target: 'presenting', actions: 'markProviderHere' },
+            'providers.elsewhere': [
+              {
+                guard: 'isFleetProviderGone',
+                target: '#ask.pending.fleetProviderGone',
+                actions: 'markProvidersElsewhere',
+              },
+              { actions: 'markProvidersElsewhere' },
+            ],
+          },
+        },
+        // The last provider sharing the store went: the asking seam's grace applies (§10).
+        fleetProviderGone: {
+          always: [
+            { guard: 'hasProviderGrace', target: 'waitingForProvider.handOver' },
+            { target: '#ask.committing', actions: 'proposeProviderGone' },
+          ],
+        },
       },
+    },
+    committing: {
+      entry: 'takeDownPresentation',
+      invoke: {
+        src: 'commitOutcome',
+        input: ({ context }) => ({
+          askId: context.askId,
+          outcome: (context.proposal as { outcome: AskOutcome }).outcome,
+        }),
+        onDone: {
+          target: 'concluding',
+          actions: { type: 'recordCommit', params: ({ event }) => event.output },
+        },
+        // The store's answer names the committed outcome whoever wrote it: no event needed here.
+        onError: { target: 'concluding', actions: 'recordStoreFailure' },
+      },
+    },
+    concluding: {
+      always: [
+        { guard: { type: 'endsIn', params: 'answered' }, target: 'answered' },
+        { guard: { type: 'endsIn', params: 'cancelled' }, target: 'cancelled' },
+        { guard: { type: 'endsIn', params: 'timedOut' }, target: 'timedOut' },
+        { guard: { type: 'endsIn', params: 'aborted' }, target: 'aborted' },
+        { target: 'failed' },
+      ],
     },
     answered: { type: 'final' },
     cancelled: { type: 'final' },
-    aborted: { type: 'final', entry: 'takeDownPresentation' },
-    timedOut: { type: 'final', entry: 'takeDownPresentation' },
+    aborted: { type: 'final' },
+    timedOut: { type: 'final' },
     failed: { type: 'final' },
   },
 })
 
-function providerRequest(context: AskContext): ProviderRequest {
-  const request: ProviderRequest = {
-    askId: context.askId,
-    questions: context.questions,
-    signal: (context.presentation as AbortController).signal,
+function presentInput(context: AskContext): PresentInput {
+  const input: PresentInput = { askId: context.askId, questions: context.questions }
+  if (context.agentId !== undefined) input.agentId = context.agentId
+  if (context.deadline !== undefined) input.deadline = context.deadline
+  return input
+}
+
+/**
+ * The presenting step rejects with a `UserQuestionError` the seam already
+ * made safe to read; anything else (a bare machine's own step, a swapped
+ * implementation) is read defensively, so a hostile value cannot fault the
+ * transition.
+ */
+function providerErrorData(error: unknown): AskErrorData {
+  try {
+    if (error instanceof UserQuestionError) return errorData(error)
+  } catch {
+    // Falls through: a getter on the error threw.
   }
-  if (context.agent !== undefined) request.agent = context.agent
-  if (context.deadline !== undefined) request.deadline = context.deadline
-  return request
+  return { code: 'PROVIDER_FAILED', message: 'The question provider failed' }
 }

@@ -7,8 +7,30 @@
  * import { createActor } from 'xstate'
  * ```
  */
-export { askMachine, presentToProvider } from './ask.machine.js'
-export type { AskContext, AskEvent, AskInput, AskOutput } from './ask.machine.js'
+export {
+  askMachine,
+  callerAbortOutcome,
+  commitOutcome,
+  createPresenter,
+  endingOf,
+  errorData,
+  noProviderOutcome,
+  outcomeError,
+  presentToProvider,
+  seamClosedOutcome,
+} from './ask.machine.js'
+export type {
+  AskContext,
+  AskEnding,
+  AskErrorData,
+  AskEvent,
+  AskInput,
+  AskOutcome,
+  AskOutput,
+  CommitInput,
+  CommitResult,
+  PresentInput,
+} from './ask.machine.js'
 export { seamMachine } from './seam.machine.js'
 export type { SeamContext, SeamEmitted, SeamEvent } from './seam.machine.js'
 export {

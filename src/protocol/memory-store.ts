@@ -54,33 +54,41 @@ export function createMemoryStore(): AskStore {
     return settled
   }
 
-  return {
-    async admit(ask: NewAskRecord): Promise<AdmitResult> {
-      open()
-      if (asks.has(ask.askId)) throw new Error(`askId ${ask.askId} is already in the store`)
-      if (ask.key !== undefined) {
-        const held = asks.get(byKey.get(ask.key) ?? '')
-        if (held !== undefined) {
-          if (held.state === 'pending' || isReplayedOutcome(held.outcome as StoredOutcome)) {
-            return { status: 'existing', record: snapshot(held) }
-          }
-          // Gives the key up: that outcome said nothing about the human.
-          delete held.key
+  const admitNow = (ask: NewAskRecord): AdmitResult => {
+    open()
+    if (asks.has(ask.askId)) throw new Error(`askId ${ask.askId} is already in the store`)
+    if (ask.key !== undefined) {
+      const held = asks.get(byKey.get(ask.key) ?? '')
+      if (held !== undefined) {
+        if (held.state === 'pending' || isReplayedOutcome(held.outcome as StoredOutcome)) {
+          return { status: 'existing', record: snapshot(held) }
         }
+        // Gives the key up: that outcome said nothing about the human.
+        delete held.key
       }
-      // Parsed like any row read back, so a memory store is no more lenient than a database.
-      const record = parseAskRecord({
-        ...ask,
-        questions: Object.isFrozen(ask.questions)
-          ? ask.questions
-          : deepFreeze(structuredClone(ask.questions)),
-        state: 'pending',
-      })
-      asks.set(record.askId, record)
-      if (record.key !== undefined) byKey.set(record.key, record.askId)
-      const admitted = snapshot(record)
-      notify({ type: 'ask.admitted', record: admitted })
-      return { status: 'admitted', record: snapshot(record) }
+    }
+    // Parsed like any row read back, so a memory store is no more lenient than a database.
+    const record = parseAskRecord({
+      ...ask,
+      questions: Object.isFrozen(ask.questions)
+        ? ask.questions
+        : deepFreeze(structuredClone(ask.questions)),
+      state: 'pending',
+    })
+    asks.set(record.askId, record)
+    if (record.key !== undefined) byKey.set(record.key, record.askId)
+    const admitted = snapshot(record)
+    notify({ type: 'ask.admitted', record: admitted })
+    return { status: 'admitted', record: snapshot(record) }
+  }
+
+  return {
+    processLocal: true,
+
+    admitNow,
+
+    async admit(ask: NewAskRecord): Promise<AdmitResult> {
+      return admitNow(ask)
     },
 
     async settle(askId, outcome, settledAt) {
@@ -133,7 +141,11 @@ export function createMemoryStore(): AskStore {
       open()
       const before = leases.get(lease.seamId)
       leases.set(lease.seamId, { ...lease })
-      if (before === undefined || before.providerActive !== lease.providerActive) {
+      if (
+        before === undefined ||
+        before.providerActive !== lease.providerActive ||
+        before.expiresAt !== lease.expiresAt
+      ) {
         notify({ type: 'leases.changed' })
       }
     },

@@ -1,15 +1,43 @@
-import { createActor } from 'xstate'
+import { createActor, fromPromise } from 'xstate'
 import type { Actor, InspectionEvent, Observer } from 'xstate'
-import { askMachine } from '../machines/index.js'
-import type { AskInput, AskOutput } from '../machines/index.js'
-import { seamMachine } from '../machines/index.js'
+import {
+  askMachine,
+  callerAbortOutcome,
+  createPresenter,
+  noProviderOutcome,
+  outcomeError,
+  seamClosedOutcome,
+  seamMachine,
+} from '../machines/index.js'
+import type { AskContext, AskInput, AskOutput, CommitResult } from '../machines/index.js'
 import { createAbortFanout } from './abort-fanout.js'
 import { checkCaller } from './agents.js'
-import { UserQuestionError } from '../vocabulary/index.js'
+import { sameData, sameOutcome } from './compare.js'
+import { createFleet } from './fleet.js'
+import type { Fleet } from './fleet.js'
+import { createMemoryStore } from './memory-store.js'
+import {
+  abortPresentation,
+  openPresentation,
+  safeProviderError,
+  settledElsewhereError,
+} from './presentation.js'
+import type { Presentation } from './presentation.js'
+import { restoreError } from './store.js'
+import type {
+  AdmitResult,
+  AskRecord,
+  AskStore,
+  NewAskRecord,
+  StoreChange,
+  StoredOutcome,
+} from './store.js'
+import { UserQuestionError, validateAnswer } from '../vocabulary/index.js'
 import type {
   Agent,
   AgentRegistry,
   AskUserQuestionAnswer,
+  AskUserQuestionItem,
   AskUserQuestionRequest,
   PendingAsk,
   UserQuestionProvider,
@@ -25,27 +53,74 @@ export interface UserQuestionsOptions {
   agents?: AgentRegistry
   /** Default deadline in milliseconds. @default undefined (wait for the human indefinitely) */
   timeoutMs?: number
-  /** How long an ask waits for a provider when none is registered. @default 0 (`NO_PROVIDER` at once) */
+  /** How long an ask waits for a provider when none is active anywhere. @default 0 (`NO_PROVIDER` at once) */
   waitForProviderMs?: number
   /** How long a disposed provider's asks wait, same `askId`, for the next one. @default 0 (abort at once) */
   providerGraceMs?: number
   /** Passed to every actor: the seam's provider slot and each ask. */
   inspect?: InspectionObserver
+  /**
+   * Where asks are admitted and settled (DESIGN §10). Seams sharing a store
+   * share its asks. `close()` of the seam never closes it.
+   * @default createMemoryStore() (one per seam: nothing outlives the process)
+   */
+  store?: AskStore
 }
 
 /** The seam between tools that ask and the UI that answers. */
 export interface UserQuestions {
-  /** Makes `provider` the one active UI. Returns its disposer: idempotent and stale-safe. */
+  /**
+   * Makes `provider` the one active UI. Returns its disposer: idempotent and
+   * stale-safe. Throws `TypeError` when `provider.ask` is not a function, or
+   * cannot even be read (a throwing getter): that is a programming error, not
+   * an ask's outcome; `DUPLICATE_PROVIDER` or `SEAM_CLOSED` otherwise.
+   */
   registerProvider(provider: UserQuestionProvider): () => void
-  /** Asks a batch; resolves with the canonical answer or rejects with a `UserQuestionError`. */
+  /**
+   * Asks a batch; resolves with the canonical answer or rejects with a
+   * `UserQuestionError` (never anything else, never synchronously).
+   */
   ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer>
-  /** The asks not yet settled, oldest first. */
+  /** This seam's view of the store's pending asks (its own and, with a provider, every other seam's), oldest first. */
   pending(): PendingAsk[]
-  /** Rejects every pending ask with `SEAM_CLOSED`, then refuses new work. */
+  /** Rejects this seam's waiting callers with `SEAM_CLOSED`, then refuses new work. Leaves keyed asks pending in the store. */
   close(): Promise<void>
 }
 
 type AskActor = Actor<typeof askMachine>
+
+/** One caller waiting on an ask in this seam. */
+interface Caller {
+  entry: Entry
+  resolve(answer: AskUserQuestionAnswer): void
+  reject(error: UserQuestionError): void
+  unwatch: (() => void) | undefined
+}
+
+/** An ask some caller of this seam waits on: one this seam admitted, or one it attached to by key. */
+interface Entry {
+  askId: string
+  questions: AskUserQuestionItem[]
+  startedAt: number
+  deadline: number | undefined
+  agentId: string | undefined
+  key: string | undefined
+  agent: Agent | undefined
+  /** Runs the ask's machine once admitted; absent while admitting, and for an ask another seam owns. */
+  actor: AskActor | undefined
+  admitting: boolean
+  callers: Set<Caller>
+  abortRequested: boolean
+  abortCause: unknown
+  providerError: UserQuestionError | undefined
+  /** The error of this seam's own proposal, once it took the presentation down (the caller gets the same one). */
+  localError: UserQuestionError | undefined
+  storeCause: unknown
+  /** A settlement this seam writes directly (no actor) is in flight. */
+  settling: boolean
+  done: boolean
+  onDone: (() => void) | undefined
+}
 
 function checkDuration(name: string, value: number | undefined, allowInfinity: boolean): void {
   if (value === undefined) return
@@ -60,11 +135,44 @@ function checkDuration(name: string, value: number | undefined, allowInfinity: b
   }
 }
 
+const storeFailed = (cause: unknown) =>
+  new UserQuestionError('the ask store could not be read or written', 'STORE_FAILED', { cause })
+
+/** Any throwable as a coded error: what `ask()` rejects with when something unplanned threw. */
+function coded(error: unknown): UserQuestionError {
+  if (error instanceof UserQuestionError) return error
+  return new UserQuestionError('the request could not be read', 'INVALID_REQUEST', {
+    cause: error,
+    details: { field: 'request' },
+  })
+}
+
+/** A store call that may also throw synchronously, as a promise. */
+function attempt<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(call())
+  } catch (error: unknown) {
+    return Promise.reject(error as Error)
+  }
+}
+
+const crashHooks = new WeakMap<UserQuestions, () => void>()
+
+/**
+ * Testing only (not exported from the package): drops `seam` as a crashed
+ * process would. Its timers stop and it stops listening, but nothing is
+ * released or settled: its lease lapses on its own and its callers never hear.
+ */
+export function dropSeamForTesting(seam: UserQuestions): void {
+  crashHooks.get(seam)?.()
+}
+
 /**
  * Creates the question seam: a thin adapter over `seamMachine` (the provider
- * slot) and one `askMachine` actor per ask. It admits requests, starts actors,
- * forwards the slot's announcements to the asks, and turns each ask's output
- * into a resolved answer or a rejected `UserQuestionError`.
+ * slot), one `askMachine` actor per ask it admits, and its store (DESIGN
+ * §10). It admits requests to the store, runs their machines, presents every
+ * pending ask of the store to its provider, and turns each ask's committed
+ * outcome into a resolved answer or a rejected `UserQuestionError`.
  *
  * @example
  * ```ts
@@ -78,33 +186,663 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   checkDuration('waitForProviderMs', options.waitForProviderMs, false)
   checkDuration('providerGraceMs', options.providerGraceMs, false)
   const { agents, inspect } = options
+  const store = options.store ?? createMemoryStore()
   const waitForProviderMs = options.waitForProviderMs ?? 0
   const providerGraceMs = options.providerGraceMs ?? 0
-  const asks = new Map<string, AskActor>()
+  const seamId = globalThis.crypto.randomUUID()
+  /** Asks callers of this seam wait on, by `askId`. */
+  const entries = new Map<string, Entry>()
+  /** Pending asks of the store this seam runs no machine for (other seams' asks). */
+  const foreign = new Map<string, AskRecord>()
+  /** What this seam's provider is showing, by `askId`. */
+  const presentations = new Map<string, Presentation>()
   const callerSignals = createAbortFanout()
-  const prefix = Math.random().toString(36).slice(2, 8)
-  let asked = 0
+  const inflight = new Set<Promise<unknown>>()
   let registrations = 0
+  let closed = false
+  let crashed = false
+  let closing: Promise<void> | undefined
 
-  const seam = createActor(seamMachine, inspect === undefined ? {} : { inspect })
-  // Announcements are rare (a provider arrives or leaves, the seam closes); each
-  // reaches every pending ask, and the ask's own machine decides what it means.
-  const forward = (event: { type: 'provider.available' | 'provider.disposed' | 'seam.closed' }) => {
-    for (const actor of [...asks.values()]) actor.send(event as never)
+  const slot = createActor(seamMachine, inspect === undefined ? {} : { inspect })
+  const currentProvider = () => slot.getSnapshot().context.provider
+  const providerHere = () => currentProvider() !== undefined
+
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    inflight.add(promise)
+    void promise.finally(() => inflight.delete(promise)).catch(() => undefined)
+    return promise
   }
-  seam.on('*', forward)
-  seam.start()
+
+  // ---- the ask machine, bound to this seam's live handles ----
+
+  const presentOwn = (input: { askId: string; questions: AskUserQuestionItem[] }) => {
+    const entry = entries.get(input.askId)
+    let presentation = presentations.get(input.askId)
+    if (presentation === undefined || presentation.ended) {
+      const provider = currentProvider()
+      if (provider === undefined) {
+        return Promise.reject(new UserQuestionError('no provider is active', 'PROVIDER_FAILED'))
+      }
+      presentation = openPresentation(provider, {
+        askId: input.askId,
+        questions: input.questions,
+        ...(entry?.agent === undefined ? {} : { agent: entry.agent }),
+        ...(entry?.deadline === undefined ? {} : { deadline: entry.deadline }),
+      })
+      presentations.set(input.askId, presentation)
+    }
+    return presentation.answer.then(undefined, (error: unknown) => {
+      if (entry !== undefined) entry.providerError = error as UserQuestionError
+      throw error
+    })
+  }
+
+  const commit = async ({
+    input,
+  }: {
+    input: { askId: string; outcome: StoredOutcome }
+  }): Promise<CommitResult> => {
+    const settledAt = Date.now()
+    let record: AskRecord | undefined
+    try {
+      record = await attempt(() => store.settle(input.askId, input.outcome, settledAt))
+      if (record?.outcome === undefined) {
+        throw new Error(`the store does not hold ask ${input.askId} as settled`)
+      }
+    } catch (error: unknown) {
+      const entry = entries.get(input.askId)
+      if (entry !== undefined) entry.storeCause = error
+      throw error
+    }
+    return {
+      outcome: record.outcome,
+      won: record.settledAt === settledAt && sameOutcome(record.outcome, input.outcome),
+    }
+  }
+
+  const machine = askMachine.provide({
+    actors: {
+      presentToProvider: createPresenter(presentOwn),
+      commitOutcome: fromPromise(commit),
+    },
+    actions: {
+      takeDownPresentation: ({ context }) => {
+        const proposal = context.proposal
+        const presentation = presentations.get(context.askId)
+        const entry = entries.get(context.askId)
+        if (presentation === undefined || entry === undefined || proposal === undefined) return
+        if (proposal.byProvider || proposal.outcome.status !== 'rejected') return
+        entry.localError = errorFor(entry, proposal.outcome)
+        abortPresentation(presentation, entry.localError)
+      },
+      takeBackPresentation: ({ context }) => {
+        const presentation = presentations.get(context.askId)
+        if (presentation === undefined) return
+        presentations.delete(context.askId)
+        abortPresentation(
+          presentation,
+          new UserQuestionError(
+            'the provider was disposed; the ask waits for the next one',
+            'ASK_ABORTED',
+            { details: { reason: 'provider-disposed', handOver: true } },
+          ),
+        )
+      },
+    },
+  })
+
+  // ---- settling callers ----
+
+  /** The one settle path: removes the entry, lets go of every signal, then resolves or rejects. */
+  const deliver = (
+    entry: Entry,
+    result: { answer: AskUserQuestionAnswer } | { error: UserQuestionError },
+  ) => {
+    if (entry.done) return
+    entry.done = true
+    if (entries.get(entry.askId) === entry) entries.delete(entry.askId)
+    const callers = [...entry.callers]
+    entry.callers.clear()
+    for (const caller of callers) caller.unwatch?.()
+    for (const caller of callers) {
+      if ('answer' in result) caller.resolve(result.answer)
+      else caller.reject(result.error)
+    }
+    entry.onDone?.()
+  }
+
+  const errorFor = (entry: Entry, error: StoredOutcome & { status: 'rejected' }) => {
+    const data = error.error
+    if (data.code === 'ASK_ABORTED' && data.details?.reason === 'caller-aborted') {
+      return new UserQuestionError(data.message, data.code, {
+        cause: entry.abortCause,
+        details: data.details,
+      })
+    }
+    return restoreError(data)
+  }
+
+  /** The error a caller gets for an outcome its own machine committed or learnt. */
+  const callerError = (entry: Entry, context: AskContext, restored: UserQuestionError) => {
+    const outcome = context.outcome as StoredOutcome
+    if (!context.committedHere || outcome.status !== 'rejected') return restored
+    const data = outcome.error
+    if (entry.localError?.code === data.code && entry.localError.message === data.message) {
+      return entry.localError
+    }
+    const fromProvider = entry.providerError
+    if (context.proposal?.byProvider === true && fromProvider?.code === data.code) {
+      return fromProvider
+    }
+    if (data.code === 'STORE_FAILED') {
+      return new UserQuestionError(data.message, data.code, { cause: entry.storeCause })
+    }
+    return errorFor(entry, outcome)
+  }
+
+  const concludeOwn = (entry: Entry, actor: AskActor) => {
+    if (entry.done) return
+    const snapshot = actor.getSnapshot()
+    const output = snapshot.output as AskOutput
+    const context = snapshot.context
+    const presentation = presentations.get(entry.askId)
+    if (presentation !== undefined) presentations.delete(entry.askId)
+    if (output.status === 'answered') {
+      if (presentation !== undefined) endOwnPresentation(presentation, context, undefined)
+      deliver(entry, { answer: output.answer })
+      return
+    }
+    const error = callerError(entry, context, output.error)
+    if (presentation !== undefined) endOwnPresentation(presentation, context, error)
+    deliver(entry, { error })
+  }
+
+  const endOwnPresentation = (
+    presentation: Presentation,
+    context: AskContext,
+    error: UserQuestionError | undefined,
+  ) => {
+    if (presentation.ended) return
+    if (!presentation.providerSettled) {
+      abortPresentation(presentation, error ?? settledElsewhereError())
+      return
+    }
+    presentation.ended = true
+    const own = context.committedHere && context.proposal?.byProvider === true
+    if (own && error?.code !== 'BAD_ANSWER') presentation.tell({ status: 'accepted' })
+    else
+      presentation.tell({
+        status: 'refused',
+        error: own && error ? error : settledElsewhereError(),
+      })
+  }
+
+  /** An internal fault in an ask's machine still settles the ask (issue 10). */
+  const faultOwn = (entry: Entry, fault: unknown) => {
+    if (entry.done) return
+    const error = new UserQuestionError('the ask failed inside the seam', 'PROVIDER_FAILED', {
+      cause: fault,
+    })
+    const presentation = presentations.get(entry.askId)
+    if (presentation !== undefined) {
+      presentations.delete(entry.askId)
+      abortPresentation(presentation, error)
+    }
+    void attempt(() =>
+      store.settle(
+        entry.askId,
+        { status: 'rejected', error: { code: error.code, message: error.message } },
+        Date.now(),
+      ),
+    ).catch(() => undefined)
+    deliver(entry, { error })
+  }
+
+  /** Settles an ask this seam runs no machine for (an attached one, or one still admitting). */
+  const settleDirect = (entry: Entry, outcome: StoredOutcome) => {
+    if (entry.settling || entry.done) return
+    entry.settling = true
+    const settledAt = Date.now()
+    void track(
+      attempt(() => store.settle(entry.askId, outcome, settledAt)).then(
+        (record) => {
+          entry.settling = false
+          if (record?.outcome === undefined) {
+            deliver(entry, {
+              error: storeFailed(new Error(`ask ${entry.askId} is not in the store`)),
+            })
+            return
+          }
+          deliverStored(entry, record.outcome)
+        },
+        (error: unknown) => {
+          entry.settling = false
+          deliver(entry, { error: storeFailed(error) })
+        },
+      ),
+    )
+  }
+
+  const deliverStored = (entry: Entry, outcome: StoredOutcome) => {
+    if (outcome.status === 'answered') deliver(entry, { answer: outcome.answer })
+    else deliver(entry, { error: errorFor(entry, outcome) })
+  }
+
+  const callerAborted = (caller: Caller, reason: unknown) => {
+    const entry = caller.entry
+    if (entry.done || !entry.callers.has(caller)) return
+    if (entry.callers.size > 1) {
+      // Another caller of this seam still waits: this one leaves, the ask goes on.
+      entry.callers.delete(caller)
+      caller.unwatch?.()
+      const outcome = callerAbortOutcome() as StoredOutcome & { status: 'rejected' }
+      caller.reject(
+        new UserQuestionError(outcome.error.message, outcome.error.code, {
+          cause: reason,
+          details: outcome.error.details ?? {},
+        }),
+      )
+      return
+    }
+    entry.abortRequested = true
+    entry.abortCause = reason
+    if (entry.actor !== undefined) entry.actor.send({ type: 'ask.aborted', reason })
+    else if (!entry.admitting) settleDirect(entry, callerAbortOutcome())
+  }
+
+  // ---- asking ----
+
+  const startActor = (entry: Entry) => {
+    const input: AskInput = {
+      askId: entry.askId,
+      questions: entry.questions,
+      startedAt: entry.startedAt,
+      waitForProviderMs,
+      providerGraceMs,
+      providerHere: providerHere(),
+      providerElsewhere: fleet.providerElsewhere(),
+      ...(entry.deadline === undefined ? {} : { deadline: entry.deadline }),
+      ...(entry.agentId === undefined ? {} : { agentId: entry.agentId }),
+    }
+    const actor = createActor(machine, inspect === undefined ? { input } : { input, inspect })
+    entry.actor = actor
+    actor.subscribe({
+      complete: () => concludeOwn(entry, actor),
+      error: (fault: unknown) => faultOwn(entry, fault),
+    })
+    actor.start()
+  }
+
+  /** A keyed ask the store already holds: attach to it, or hand back its stored outcome. */
+  const attach = (entry: Entry, record: AskRecord) => {
+    if (entries.get(entry.askId) === entry) entries.delete(entry.askId)
+    if (!sameData(record.questions, entry.questions)) {
+      deliver(entry, {
+        error: new UserQuestionError(
+          'this key belongs to an ask with other questions',
+          'INVALID_REQUEST',
+          { details: { field: 'key', askId: record.askId } },
+        ),
+      })
+      return
+    }
+    if (record.state === 'settled') {
+      deliverStored(entry, record.outcome as StoredOutcome)
+      return
+    }
+    if (entry.abortRequested) {
+      deliver(entry, { error: errorFor(entry, callerAbortOutcome() as never) })
+      return
+    }
+    const held = entries.get(record.askId)
+    if (held !== undefined && !held.done) {
+      for (const caller of entry.callers) {
+        caller.entry = held
+        held.callers.add(caller)
+      }
+      entry.callers.clear()
+      entry.done = true
+      return
+    }
+    if (!providerHere() && !fleet.providerElsewhere() && waitForProviderMs === 0) {
+      deliver(entry, {
+        error: outcomeError(
+          (noProviderOutcome() as never as StoredOutcome & { status: 'rejected' }).error,
+        ),
+      })
+      return
+    }
+    entry.askId = record.askId
+    entry.questions = record.questions
+    entry.startedAt = record.startedAt
+    entry.deadline = record.deadline
+    entry.agentId = record.agentId
+    entry.admitting = false
+    entries.set(record.askId, entry)
+    noteForeign(record)
+  }
+
+  const admit = async (entry: Entry, record: NewAskRecord) => {
+    let result: AdmitResult
+    try {
+      await fleet.ready()
+      result = await attempt(() => store.admit(record))
+    } catch (error: unknown) {
+      entry.admitting = false
+      deliver(entry, { error: storeFailed(error) })
+      return
+    }
+    await afterAdmission(entry, record, result)
+  }
+
+  const afterAdmission = async (entry: Entry, record: NewAskRecord, result: AdmitResult) => {
+    if (result.status === 'existing') {
+      if (!entry.done) attach(entry, result.record)
+      return
+    }
+    entry.admitting = false
+    if (entry.done || crashed) {
+      // close() already told the callers; a keyless ask then ends in the store too.
+      if (!crashed && record.key === undefined) {
+        await attempt(() =>
+          store.settle(record.askId, seamClosedOutcome() as StoredOutcome, Date.now()),
+        ).catch(() => undefined)
+      }
+      return
+    }
+    if (entry.abortRequested) settleDirect(entry, callerAbortOutcome())
+    else startActor(entry)
+  }
+
+  const start = (
+    request: AskUserQuestionRequest,
+    resolve: (answer: AskUserQuestionAnswer) => void,
+    reject: (error: UserQuestionError) => void,
+  ) => {
+    if (closed) throw closedError()
+    const signal = (request as { signal?: { aborted?: unknown; reason?: unknown } } | null)?.signal
+    if (signal?.aborted === true) {
+      throw new UserQuestionError('the caller aborted the ask before it started', 'ASK_ABORTED', {
+        cause: signal.reason,
+        details: { reason: 'caller-aborted' },
+      })
+    }
+    const admitted = validateRequest(request, {
+      checkCaller: (agent) => checkCaller(agents, agent),
+    })
+    const timeoutMs = admitted.timeoutMs ?? options.timeoutMs
+    const key = admitted.key
+    // A keyless ask with no provider anywhere fails before anything is written (DESIGN §3 order).
+    if (
+      key === undefined &&
+      waitForProviderMs === 0 &&
+      !providerHere() &&
+      !fleet.providerElsewhere()
+    ) {
+      throw outcomeError((noProviderOutcome() as StoredOutcome & { status: 'rejected' }).error)
+    }
+    const startedAt = Date.now()
+    const agent = admitted.agent as Agent | undefined
+    const entry: Entry = {
+      askId: globalThis.crypto.randomUUID(),
+      questions: admitted.questions,
+      startedAt,
+      deadline:
+        timeoutMs === undefined || timeoutMs === Infinity ? undefined : startedAt + timeoutMs,
+      agentId: agent?.id,
+      key,
+      agent,
+      actor: undefined,
+      admitting: true,
+      callers: new Set(),
+      abortRequested: false,
+      abortCause: undefined,
+      providerError: undefined,
+      localError: undefined,
+      storeCause: undefined,
+      settling: false,
+      done: false,
+      onDone: undefined,
+    }
+    const caller: Caller = { entry, resolve, reject, unwatch: undefined }
+    if (admitted.signal !== undefined) {
+      caller.unwatch = callerSignals.watch(admitted.signal, (reason) =>
+        callerAborted(caller, reason),
+      )
+    }
+    entry.callers.add(caller)
+    entries.set(entry.askId, entry)
+    const record: NewAskRecord = {
+      askId: entry.askId,
+      questions: entry.questions,
+      ownerSeamId: seamId,
+      startedAt,
+    }
+    if (key !== undefined) record.key = key
+    if (entry.agentId !== undefined) record.agentId = entry.agentId
+    if (entry.deadline !== undefined) record.deadline = entry.deadline
+    if (store.processLocal === true && store.admitNow !== undefined) {
+      // In-process: admitted, and presented, in the same turn (the store is written first).
+      let result: AdmitResult
+      try {
+        result = store.admitNow(record)
+      } catch (error: unknown) {
+        entry.admitting = false
+        deliver(entry, { error: storeFailed(error) })
+        return
+      }
+      void track(afterAdmission(entry, record, result))
+    } else {
+      void track(admit(entry, record))
+    }
+  }
+
+  // ---- presenting other seams' asks ----
+
+  const openForeign = (record: AskRecord) => {
+    const provider = currentProvider()
+    if (provider === undefined || presentations.has(record.askId)) return
+    const presentation = openPresentation(provider, {
+      askId: record.askId,
+      questions: record.questions,
+      ...(record.deadline === undefined ? {} : { deadline: record.deadline }),
+    })
+    presentations.set(record.askId, presentation)
+    presentation.answer
+      .then(
+        (raw): StoredOutcome => ({
+          status: 'answered',
+          answer: validateAnswer(record.questions, raw),
+        }),
+        (error: unknown): StoredOutcome => {
+          const safe = error as UserQuestionError
+          return {
+            status: 'rejected',
+            error:
+              safe.details === undefined
+                ? { code: safe.code, message: safe.message }
+                : { code: safe.code, message: safe.message, details: { ...safe.details } },
+          }
+        },
+      )
+      .catch((error: unknown): StoredOutcome => ({
+        status: 'rejected',
+        error: {
+          code: 'BAD_ANSWER',
+          message: safeProviderError(error).message,
+          ...(error instanceof UserQuestionError && error.details !== undefined
+            ? { details: { ...error.details } }
+            : {}),
+        },
+      }))
+      .then((outcome) => commitForeign(presentation, outcome))
+      .catch(() => undefined)
+  }
+
+  const commitForeign = async (presentation: Presentation, outcome: StoredOutcome) => {
+    if (presentation.ended) return
+    const settledAt = Date.now()
+    let record: AskRecord | undefined
+    try {
+      record = await attempt(() => store.settle(presentation.askId, outcome, settledAt))
+    } catch (error: unknown) {
+      presentation.ended = true
+      presentation.tell({ status: 'refused', error: storeFailed(error) })
+      return
+    } finally {
+      if (presentations.get(presentation.askId) === presentation) {
+        presentations.delete(presentation.askId)
+      }
+    }
+    if (presentation.ended) return
+    presentation.ended = true
+    const won =
+      record?.outcome !== undefined &&
+      record.settledAt === settledAt &&
+      sameOutcome(record.outcome, outcome)
+    if (won && !(outcome.status === 'rejected' && outcome.error.code === 'BAD_ANSWER')) {
+      presentation.tell({ status: 'accepted' })
+    } else {
+      presentation.tell({
+        status: 'refused',
+        error:
+          won && outcome.status === 'rejected'
+            ? restoreError(outcome.error)
+            : settledElsewhereError(),
+      })
+    }
+  }
+
+  /** A pending ask of the store this seam runs no machine for. */
+  const noteForeign = (record: AskRecord) => {
+    if (record.state !== 'pending' || entries.get(record.askId)?.actor !== undefined) return
+    if (record.ownerSeamId === seamId && entries.get(record.askId)?.admitting === true) return
+    foreign.set(record.askId, record)
+    if (record.deadline !== undefined) fleet.watchDeadline(record.deadline)
+    openForeign(record)
+  }
+
+  const settledInStore = (record: AskRecord) => {
+    const outcome = record.outcome
+    if (outcome === undefined) return
+    if (foreign.delete(record.askId) && foreign.size === 0) fleet.watchDeadline(undefined)
+    const entry = entries.get(record.askId)
+    const actor = entry?.actor
+    if (actor !== undefined) {
+      // A commit in flight reads the committed outcome itself, and keeps its cause.
+      if (actor.getSnapshot().status === 'active' && !actor.getSnapshot().matches('committing')) {
+        actor.send({ type: 'ask.settled', outcome })
+      }
+      return
+    }
+    const presentation = presentations.get(record.askId)
+    if (presentation !== undefined && !presentation.providerSettled) {
+      presentations.delete(record.askId)
+      abortPresentation(
+        presentation,
+        outcome.status === 'answered' ? settledElsewhereError() : restoreError(outcome.error),
+      )
+    }
+    if (entry !== undefined && !entry.admitting && !entry.settling) deliverStored(entry, outcome)
+  }
+
+  const onChange = (change: StoreChange) => {
+    if (closed || crashed) return
+    if (change.type === 'ask.admitted') noteForeign(change.record)
+    else if (change.type === 'ask.settled') settledInStore(change.record)
+    else if (change.type === 'leases.changed') fleet.refresh()
+    else void resync()
+  }
+
+  /** Rereads the store's pending asks: on start, and whenever the change feed may have missed some. */
+  const resync = async () => {
+    let list: AskRecord[]
+    try {
+      list = await attempt(() => store.pending())
+    } catch {
+      return
+    }
+    if (closed || crashed) return
+    const seen = new Set<string>()
+    for (const record of list) {
+      seen.add(record.askId)
+      noteForeign(record)
+    }
+    const missing = [...foreign.keys()].filter((askId) => !seen.has(askId))
+    for (const entry of entries.values()) {
+      if (entry.actor !== undefined && !seen.has(entry.askId)) missing.push(entry.askId)
+    }
+    for (const askId of missing) {
+      const record = await attempt(() => store.get(askId)).catch(() => undefined)
+      if (record?.state === 'settled') settledInStore(record)
+      else if (record === undefined) foreign.delete(askId)
+    }
+  }
+
+  const fleet: Fleet = createFleet({
+    store,
+    seamId,
+    providerActive: providerHere,
+    onProvidersElsewhere: (active) => {
+      for (const entry of [...entries.values()]) {
+        entry.actor?.send({ type: 'providers.elsewhere', active })
+      }
+    },
+    nextDeadline: () => {
+      let next: number | undefined
+      for (const record of foreign.values()) {
+        if (record.deadline !== undefined && (next === undefined || record.deadline < next)) {
+          next = record.deadline
+        }
+      }
+      return next
+    },
+  })
+
+  // ---- the provider slot ----
+
+  slot.on('provider.available', () => {
+    fleet.beat()
+    for (const entry of [...entries.values()]) entry.actor?.send({ type: 'provider.available' })
+    for (const record of [...foreign.values()]) openForeign(record)
+  })
+  slot.on('provider.disposed', () => {
+    fleet.beat()
+    for (const entry of [...entries.values()]) entry.actor?.send({ type: 'provider.disposed' })
+    for (const [askId, presentation] of [...presentations]) {
+      if (entries.get(askId)?.actor !== undefined) continue
+      presentations.delete(askId)
+      abortPresentation(
+        presentation,
+        new UserQuestionError('the provider was disposed', 'ASK_ABORTED', {
+          details: { reason: 'provider-disposed', handOver: true },
+        }),
+      )
+    }
+  })
+  slot.start()
+
+  const unwatchStore = store.watch(onChange)
+  void fleet.start().then(resync)
 
   const closedError = () => new UserQuestionError('the question seam is closed', 'SEAM_CLOSED')
 
-  return {
+  const seam: UserQuestions = {
     registerProvider(provider) {
-      if (typeof (provider as Partial<UserQuestionProvider> | null)?.ask !== 'function') {
+      let ask: unknown
+      try {
+        ask = (provider as Partial<UserQuestionProvider> | null)?.ask
+      } catch (error: unknown) {
+        throw new TypeError('registerProvider: the provider’s ask could not be read', {
+          cause: error,
+        })
+      }
+      if (typeof ask !== 'function') {
         throw new TypeError('registerProvider: the provider must have an ask(request) function')
       }
       const registration = ++registrations
       const event = { type: 'provider.registered', provider, registration } as const
-      const snapshot = seam.getSnapshot()
+      const snapshot = slot.getSnapshot()
       if (!snapshot.can(event)) {
         throw snapshot.matches('closed')
           ? closedError()
@@ -113,86 +851,112 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
               'DUPLICATE_PROVIDER',
             )
       }
-      seam.send(event)
-      return () => seam.send({ type: 'provider.disposed', registration })
+      slot.send(event)
+      return () => slot.send({ type: 'provider.disposed', registration })
     },
 
     ask(request) {
-      if (seam.getSnapshot().matches('closed')) return Promise.reject(closedError())
-      let admitted
-      try {
-        const signal = (request as { signal?: { aborted?: unknown; reason?: unknown } } | null)
-          ?.signal
-        if (signal?.aborted === true) {
-          throw new UserQuestionError(
-            'the caller aborted the ask before it started',
-            'ASK_ABORTED',
-            {
-              cause: signal.reason,
-              details: { reason: 'caller-aborted' },
-            },
-          )
-        }
-        admitted = validateRequest(request, { checkCaller: (agent) => checkCaller(agents, agent) })
-      } catch (error: unknown) {
-        return Promise.reject(error)
-      }
-      const askId = `${prefix}-${++asked}`
-      const startedAt = Date.now()
-      const timeoutMs = admitted.timeoutMs ?? options.timeoutMs
-      const provider = seam.getSnapshot().context.provider
-      const input: AskInput = {
-        askId,
-        questions: admitted.questions,
-        startedAt,
-        waitForProviderMs,
-        providerGraceMs,
-        ...(timeoutMs === undefined || timeoutMs === Infinity
-          ? {}
-          : { deadline: startedAt + timeoutMs }),
-        ...(admitted.agent === undefined ? {} : { agent: admitted.agent as Agent }),
-        ...(provider === undefined ? {} : { provider }),
-      }
-      const actor = createActor(askMachine, inspect === undefined ? { input } : { input, inspect })
-      const signal = admitted.signal
-      const unwatch =
-        signal === undefined
-          ? undefined
-          : callerSignals.watch(signal, (reason) => actor.send({ type: 'ask.aborted', reason }))
       return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
-        actor.subscribe({
-          complete() {
-            asks.delete(askId)
-            unwatch?.()
-            // Every final state of askMachine records its outcome.
-            const output = actor.getSnapshot().output as AskOutput
-            if (output.status === 'answered') resolve(output.answer)
-            else reject(output.error)
-          },
-        })
-        asks.set(askId, actor)
-        actor.start()
+        try {
+          start(request, resolve, reject)
+        } catch (error: unknown) {
+          reject(coded(error))
+        }
       })
     },
 
     pending() {
-      return [...asks.values()].map((actor) => {
-        const { context } = actor.getSnapshot()
-        const presenting = actor.getSnapshot().matches({ pending: 'presenting' })
-        const entry: PendingAsk = {
-          askId: context.askId,
-          questions: context.questions,
-          state: presenting ? 'presenting' : 'waiting-for-provider',
-          startedAt: context.startedAt,
-        }
-        if (context.agent !== undefined) entry.agentId = context.agent.id
-        if (context.deadline !== undefined) entry.deadline = context.deadline
-        return entry
-      })
+      const list: PendingAsk[] = []
+      for (const entry of entries.values()) {
+        if (entry.done || (!entry.admitting && entry.actor === undefined)) continue
+        const snapshot = entry.actor?.getSnapshot()
+        const waiting =
+          snapshot === undefined ||
+          snapshot.matches({ pending: 'waitingForProvider' }) ||
+          snapshot.matches({ pending: 'starting' })
+        list.push(pendingAsk(entry, waiting ? 'waiting-for-provider' : 'presenting'))
+      }
+      if (foreign.size === 0) return list
+      const presentedElsewhere = fleet.providerElsewhere()
+      for (const record of foreign.values()) {
+        const shown = presentations.has(record.askId) || presentedElsewhere
+        list.push(pendingAsk(record, shown ? 'presenting' : 'waiting-for-provider'))
+      }
+      return list.sort((a, b) => a.startedAt - b.startedAt)
     },
 
-    async close() {
-      seam.send({ type: 'seam.closed' })
+    close() {
+      if (closing !== undefined) return closing
+      closed = true
+      slot.send({ type: 'seam.closed' })
+      unwatchStore()
+      const waits: Promise<unknown>[] = [...inflight]
+      const error = outcomeError(
+        (seamClosedOutcome() as StoredOutcome & { status: 'rejected' }).error,
+      )
+      for (const entry of [...entries.values()]) {
+        const actor = entry.actor
+        if (
+          actor !== undefined &&
+          entry.key === undefined &&
+          actor.getSnapshot().status === 'active'
+        ) {
+          waits.push(new Promise<void>((resolve) => (entry.onDone = resolve)))
+          actor.send({ type: 'seam.closed' })
+          continue
+        }
+        const presentation = presentations.get(entry.askId)
+        if (presentation !== undefined) {
+          presentations.delete(entry.askId)
+          abortPresentation(presentation, error)
+        }
+        deliver(entry, { error })
+        actor?.stop()
+      }
+      for (const [askId, presentation] of [...presentations]) {
+        if (entries.get(askId)?.actor !== undefined) continue
+        presentations.delete(askId)
+        abortPresentation(presentation, error)
+      }
+      foreign.clear()
+      closing = Promise.allSettled(waits).then(() => fleet.stop(true))
+      return closing
     },
   }
+
+  crashHooks.set(seam, () => {
+    crashed = true
+    closed = true
+    unwatchStore()
+    fleet.crash()
+    for (const entry of entries.values()) {
+      entry.done = true
+      for (const caller of entry.callers) caller.unwatch?.()
+      entry.actor?.stop()
+    }
+    entries.clear()
+    // A dead process's provider settles nothing: what it was showing is simply gone.
+    for (const presentation of presentations.values()) presentation.ended = true
+    presentations.clear()
+    foreign.clear()
+  })
+  return seam
+}
+
+function pendingAsk(
+  ask: Pick<Entry, 'askId' | 'questions' | 'startedAt'> & {
+    agentId?: string | undefined
+    deadline?: number | undefined
+  },
+  state: PendingAsk['state'],
+): PendingAsk {
+  const entry: PendingAsk = {
+    askId: ask.askId,
+    questions: ask.questions,
+    state,
+    startedAt: ask.startedAt,
+  }
+  if (ask.agentId !== undefined) entry.agentId = ask.agentId
+  if (ask.deadline !== undefined) entry.deadline = ask.deadline
+  return entry
 }

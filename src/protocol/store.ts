@@ -18,6 +18,13 @@ import type {
  */
 export interface AskStore {
   /**
+   * `true` when every seam sharing the store lives in this process (the
+   * memory store): a seam cannot die without the store, so its lease never
+   * lapses by itself and the seam keeps no renewal timer. Added for the seam;
+   * a durable store leaves it out. @default false
+   */
+  readonly processLocal?: boolean
+  /**
    * Writes a new pending ask. With a `key`, the write is atomic with the
    * look-up: when the store already holds an ask with that key whose outcome
    * is still pending or is replayed ({@link isReplayedOutcome}), nothing is
@@ -26,6 +33,13 @@ export interface AskStore {
    * The caller compares questions: the store does not.
    */
   admit(ask: NewAskRecord): Promise<AdmitResult>
+  /**
+   * {@link AskStore.admit} done synchronously, for a store that can (the
+   * memory store): throws where `admit` would reject. With it a seam admits
+   * and presents an in-process ask in the same turn. Added for the seam; a
+   * durable store leaves it out.
+   */
+  admitNow?(ask: NewAskRecord): AdmitResult
   /**
    * The one conditional write: settles `askId` with `outcome` if, and only
    * if, it is still pending. Resolves with the ask as the store now holds it,

@@ -1,21 +1,32 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createActor, toPromise } from 'xstate'
-import { askMachine } from '../../src/machines/index.js'
+import { createActor, getNextSnapshot, toPromise } from 'xstate'
+import { askMachine, createPresenter } from '../../src/machines/index.js'
 import type { AskInput } from '../../src/machines/index.js'
 import { UserQuestionError, createUserQuestions } from '../../src/protocol/index.js'
 import type { ProviderRequest, UserQuestionProvider } from '../../src/protocol/index.js'
 
 const questions = [{ id: 'q', question: 'Go?', options: [{ label: 'Yes' }, { label: 'No' }] }]
 
+/** A bare ask machine whose presenting step calls `provider` (the seam binds its live one the same way). */
+function withProvider(provider: UserQuestionProvider) {
+  return askMachine.provide({
+    actors: {
+      presentToProvider: createPresenter((input) =>
+        provider.ask({ ...input, signal: new AbortController().signal }),
+      ),
+    },
+  })
+}
+
 function run(provider: UserQuestionProvider, extra: Partial<AskInput> = {}) {
-  const actor = createActor(askMachine, {
+  const actor = createActor(withProvider(provider), {
     input: {
       askId: 'a1',
       questions,
       startedAt: 0,
       waitForProviderMs: 0,
       providerGraceMs: 0,
-      provider,
+      providerHere: true,
       ...extra,
     },
   })
@@ -53,14 +64,75 @@ describe('askMachine: which final state records the outcome', () => {
     })
   })
 
-  it('no provider and no wait ends in failed with NO_PROVIDER at once', () => {
+  it('no provider and no wait ends in failed with NO_PROVIDER, once committed', async () => {
     const actor = createActor(askMachine, {
       input: { askId: 'a1', questions, startedAt: 0, waitForProviderMs: 0, providerGraceMs: 0 },
     }).start()
+    expect(actor.getSnapshot().value).toBe('committing')
+    await toPromise(actor)
     expect(actor.getSnapshot().value).toBe('failed')
     expect(actor.getSnapshot().output).toMatchObject({
       status: 'rejected',
       error: { code: 'NO_PROVIDER' },
+    })
+  })
+})
+
+describe('askMachine is pure and its context is data', () => {
+  const presenting = () => {
+    const takeBack = vi.fn()
+    const machine = withProvider({ ask: () => new Promise(() => {}) }).provide({
+      actions: { takeBackPresentation: takeBack },
+    })
+    const actor = createActor(machine, {
+      input: {
+        askId: 'a1',
+        questions,
+        startedAt: 1_000,
+        deadline: 61_000,
+        waitForProviderMs: 0,
+        providerGraceMs: 5_000,
+        providerHere: true,
+      },
+    }).start()
+    return { machine, actor, takeBack }
+  }
+
+  it('computing provider.disposed with getNextSnapshot takes nothing down', () => {
+    const { machine, actor, takeBack } = presenting()
+    const before = actor.getSnapshot()
+    const next = getNextSnapshot(machine, before, { type: 'provider.disposed' })
+    expect(next.matches({ pending: { waitingForProvider: 'handOver' } })).toBe(true)
+    expect(takeBack).not.toHaveBeenCalled()
+    expect(actor.getSnapshot()).toBe(before)
+    actor.send({ type: 'provider.disposed' })
+    expect(takeBack).toHaveBeenCalledTimes(1)
+    actor.stop()
+  })
+
+  it('a pending ask persists as plain JSON, deadline absolute', () => {
+    const { actor } = presenting()
+    const persisted: unknown = actor.getPersistedSnapshot()
+    expect(JSON.parse(JSON.stringify(persisted))).toEqual(persisted)
+    const { context } = persisted as { context: Record<string, unknown> }
+    expect(context).toMatchObject({ askId: 'a1', startedAt: 1_000, deadline: 61_000 })
+    for (const value of Object.values(context)) {
+      expect(value === undefined || typeof value !== 'object' || Array.isArray(value)).toBe(true)
+    }
+    actor.stop()
+  })
+
+  it('a settlement committed elsewhere ends the ask with that outcome', async () => {
+    const { actor } = presenting()
+    actor.send({
+      type: 'ask.settled',
+      outcome: { status: 'answered', answer: { answers: [{ id: 'q', selected: ['Yes'] }] } },
+    })
+    expect(actor.getSnapshot().value).toBe('answered')
+    expect(actor.getSnapshot().context.committedHere).toBe(false)
+    await expect(toPromise(actor)).resolves.toEqual({
+      status: 'answered',
+      answer: { answers: [{ id: 'q', selected: ['Yes'] }] },
     })
   })
 })
