@@ -134,7 +134,9 @@ function resultOf(request: ModelRequest | undefined): unknown {
   if (input === undefined || typeof input === 'string') return undefined
   const item = (input as AgentInputItem[]).find((entry) => entry.type === 'function_call_result')
   if (item?.type !== 'function_call_result') return undefined
-  return typeof item.output === 'string' ? item.output : JSON.stringify(item.output)
+  const { output } = item
+  if (typeof output === 'string') return output
+  return !Array.isArray(output) && output.type === 'text' ? output.text : JSON.stringify(output)
 }
 
 describe.skipIf(!durable)(title('keys in one process'), () => {

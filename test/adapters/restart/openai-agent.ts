@@ -26,7 +26,13 @@ function resultsIn(input: string | AgentInputItem[]): string[] {
   if (typeof input === 'string') return []
   return input.flatMap((item) =>
     item.type === 'function_call_result'
-      ? [typeof item.output === 'string' ? item.output : JSON.stringify(item.output)]
+      ? [
+          typeof item.output === 'string'
+            ? item.output
+            : !Array.isArray(item.output) && item.output.type === 'text'
+              ? item.output.text
+              : JSON.stringify(item.output),
+        ]
       : [],
   )
 }
