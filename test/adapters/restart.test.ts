@@ -2,8 +2,7 @@
  * The restart stories of DESIGN §11 with real processes killed with SIGKILL
  * on one SQLite store: a framework that re-runs a tool call after a restart
  * gets the stored answer (or attaches to the pending ask) instead of asking
- * the human twice. Skipped, with the reason in the title, on a branch whose
- * seam does not yet give `key` its durable meaning.
+ * the human twice.
  */
 import { Agent, RunState, Runner, Usage } from '@openai/agents'
 import type { AgentInputItem, Model, ModelRequest } from '@openai/agents'
@@ -11,11 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { askUserQuestionTool } from '../../src/adapters/openai-agents/index.js'
 import { UserQuestionError } from '../../src/protocol/index.js'
 import { seamWithProvider } from '../support/controllable-provider.js'
-import { durableSeamMissing, seamAttachesByKey } from './restart/keys.js'
 import { killScripts, scratchDirectory, startScript } from './restart/processes.js'
-
-const durable = await seamAttachesByKey()
-const title = (name: string) => (durable ? name : `${name} (skipped: ${durableSeamMissing})`)
 
 const cleanups: Array<() => void | Promise<void>> = []
 afterEach(async () => {
@@ -37,7 +32,7 @@ const dbQuestion = {
 const sqliteAnswer = { answers: [{ id: 'db', selected: ['SQLite'] }] }
 const sqliteResult = '{"answers":[{"id":"db","selected":["SQLite"]}]}'
 
-describe.skipIf(!durable)(title('restarts across processes on one SQLite store'), () => {
+describe('restarts across processes on one SQLite store', () => {
   it(
     'LangGraph: killed while the human decides, answered in a console, the resumed thread re-runs the node and gets the answer without a second question',
     { timeout: 120_000 },
@@ -139,7 +134,7 @@ function resultOf(request: ModelRequest | undefined): unknown {
   return !Array.isArray(output) && output.type === 'text' ? output.text : JSON.stringify(output)
 }
 
-describe.skipIf(!durable)(title('keys in one process'), () => {
+describe('keys in one process', () => {
   const runner = new Runner({ tracingDisabled: true })
 
   it('OpenAI Agents with interrupt: the parked ask is presented once, and the restored run collects its answer', async () => {
