@@ -6,7 +6,7 @@ import type { AskTool } from './demo.js'
 import { packageVersion } from './version.js'
 
 const USAGE = `Usage:
-  askseam [demo] [--timeout SECONDS] [--web]
+  askseam [demo] [--timeout SECONDS] [--web] [--framework NAME]
   askseam mcp [--timeout SECONDS]
   askseam --help | --version
 `
@@ -25,6 +25,8 @@ Options:
   --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
   --web               answer in the browser: starts the web console on
                       127.0.0.1 and prints its URL instead of asking here
+  --framework NAME    run each ask inside a framework's real agent loop with
+                      a scripted model: ai-sdk, openai-agents or langgraph
   -h, --help          show this help
   -v, --version       print the version
 
@@ -47,6 +49,7 @@ class CommandLineError extends UsageError {}
 const options = {
   timeout: { type: 'string' },
   web: { type: 'boolean', default: false },
+  framework: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
 } as const
@@ -101,16 +104,42 @@ async function askToolFor(seam: UserQuestions): Promise<AskTool> {
     tool.execute(toToolArguments(questions), signal === undefined ? {} : { signal })
 }
 
+/** The demo's tool call: plain, or inside a framework's agent loop (loaded only when asked for). */
+async function askToolOf(
+  seam: UserQuestions,
+  framework: string | undefined,
+  note: (text: string) => void,
+): Promise<AskTool> {
+  if (framework === undefined) return askToolFor(seam)
+  const { frameworkAskTool, frameworkNote, isDemoFramework, demoFrameworks } =
+    await import('./framework-demo.js')
+  if (!isDemoFramework(framework)) {
+    throw new UsageError(
+      `--framework takes one of ${demoFrameworks.join(', ')}, not "${framework}" (see askseam --help)`,
+    )
+  }
+  const askTool = await frameworkAskTool(framework, seam)
+  note(frameworkNote[framework])
+  return askTool
+}
+
 const pause = (milliseconds: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, milliseconds))
 
-async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void> {
+async function demo(options: {
+  timeoutMs?: number
+  web: boolean
+  framework?: string
+}): Promise<void> {
   const { createStyle, createTerminalProvider, supportsColor } =
     await import('../providers/terminal/index.js')
   const style = createStyle(supportsColor(process.stdout))
   const write = (text: string) => void process.stdout.write(text)
   const seam = createUserQuestions(
     options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
+  )
+  const askTool = await askToolOf(seam, options.framework, (note) =>
+    write(`\n ${style.dim(note)}\n`),
   )
   // Ctrl-C inside a terminal question dismisses the batch; anywhere else it stops the demo.
   let stopWebConsole: () => Promise<void> = async () => undefined
@@ -127,14 +156,7 @@ async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void
     )
     process.on('SIGINT', interrupted)
     try {
-      await runDemo({
-        seam,
-        askTool: await askToolFor(seam),
-        write,
-        style,
-        pause,
-        answerAt: console.url,
-      })
+      await runDemo({ seam, askTool, write, style, pause, answerAt: console.url })
     } finally {
       process.off('SIGINT', interrupted)
       await console.close()
@@ -152,7 +174,7 @@ async function demo(options: { timeoutMs?: number; web: boolean }): Promise<void
   process.on('SIGINT', interrupted)
   const columns = () => process.stdout.columns ?? 80
   try {
-    await runDemo({ seam, askTool: await askToolFor(seam), write, style, pause, columns })
+    await runDemo({ seam, askTool, write, style, pause, columns })
   } finally {
     process.off('SIGINT', interrupted)
     unregister()
@@ -177,7 +199,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (rest.length > 0) throw new CommandLineError(`unexpected argument "${rest[0]}"`)
     if (command === 'demo') {
       const timeoutMs = timeoutOf(values.timeout)
-      await demo({ web: values.web, ...(timeoutMs === undefined ? {} : { timeoutMs }) })
+      await demo({
+        web: values.web,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(values.framework === undefined ? {} : { framework: values.framework }),
+      })
       return 0
     }
     if (command === 'mcp') {
