@@ -101,7 +101,7 @@ for (const [key, target] of Object.entries(manifest.exports)) {
   )
   const anyLines = report
     .split('\n')
-    .filter((line) => !line.trimStart().startsWith('//') && /\bany\b/.test(line))
+    .filter((line) => !/^\s*(\/\/|\/\*|\*)/.test(line) && /\bany\b/.test(line))
   if (anyLines.length > 0) {
     failed = true
     console.error(`api: ${name} exports \`any\`:\n  ${anyLines.join('\n  ')}`)

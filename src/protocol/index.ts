@@ -62,10 +62,8 @@ export { createMemoryStore } from './memory-store.js'
  * index); not public API, left out of the declarations.
  */
 export { importPeer } from './peer.js'
-/**
- * @internal Shared with askseam's own layers above (they import it through this
- * index); not public API, left out of the declarations.
- */
+// For writing a store of one's own: the outcome rules and the row parser every
+// askseam store uses.
 export {
   CorruptRowError,
   OWNER_GONE_MESSAGE,

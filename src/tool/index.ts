@@ -59,6 +59,12 @@ export interface AskUserQuestionExecuteOptions {
   signal?: AbortSignal
   /** The exact live agent that calls the tool, checked by the seam's registry. */
   agent?: Agent
+  /**
+   * The call's own id (e.g. the framework's tool-call id), passed as the ask's
+   * `key`: with a durable store a re-run of the same call gets the stored
+   * answer instead of asking twice (DESIGN §10).
+   */
+  key?: string
 }
 
 /** Options of {@link createAskUserQuestionTool}. */
@@ -132,13 +138,15 @@ function snapshotArguments(
   }
 }
 
-/** `signal` and `agent`, each read once; `null` or a non-object means none given. */
+/** `signal`, `agent` and `key`, each read once; `null` or a non-object means none given. */
 function readExecuteOptions(
   options: unknown,
-): { ok: true; signal?: AbortSignal; agent?: Agent } | { ok: false; error: UserQuestionError } {
+):
+  | { ok: true; signal?: AbortSignal; agent?: Agent; key?: string }
+  | { ok: false; error: UserQuestionError } {
   if (typeof options !== 'object' || options === null) return { ok: true }
-  const read: { signal?: AbortSignal; agent?: Agent } = {}
-  for (const key of ['signal', 'agent'] as const) {
+  const read: { signal?: AbortSignal; agent?: Agent; key?: string } = {}
+  for (const key of ['signal', 'agent', 'key'] as const) {
     let value: unknown
     try {
       value = Reflect.get(options, key) as unknown
@@ -206,7 +214,7 @@ export function createAskUserQuestionTool(
   async function askOnce(args: unknown, executeOptions: unknown): Promise<Outcome> {
     const given = readExecuteOptions(executeOptions)
     if (!given.ok) return given
-    const { signal, agent } = given
+    const { signal, agent, key } = given
     const snapshot = snapshotArguments(args)
     const parsed = snapshot.ok ? parseAskUserQuestionArgs(snapshot.value) : snapshot
     try {
@@ -225,6 +233,7 @@ export function createAskUserQuestionTool(
         questions: parsed.questions,
         ...(signal === undefined ? {} : { signal }),
         ...(agent === undefined ? {} : { agent }),
+        ...(key === undefined ? {} : { key }),
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       })
       return { ok: true, answer }

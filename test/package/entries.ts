@@ -24,6 +24,9 @@ export const entryPoints: readonly EntryPoint[] = [
   { entry: 'askseam/tool', peers: ['zod'] },
   { entry: 'askseam/sqlite', peers: ['better-sqlite3'] },
   { entry: 'askseam/postgres', peers: ['pg'] },
+  { entry: 'askseam/ai-sdk', peers: ['zod', 'ai'] },
+  { entry: 'askseam/openai-agents', peers: ['zod', '@openai/agents'] },
+  { entry: 'askseam/langgraph', peers: ['zod', '@langchain/core'] },
 ]
 
 /** `askseam/web` → `./web`, the key of the `exports` map. */

@@ -10,18 +10,6 @@ export interface FrameworkCall {
   readonly agent: Agent | undefined
 }
 
-// The tool takes no key of its own yet, so each keyed call gets the tool over
-// a seam that adds the key to the one ask it makes: parsing, the abort and
-// caller probes and the result sentences stay the tool's, not a copy here.
-function keyedSeam(seam: UserQuestions, key: string): UserQuestions {
-  return {
-    registerProvider: (provider) => seam.registerProvider(provider),
-    ask: (request) => seam.ask({ ...request, key }),
-    pending: () => seam.pending(),
-    close: () => seam.close(),
-  }
-}
-
 /**
  * Runs `ask_user_question` for one framework call and resolves with the
  * tool's text (compact JSON of the answers, or `CODE: sentence`). When the
@@ -34,10 +22,10 @@ export async function askForFramework(
   args: unknown,
   call: FrameworkCall,
 ): Promise<string> {
-  const keyed = call.key === undefined || call.key === '' ? seam : keyedSeam(seam, call.key)
-  const text = await createAskUserQuestionTool(keyed, options).execute(args, {
+  const text = await createAskUserQuestionTool(seam, options).execute(args, {
     ...(call.signal === undefined ? {} : { signal: call.signal }),
     ...(call.agent === undefined ? {} : { agent: call.agent }),
+    ...(call.key === undefined || call.key === '' ? {} : { key: call.key }),
   })
   if (call.signal?.aborted === true) throw call.signal.reason
   return text

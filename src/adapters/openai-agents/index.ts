@@ -34,7 +34,11 @@ const agents = await importPeer(
 // The SDK's type for a non-strict JSON Schema insists on a top-level
 // `additionalProperties: true`; at run time it sends the schema as given, and
 // the tool's schema refuses unknown fields so the model learns them from it.
-type NonStrictParameters = Extract<JsonSchemaDefinition['schema'], { additionalProperties: true }>
+/** The non-strict JSON Schema parameters the tool hands the Agents SDK. */
+export type NonStrictParameters = Extract<
+  JsonSchemaDefinition['schema'],
+  { additionalProperties: true }
+>
 
 /** Options of {@link askUserQuestionTool}. */
 export interface OpenAiAgentsAskToolOptions {
