@@ -2,12 +2,15 @@ import { parseArgs } from 'node:util'
 import { createUserQuestions } from '../protocol/index.js'
 import type { AskUserQuestionItem, UserQuestions } from '../protocol/index.js'
 import { runDemo } from './demo.js'
+import { openDemoStore, openStore } from './stores.js'
+import type { StoreChoice } from './stores.js'
 import type { AskTool } from './demo.js'
 import { packageVersion } from './version.js'
 
 const USAGE = `Usage:
-  askseam [demo] [--timeout SECONDS] [--web] [--framework NAME]
-  askseam mcp [--timeout SECONDS]
+  askseam [demo] [--timeout SECONDS] [--web] [--framework NAME] [--fresh]
+  askseam console --store FILE | --postgres URL [--port N] [--token T]
+  askseam mcp [--timeout SECONDS] [--store FILE | --postgres URL]
   askseam --help | --version
 `
 
@@ -18,6 +21,7 @@ Commands:
   demo   (default) a scripted agent plans a deployment, asks you three
          questions and then submits its plan for your review; it prints
          exactly what the model receives from each call. No model, no network.
+  console  one web console for every process sharing --store or --postgres
   mcp    the same agent as an MCP server on stdio, asking through
          elicitation (for a desktop assistant or any MCP client)
 
@@ -27,6 +31,12 @@ Options:
                       127.0.0.1 and prints its URL instead of asking here
   --framework NAME    run each ask inside a framework's real agent loop with
                       a scripted model: ai-sdk, openai-agents or langgraph
+  --fresh             forget the demo's kept asks and start over
+  --store FILE        keep asks in this SQLite file, shared by the processes
+                      on this machine (npm install better-sqlite3)
+  --postgres URL      keep asks in Postgres, shared by many hosts (npm install pg)
+  --port N, --token T console: a fixed port and token, so open tabs reconnect
+                      after a restart
   -h, --help          show this help
   -v, --version       print the version
 
@@ -50,6 +60,11 @@ const options = {
   timeout: { type: 'string' },
   web: { type: 'boolean', default: false },
   framework: { type: 'string' },
+  store: { type: 'string' },
+  postgres: { type: 'string' },
+  port: { type: 'string' },
+  token: { type: 'string' },
+  fresh: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
 } as const
@@ -86,6 +101,25 @@ function timeoutOf(value: string | undefined): number | undefined {
   return Math.round(seconds * 1000)
 }
 
+function storeChoice(values: {
+  store?: string | undefined
+  postgres?: string | undefined
+}): StoreChoice {
+  return {
+    ...(values.store === undefined ? {} : { sqlitePath: values.store }),
+    ...(values.postgres === undefined ? {} : { postgresUrl: values.postgres }),
+  }
+}
+
+function portOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const port = Number(value)
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new UsageError(`--port takes a port number from 1 to 65535, not "${value}"`)
+  }
+  return port
+}
+
 /** What the scripted model writes as the tool's arguments: the batch, in snake_case. */
 function toToolArguments(questions: readonly AskUserQuestionItem[]) {
   return {
@@ -100,8 +134,16 @@ async function askToolFor(seam: UserQuestions): Promise<AskTool> {
   // Loaded here, not at the top: `askseam --version` must work without the UI peers.
   const { createAskUserQuestionTool } = await import('../tool/index.js')
   const tool = createAskUserQuestionTool(seam)
-  return (questions, signal) =>
-    tool.execute(toToolArguments(questions), signal === undefined ? {} : { signal })
+  // One key per call of the script: a demo killed and run again resumes each
+  // call where it stood instead of asking again (DESIGN §10).
+  let calls = 0
+  return (questions, signal) => {
+    calls += 1
+    return tool.execute(toToolArguments(questions), {
+      key: `askseam-demo-call-${calls}`,
+      ...(signal === undefined ? {} : { signal }),
+    })
+  }
 }
 
 /** The demo's tool call: plain, or inside a framework's agent loop (loaded only when asked for). */
@@ -130,14 +172,27 @@ async function demo(options: {
   timeoutMs?: number
   web: boolean
   framework?: string
+  fresh: boolean
+  shared: StoreChoice
 }): Promise<void> {
   const { createStyle, createTerminalProvider, supportsColor } =
     await import('../providers/terminal/index.js')
   const style = createStyle(supportsColor(process.stdout))
   const write = (text: string) => void process.stdout.write(text)
-  const seam = createUserQuestions(
-    options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
-  )
+  const shared = await openStore(options.shared)
+  const kept = shared === undefined ? await openDemoStore(options.fresh) : undefined
+  const store = shared ?? kept?.store
+  if (kept !== undefined) write(`\n ${style.dim(kept.note)}\n`)
+  const seam = createUserQuestions({
+    ...(store === undefined ? {} : { store }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  })
+  const finished = async (completed: boolean) => {
+    await seam.close()
+    await store?.close()
+    // A demo that ran to its end starts afresh next time.
+    if (completed) kept?.forget()
+  }
   const askTool = await askToolOf(seam, options.framework, (note) =>
     write(`\n ${style.dim(note)}\n`),
   )
@@ -155,16 +210,19 @@ async function demo(options: {
       `\n ${style.bold('Web console')} ${style.dim('· open this page to answer:')}\n ${style.accent(console.url)}\n`,
     )
     process.on('SIGINT', interrupted)
+    let completed = false
     try {
       await runDemo({ seam, askTool, write, style, pause, answerAt: console.url })
+      completed = true
     } finally {
       process.off('SIGINT', interrupted)
       await console.close()
-      await seam.close()
+      await finished(completed)
     }
     return
   }
   if (process.stdin.isTTY !== true) {
+    await finished(false)
     throw new UsageError(
       'askseam demo asks its questions in an interactive terminal, and stdin is not one: run it in a terminal, or answer in the browser with `askseam --web`',
     )
@@ -173,13 +231,15 @@ async function demo(options: {
   const unregister = seam.registerProvider(terminal)
   process.on('SIGINT', interrupted)
   const columns = () => process.stdout.columns ?? 80
+  let completed = false
   try {
     await runDemo({ seam, askTool, write, style, pause, columns })
+    completed = true
   } finally {
     process.off('SIGINT', interrupted)
     unregister()
     terminal.dispose()
-    await seam.close()
+    await finished(completed)
   }
 }
 
@@ -201,6 +261,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       const timeoutMs = timeoutOf(values.timeout)
       await demo({
         web: values.web,
+        fresh: values.fresh,
+        shared: storeChoice(values),
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         ...(values.framework === undefined ? {} : { framework: values.framework }),
       })
@@ -209,10 +271,29 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (command === 'mcp') {
       const { runMcpServer } = await import('./mcp-server.js')
       const timeoutMs = timeoutOf(values.timeout)
-      await runMcpServer(timeoutMs === undefined ? {} : { timeoutMs })
+      const store = await openStore(storeChoice(values))
+      try {
+        await runMcpServer({
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          ...(store === undefined ? {} : { store }),
+        })
+      } finally {
+        await store?.close()
+      }
       return 0
     }
-    throw new CommandLineError(`unknown command "${command}": use demo or mcp`)
+    if (command === 'console') {
+      const { runConsole } = await import('./console.js')
+      const port = portOf(values.port)
+      await runConsole({
+        ...storeChoice(values),
+        ...(port === undefined ? {} : { port }),
+        ...(values.token === undefined ? {} : { token: values.token }),
+        write: (text) => void process.stdout.write(text),
+      })
+      return 0
+    }
+    throw new CommandLineError(`unknown command "${command}": use demo, console or mcp`)
   } catch (error: unknown) {
     const message = error instanceof Error ? error.message : String(error)
     process.stderr.write(`askseam: ${message}\n`)

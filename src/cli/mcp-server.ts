@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { createUserQuestions, importPeer, isUserQuestionError } from '../protocol/index.js'
-import type { AskUserQuestionAnswerItem, UserQuestions } from '../protocol/index.js'
+import type { AskStore, AskUserQuestionAnswerItem, UserQuestions } from '../protocol/index.js'
 import { createElicitationProvider } from '../providers/mcp/index.js'
 import { deploymentPlan, deploymentQuestions, planReviewQuestion } from './scenario.js'
 import { packageVersion } from './version.js'
@@ -78,6 +78,8 @@ function failure(error: unknown): CallToolResult {
 export interface DeploymentServerOptions {
   /** Each ask's deadline in milliseconds. @default undefined (wait for the human indefinitely) */
   timeoutMs?: number
+  /** Where the asks are kept. @default the memory store */
+  store?: AskStore
 }
 
 /**
@@ -94,9 +96,10 @@ export function createDeploymentServer(options: DeploymentServerOptions = {}): {
       instructions: `Call ${PLAN_DEPLOYMENT_TOOL} to run a demo agent that stops to ask the user about a deployment through elicitation forms.`,
     },
   )
-  const seam = createUserQuestions(
-    options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
-  )
+  const seam = createUserQuestions({
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.store === undefined ? {} : { store: options.store }),
+  })
   seam.registerProvider(createElicitationProvider({ server }))
   server.registerTool(
     PLAN_DEPLOYMENT_TOOL,
