@@ -179,6 +179,11 @@ async function demo(options: {
     await import('../providers/terminal/index.js')
   const style = createStyle(supportsColor(process.stdout))
   const write = (text: string) => void process.stdout.write(text)
+  if (!options.web && process.stdin.isTTY !== true) {
+    throw new UsageError(
+      'askseam demo asks its questions in an interactive terminal, and stdin is not one: run it in a terminal, or answer in the browser with `askseam --web`',
+    )
+  }
   const shared = await openStore(options.shared)
   const kept = shared === undefined ? await openDemoStore(options.fresh) : undefined
   const store = shared ?? kept?.store
@@ -220,12 +225,6 @@ async function demo(options: {
       await finished(completed)
     }
     return
-  }
-  if (process.stdin.isTTY !== true) {
-    await finished(false)
-    throw new UsageError(
-      'askseam demo asks its questions in an interactive terminal, and stdin is not one: run it in a terminal, or answer in the browser with `askseam --web`',
-    )
   }
   const terminal = createTerminalProvider()
   const unregister = seam.registerProvider(terminal)

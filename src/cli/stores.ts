@@ -27,9 +27,16 @@ export async function openStore(choice: StoreChoice): Promise<AskStore | undefin
   return undefined
 }
 
-/** The file `npm start` keeps its asks in, so a demo killed mid-question resumes. */
+/**
+ * The file `npm start` keeps its asks in, so a demo killed mid-question
+ * resumes: `ASKSEAM_DEMO_STORE` when set (two demos on one file would share
+ * their questions, as any two processes on one store do).
+ */
 export function demoStorePath(): string {
-  return path.join(tmpdir(), 'askseam-demo', 'asks.sqlite')
+  const chosen = process.env.ASKSEAM_DEMO_STORE
+  return chosen !== undefined && chosen !== ''
+    ? path.resolve(chosen)
+    : path.join(tmpdir(), 'askseam-demo', 'asks.sqlite')
 }
 
 /**

@@ -3,8 +3,12 @@
  * keystrokes answer, and the output shows exactly what the model receives.
  */
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createSqliteStore } from '../../src/stores/sqlite/index.js'
 import { Keys, startPty } from '../support/pty-screen.js'
 import type { PtySession } from '../support/pty-screen.js'
 
@@ -85,6 +89,64 @@ describe('npm start (askseam demo) in a pty', () => {
       const output = session.transcript()
       expect(output).toContain('Time ran out after 1 second')
       expect(output).toMatch(/↳ the model receives\n\s+ASK_TIMEOUT: /)
+    },
+  )
+})
+
+describe('the demo resumes from its store', () => {
+  it(
+    'killed with SIGKILL at the plan review, run again: the answered batch is not asked again, the plan comes back with its askId',
+    { timeout: 120_000 },
+    async () => {
+      const store = path.join(tmpdir(), `askseam-demo-resume-${process.pid}-${Date.now()}.sqlite`)
+      const demo = () => {
+        // The demo process itself, not npm, so SIGKILL reaches the process that holds the ask.
+        const session = startPty({
+          command: process.execPath,
+          args: ['--import', 'tsx', 'src/cli/main.ts', 'demo'],
+          cwd: ROOT,
+          columns: 110,
+          rows: 40,
+          env: { NO_COLOR: undefined, FORCE_COLOR: undefined, ASKSEAM_DEMO_STORE: store },
+        })
+        sessions.push(session)
+        return session
+      }
+      const askIdsOfPlan = async () => {
+        const opened = createSqliteStore({ path: store })
+        try {
+          return (await opened.pending()).map((record) => record.askId)
+        } finally {
+          await opened.close()
+        }
+      }
+      const first = demo()
+      await first.waitForScreen('Target · 1 of 3', 40_000)
+      first.type(Keys.enter)
+      await first.waitForScreen('Safety · 2 of 3')
+      first.type(`1${Keys.enter}`)
+      await first.waitForScreen('Release notes · 3 of 3')
+      first.type(`Kept${Keys.enter}`)
+      await first.waitForScreen('Review your answers')
+      first.type(Keys.enter)
+      await first.waitForScreen('Approve this deployment plan?')
+      const before = await askIdsOfPlan()
+      expect(before).toHaveLength(1)
+      first.kill('SIGKILL')
+      await first.exited
+
+      const second = demo()
+      await second.waitForScreen('Approve this deployment plan?', 40_000)
+      expect(await askIdsOfPlan()).toEqual(before)
+      second.type('1')
+      await second.waitForOutput('What the model received')
+      expect((await second.exited).exitCode).toBe(0)
+      const output = second.transcript()
+      expect(output).not.toContain('Target · 1 of 3')
+      expect(output).toContain('"custom":"Kept"')
+      expect(output).toContain('Approved: the agent would deploy now')
+      // A demo run to its end forgets its asks: the next one starts afresh.
+      expect(existsSync(store)).toBe(false)
     },
   )
 })

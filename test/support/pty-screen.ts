@@ -1,3 +1,5 @@
+import path from 'node:path'
+import { tmpdir } from 'node:os'
 /**
  * A program in a real pseudo-terminal, with a screen model: keystrokes go in
  * through the pty, and what the user would see is read from a headless xterm
@@ -71,12 +73,21 @@ function matches(test: string | RegExp | ((text: string) => boolean), text: stri
 }
 
 /** Starts `command` in a pty of the given size (default 100×30). */
+let sessions = 0
+
 export function startPty(options: PtyOptions): PtySession {
   const columns = options.columns ?? 100
   const rows = options.rows ?? 30
   const terminal = new Terminal({ cols: columns, rows, allowProposedApi: true, scrollback: 1000 })
   const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries({ ...process.env, ...options.env })) {
+  // Each demo in a test keeps its asks in a file of its own: demos sharing one
+  // store would present each other's questions.
+  const demoStore = path.join(tmpdir(), `askseam-demo-test-${process.pid}-${++sessions}.sqlite`)
+  for (const [key, value] of Object.entries({
+    ASKSEAM_DEMO_STORE: demoStore,
+    ...process.env,
+    ...options.env,
+  })) {
     if (value !== undefined) env[key] = value
   }
   const child = spawn(options.command, options.args, {
