@@ -78,11 +78,18 @@ function picks(items: AskUserQuestionItem[]): fc.Arbitrary<Pick[]> {
   )
 }
 
+/** Typed text as every UI gives it: line breaks as LF, then trimmed (the one rule of encodeAnswer). */
+const typed = (text: string) => text.replace(/\r\n?/g, '\n').trim()
+
 /** The canonical answer of DESIGN §5, worked out without the library's encoder. */
 function oracle(items: AskUserQuestionItem[], chosen: Pick[]): AskUserQuestionAnswer {
   return {
     answers: items.map((item, index) => {
-      const pick = chosen[index] as Pick
+      const given = chosen[index] as Pick
+      const pick: Pick =
+        given.kind === 'skip' || given.custom === undefined
+          ? given
+          : { ...given, custom: typed(given.custom) }
       if (pick.kind === 'skip') return { id: item.id, selected: [] }
       if (pick.kind === 'type') return { id: item.id, selected: [], custom: pick.custom }
       const selected =
