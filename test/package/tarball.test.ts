@@ -25,12 +25,17 @@ const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf
   [field: string]: unknown
 }
 
-/** What the user's TypeScript toolchain is: both compilers side by side, Node's types, ws's types for the own-transport example. */
+/**
+ * What the user's TypeScript toolchain is: both compilers side by side, Node's
+ * types, ws's types for the own-transport example, and pg's (askseam/postgres
+ * takes a `pg.Pool`, and pg ships no types of its own).
+ */
 const toolchain = [
   'ts59@npm:typescript@5.9.3',
   'ts7@npm:typescript@7.0.2',
   '@types/node@20',
   '@types/ws@8',
+  '@types/pg@8',
 ]
 const compilers = { '5.9': 'ts59', '7': 'ts7' } as const
 

@@ -39,18 +39,17 @@ const MAX_PAUSE_MS = 50
 const REOPEN_CODES = /^SQLITE_(IOERR|CORRUPT|NOTADB|CANTOPEN|READONLY_DBMOVED)/
 
 type Driver = typeof BetterSqlite3
-let driver: Promise<Driver> | undefined
+
+// Loaded with the entry point (DESIGN §1): importing askseam/sqlite without
+// better-sqlite3 throws one line naming it.
+const { default: driver } = await importPeer(
+  'askseam/sqlite',
+  'better-sqlite3',
+  () => import('better-sqlite3'),
+)
 
 function loadDriver(): Promise<Driver> {
-  driver ??= importPeer('askseam/sqlite', 'better-sqlite3', () => import('better-sqlite3')).then(
-    (module) => module.default,
-    (error: unknown) => {
-      // A peer installed later is picked up by the next call.
-      driver = undefined
-      throw error
-    },
-  )
-  return driver
+  return Promise.resolve(driver)
 }
 
 const codeOf = (error: unknown): string => String((error as { code?: unknown } | null)?.code ?? '')
