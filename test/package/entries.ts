@@ -13,6 +13,18 @@ export interface EntryPoint {
   readonly entry: string
   /** The optional peer packages it needs, in load order. */
   readonly peers: readonly string[]
+  /**
+   * For a peer loaded by another entry point's module it builds on, that
+   * entry point, which the one-line message names (an adapter loads zod
+   * through askseam/tool).
+   */
+  readonly loadedBy?: Readonly<Record<string, string>>
+}
+
+/** The one line that importing `entry` without `peer` prints. */
+export function missingPeerLine(point: EntryPoint, peer: string): string {
+  const entry = point.loadedBy?.[peer] ?? point.entry
+  return `ERROR ${entry} needs the "${peer}" package: npm install ${peer}`
 }
 
 export const entryPoints: readonly EntryPoint[] = [
@@ -24,9 +36,17 @@ export const entryPoints: readonly EntryPoint[] = [
   { entry: 'askseam/tool', peers: ['zod'] },
   { entry: 'askseam/sqlite', peers: ['better-sqlite3'] },
   { entry: 'askseam/postgres', peers: ['pg'] },
-  { entry: 'askseam/ai-sdk', peers: ['zod', 'ai'] },
-  { entry: 'askseam/openai-agents', peers: ['zod', '@openai/agents'] },
-  { entry: 'askseam/langgraph', peers: ['zod', '@langchain/core'] },
+  { entry: 'askseam/ai-sdk', peers: ['zod', 'ai'], loadedBy: { zod: 'askseam/tool' } },
+  {
+    entry: 'askseam/openai-agents',
+    peers: ['zod', '@openai/agents'],
+    loadedBy: { zod: 'askseam/tool' },
+  },
+  {
+    entry: 'askseam/langgraph',
+    peers: ['zod', '@langchain/core'],
+    loadedBy: { zod: 'askseam/tool' },
+  },
 ]
 
 /** `askseam/web` → `./web`, the key of the `exports` map. */

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { entryPoints, exportsKey, lowestOf } from './entries.js'
+import { entryPoints, exportsKey, lowestOf, missingPeerLine } from './entries.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -100,9 +100,6 @@ async function importEach(entries: readonly string[]): Promise<Record<string, st
       .map((line) => line.split('\t')),
   )
 }
-
-const missingPeer = (entry: string, peer: string) =>
-  `ERROR ${entry} needs the "${peer}" package: npm install ${peer}`
 
 /** tsc's diagnostics that concern this package or the project, not a peer's own declarations. */
 async function typecheck(compiler: string, tsconfig: string): Promise<string[]> {
@@ -209,9 +206,10 @@ describe('the installed package', { timeout: 60_000 }, () => {
 
   it('without its peers, each entry point that needs one says in one line what to install', async () => {
     const results = await importEach(entryPoints.map(({ entry }) => entry))
-    for (const { entry, peers } of entryPoints) {
+    for (const point of entryPoints) {
+      const { entry, peers } = point
       if (peers.length === 0) expect(results[entry], entry).toMatch(/^\d+$/)
-      else expect(results[entry], entry).toBe(missingPeer(entry, peers[0]!))
+      else expect(results[entry], entry).toBe(missingPeerLine(point, peers[0]!))
     }
   })
 
@@ -277,13 +275,14 @@ describe.each([
     'and each one missing its peer (moved out of node_modules) fails with the one line',
     { timeout: 120_000 },
     async () => {
-      for (const { entry, peers } of entryPoints) {
+      for (const point of entryPoints) {
+        const { entry, peers } = point
         for (const peer of peers) {
           const home = path.join(project, 'node_modules', peer)
           const aside = path.join(work, 'aside')
           await rename(home, aside)
           try {
-            expect((await importEach([entry]))[entry]).toBe(missingPeer(entry, peer))
+            expect((await importEach([entry]))[entry]).toBe(missingPeerLine(point, peer))
           } finally {
             await rename(aside, home)
           }
