@@ -179,6 +179,15 @@ async function demo(options: {
     await import('../providers/terminal/index.js')
   const style = createStyle(supportsColor(process.stdout))
   const write = (text: string) => void process.stdout.write(text)
+  if (options.framework !== undefined) {
+    // A framework name that cannot run is a usage mistake, told before anything else.
+    const { isDemoFramework, demoFrameworks } = await import('./framework-demo.js')
+    if (!isDemoFramework(options.framework)) {
+      throw new UsageError(
+        `--framework takes one of ${demoFrameworks.join(', ')}, not "${options.framework}" (see askseam --help)`,
+      )
+    }
+  }
   if (!options.web && process.stdin.isTTY !== true) {
     throw new UsageError(
       'askseam demo asks its questions in an interactive terminal, and stdin is not one: run it in a terminal, or answer in the browser with `askseam --web`',

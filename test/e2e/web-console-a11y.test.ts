@@ -313,6 +313,10 @@ describe('axe-core audit: no serious or critical violation', () => {
       await page.getByRole('button', { name: 'Discuss', exact: true }).click()
       await page.getByRole('button', { name: 'Dismiss all' }).click()
       await page.locator('.stage .sent').waitFor()
+      // The toast fades in: audit its colours once it has finished, not mid-transition.
+      await page.waitForFunction(() =>
+        document.getAnimations().every((animation) => animation.playState !== 'running'),
+      )
       views['sent'] = await seriousViolations(page)
       expect(views).toEqual({
         'batch (single choice)': [],
