@@ -283,3 +283,11 @@ export function createAskUserQuestionTool(
     },
   }
 }
+
+/**
+ * @internal Shared with the framework adapters (they import it through this
+ * index); not public API, left out of the declarations.
+ */
+export { askForFramework } from './framework-call.js'
+/** @internal */
+export type { FrameworkCall } from './framework-call.js'

@@ -21,9 +21,12 @@
 import type { JSONSchema7, Tool } from 'ai'
 import { importPeer } from '../../protocol/index.js'
 import type { Agent, UserQuestions } from '../../protocol/index.js'
-import { askUserQuestionDescription, askUserQuestionInputSchema } from '../../tool/index.js'
+import {
+  askUserQuestionDescription,
+  askUserQuestionInputSchema,
+  askForFramework,
+} from '../../tool/index.js'
 import type { AskUserQuestionArgs } from '../../tool/index.js'
-import { askForFramework } from './call.js'
 
 const ai = await importPeer('askseam/ai-sdk', 'ai', () => import('ai'))
 

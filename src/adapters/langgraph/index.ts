@@ -22,8 +22,8 @@ import {
   askUserQuestionDescription,
   askUserQuestionInputSchema,
   askUserQuestionToolName,
+  askForFramework,
 } from '../../tool/index.js'
-import { askForFramework } from './call.js'
 
 const tools = await importPeer(
   'askseam/langgraph',

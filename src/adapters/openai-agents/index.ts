@@ -22,8 +22,8 @@ import {
   askUserQuestionInputSchema,
   askUserQuestionToolName,
   parseAskUserQuestionArgs,
+  askForFramework,
 } from '../../tool/index.js'
-import { askForFramework } from './call.js'
 
 const agents = await importPeer(
   'askseam/openai-agents',

@@ -1,8 +1,11 @@
-import { createAskUserQuestionTool } from '../../tool/index.js'
-import type { AskUserQuestionToolOptions } from '../../tool/index.js'
-import type { Agent, UserQuestions } from '../../protocol/index.js'
+import type { Agent, UserQuestions } from '../protocol/index.js'
+import { createAskUserQuestionTool } from './index.js'
+import type { AskUserQuestionToolOptions } from './index.js'
 
-/** One framework tool call, as the adapter hands it to the seam. */
+/**
+ * One tool call of an agent framework, as an adapter (askseam/ai-sdk,
+ * askseam/openai-agents, askseam/langgraph) hands it over.
+ */
 export interface FrameworkCall {
   /** The ask's key: the framework's tool-call id, unless the host maps it. */
   readonly key: string | undefined
