@@ -30,6 +30,7 @@ export default tseslint.config(
       '.stryker-tmp/**',
       'node_modules/**',
       'scratch/**',
+      '.bench-build/**',
     ],
   },
   js.configs.recommended,

@@ -1,4 +1,19 @@
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
 /** Small measuring helpers shared by the benchmarks. */
+
+/** A file of the repository, from bench/ or from the compiled copy bench/run.ts makes. */
+export function repoFile(path: string): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir)
+    if (up === dir) throw new Error('bench: no package.json above the benchmarks')
+    dir = up
+  }
+  return join(dir, path)
+}
 
 /** A full collection; the benchmarks run with --expose-gc. */
 export function gc(): void {

@@ -8,7 +8,7 @@
  * - a settle committed through one store to another store's `watch` seeing
  *   it, over loopback (goal: p50 at most 10 ms).
  *
- *   ASKSEAM_POSTGRES_URL=postgres://... node --import tsx bench/postgres.bench.ts
+ *   ASKSEAM_POSTGRES_URL=postgres://... npm run bench -- postgres
  *
  * Without ASKSEAM_POSTGRES_URL it starts a throwaway cluster
  * (scripts/postgres.sh) and removes it afterwards. Rounds of the store and of
@@ -16,20 +16,19 @@
  * Environment: BENCH_ASKS (default 2000) round trips per side.
  */
 import { execFileSync } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import type { AskStore, NewAskRecord, StoreChange, StoredOutcome } from '../src/protocol/index.js'
 import { STORE_SCHEMA_VERSION, TIMEOUT_MESSAGE } from '../src/protocol/index.js'
 import { createPostgresStore } from '../src/stores/postgres/index.js'
 import { statements } from '../src/stores/postgres/statements.js'
-import { median, percentile, table } from './measure.js'
+import { median, percentile, repoFile, table } from './measure.js'
 
 const ASKS = Number(process.env.BENCH_ASKS ?? 2000)
 const ROUNDS = 10
 const SWEEP = 10_000
 const SWEEP_ROUNDS = 7
 const LATENCY_SAMPLES = 300
-const script = fileURLToPath(new URL('../scripts/postgres.sh', import.meta.url))
+const script = repoFile('scripts/postgres.sh')
 
 let cluster: string | undefined
 let url = process.env.ASKSEAM_POSTGRES_URL

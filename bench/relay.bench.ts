@@ -6,7 +6,7 @@
  * the direct seam round trip (a provider that answers at once) in the same
  * run. Prints a markdown table.
  *
- *   node --expose-gc --import tsx bench/relay.bench.ts
+ *   npm run bench -- relay
  *
  * Environment: BENCH_ASKS (default 2000) asks per scenario after 200 warm-up asks.
  */

@@ -1,14 +1,23 @@
 import { spawnSync } from 'node:child_process'
-import { readdirSync, writeFileSync } from 'node:fs'
+import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 
 /**
- * Runs every bench/*.bench.ts in a fresh Node process (so one benchmark's
- * heap does not weigh on the next), prints their Markdown, and with --write
- * records it with the machine it ran on in docs/benchmarks.md.
+ * Compiles the benchmarks and the code they measure with tsc (bench/tsconfig.json),
+ * runs every bench/*.bench.ts from that build in a fresh Node process (so one
+ * benchmark's heap does not weigh on the next), prints their Markdown, and with
+ * --write records it with the machine it ran on in docs/benchmarks.md.
  */
 const here = fileURLToPath(new URL('.', import.meta.url))
+const build = fileURLToPath(new URL('../.bench-build/bench/', import.meta.url))
+rmSync(build, { recursive: true, force: true })
+const compiled = spawnSync(
+  process.execPath,
+  [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', `${here}tsconfig.json`],
+  { stdio: 'inherit' },
+)
+if (compiled.status !== 0) throw new Error('the benchmarks do not compile (bench/tsconfig.json)')
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
 const files = readdirSync(here)
   .filter((file) => file.endsWith('.bench.ts'))
@@ -21,7 +30,7 @@ for (const file of files) {
   console.error(`running bench/${file} …`)
   const result = spawnSync(
     process.execPath,
-    ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', `${here}${file}`],
+    ['--expose-gc', '--max-old-space-size=8192', `${build}${file.replace(/\.ts$/, '.js')}`],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: process.env },
   )
   if (result.status !== 0) {

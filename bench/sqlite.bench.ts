@@ -11,7 +11,7 @@
  * the ratio is what the store adds to the writes it cannot avoid. Rounds
  * alternate store and raw so a noisy neighbour hits both. Prints a table.
  *
- *   node --import tsx bench/sqlite.bench.ts
+ *   npm run bench -- sqlite
  *
  * Environment: BENCH_SQLITE_ASKS (default 200) round trips per round, 5 rounds.
  */

@@ -10,7 +10,7 @@
  * caches the time per label rises by a small constant factor; that step is the
  * memory hierarchy, not the algorithm.
  *
- *   node --import tsx bench/validate.bench.ts
+ *   npm run bench -- validate
  *
  * Environment: BENCH_SIZES (default "1000,10000,30000").
  */
