@@ -24,6 +24,8 @@ export interface Presentation {
   providerSettled: boolean
   /** Whether the presentation is over (taken back, aborted or its settlement told). */
   ended: boolean
+  /** What `answer` rejected with, once it did: the error the caller gets when the provider's ending is committed. */
+  error: UserQuestionError | undefined
   /** Resolves `ProviderRequest.settlement` (once). */
   tell(settlement: ProviderSettlement): void
 }
@@ -96,23 +98,22 @@ export function openPresentation(
     answer: undefined as unknown as Promise<unknown>,
     providerSettled: false,
     ended: false,
-    tell(outcome) {
-      tell(outcome)
-    },
+    error: undefined,
+    tell,
   }
-  const answer = callProvider(provider, request).then(
+  // Whoever opens a presentation handles `answer` in the same turn: the ask's
+  // presenting step, or the seam's commit of another seam's ask.
+  ;(presentation as { answer: Promise<unknown> }).answer = callProvider(provider, request).then(
     (value) => {
       presentation.providerSettled = true
       return value
     },
     (error: unknown) => {
       presentation.providerSettled = true
-      throw safeProviderError(error)
+      presentation.error = safeProviderError(error)
+      throw presentation.error
     },
   )
-  // Nobody may be listening any more (the ask ended first): a rejection is not unhandled.
-  answer.catch(() => undefined)
-  ;(presentation as { answer: Promise<unknown> }).answer = answer
   return presentation
 }
 

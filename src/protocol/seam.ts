@@ -14,6 +14,7 @@ import { createAbortFanout } from './abort-fanout.js'
 import { checkCaller } from './agents.js'
 import { sameData, sameOutcome } from './compare.js'
 import { createFleet } from './fleet.js'
+import { newId } from './ids.js'
 import type { Fleet } from './fleet.js'
 import { createMemoryStore } from './memory-store.js'
 import {
@@ -114,10 +115,10 @@ interface Entry {
   /** Runs the ask's machine once admitted; absent while admitting, and for an ask another seam owns. */
   actor: AskActor | undefined
   admitting: boolean
-  callers: Set<Caller>
+  /** Usually one: an array costs a fifth of a `Set` per pending ask. */
+  callers: Caller[]
   abortRequested: boolean
   abortCause: unknown
-  providerError: UserQuestionError | undefined
   /** The error of this seam's own proposal, once it took the presentation down (the caller gets the same one). */
   localError: UserQuestionError | undefined
   storeCause: unknown
@@ -194,7 +195,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   const store = options.store ?? createMemoryStore()
   const waitForProviderMs = options.waitForProviderMs ?? 0
   const providerGraceMs = options.providerGraceMs ?? 0
-  const seamId = globalThis.crypto.randomUUID()
+  const seamId = newId()
   /** Asks callers of this seam wait on, by `askId`. */
   const entries = new Map<string, Entry>()
   /** Pending asks of the store this seam runs no machine for (other seams' asks). */
@@ -236,10 +237,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       })
       presentations.set(input.askId, presentation)
     }
-    return presentation.answer.then(undefined, (error: unknown) => {
-      if (entry !== undefined) entry.providerError = error as UserQuestionError
-      throw error
-    })
+    return presentation.answer
   }
 
   const commit = async ({
@@ -306,8 +304,8 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     if (entry.done) return
     entry.done = true
     if (entries.get(entry.askId) === entry) entries.delete(entry.askId)
-    const callers = [...entry.callers]
-    entry.callers.clear()
+    const callers = entry.callers
+    entry.callers = []
     for (const caller of callers) caller.unwatch?.()
     for (const caller of callers) {
       if ('answer' in result) caller.resolve(result.answer)
@@ -328,14 +326,19 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   }
 
   /** The error a caller gets for an outcome its own machine committed or learnt. */
-  const callerError = (entry: Entry, context: AskContext, restored: UserQuestionError) => {
+  const callerError = (
+    entry: Entry,
+    context: AskContext,
+    restored: UserQuestionError,
+    presentation: Presentation | undefined,
+  ) => {
     const outcome = context.outcome as StoredOutcome
     if (!context.committedHere || outcome.status !== 'rejected') return restored
     const data = outcome.error
     if (entry.localError?.code === data.code && entry.localError.message === data.message) {
       return entry.localError
     }
-    const fromProvider = entry.providerError
+    const fromProvider = presentation?.error
     if (context.proposal?.byProvider === true && fromProvider?.code === data.code) {
       return fromProvider
     }
@@ -357,7 +360,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       deliver(entry, { answer: output.answer })
       return
     }
-    const error = callerError(entry, context, output.error)
+    const error = callerError(entry, context, output.error, presentation)
     if (presentation !== undefined) endOwnPresentation(presentation, context, error)
     deliver(entry, { error })
   }
@@ -436,10 +439,11 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
 
   const callerAborted = (caller: Caller, reason: unknown) => {
     const entry = caller.entry
-    if (entry.done || !entry.callers.has(caller)) return
-    if (entry.callers.size > 1) {
+    const index = entry.callers.indexOf(caller)
+    if (entry.done || index === -1) return
+    if (entry.callers.length > 1) {
       // Another caller of this seam still waits: this one leaves, the ask goes on.
-      entry.callers.delete(caller)
+      entry.callers.splice(index, 1)
       caller.unwatch?.()
       const outcome = callerAbortOutcome() as StoredOutcome & { status: 'rejected' }
       caller.reject(
@@ -454,6 +458,11 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     entry.abortCause = reason
     if (entry.actor !== undefined) entry.actor.send({ type: 'ask.aborted', reason })
     else if (!entry.admitting) settleDirect(entry, callerAbortOutcome())
+  }
+
+  // Its own function, so the listener keeps only the caller alive, not the request.
+  const watchCaller = (caller: Caller, signal: AbortSignal) => {
+    caller.unwatch = callerSignals.watch(signal, (reason) => callerAborted(caller, reason))
   }
 
   // ---- asking ----
@@ -504,9 +513,9 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     if (held !== undefined && !held.done) {
       for (const caller of entry.callers) {
         caller.entry = held
-        held.callers.add(caller)
+        held.callers.push(caller)
       }
-      entry.callers.clear()
+      entry.callers = []
       entry.done = true
       return
     }
@@ -581,7 +590,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     const startedAt = Date.now()
     const agent = admitted.agent as Agent | undefined
     const entry: Entry = {
-      askId: globalThis.crypto.randomUUID(),
+      askId: newId(),
       questions: admitted.questions,
       startedAt,
       deadline:
@@ -591,10 +600,9 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       agent,
       actor: undefined,
       admitting: true,
-      callers: new Set(),
+      callers: [],
       abortRequested: false,
       abortCause: undefined,
-      providerError: undefined,
       localError: undefined,
       storeCause: undefined,
       settling: false,
@@ -602,12 +610,8 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       onDone: undefined,
     }
     const caller: Caller = { entry, resolve, reject, unwatch: undefined }
-    if (admitted.signal !== undefined) {
-      caller.unwatch = callerSignals.watch(admitted.signal, (reason) =>
-        callerAborted(caller, reason),
-      )
-    }
-    entry.callers.add(caller)
+    if (admitted.signal !== undefined) watchCaller(caller, admitted.signal)
+    entry.callers.push(caller)
     entries.set(entry.askId, entry)
     const record: NewAskRecord = {
       askId: entry.askId,
