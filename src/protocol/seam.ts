@@ -348,8 +348,9 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     return errorFor(entry, outcome)
   }
 
-  const concludeOwn = (entry: Entry, actor: AskActor) => {
-    if (entry.done) return
+  const concludeOwn = (entry: Entry) => {
+    const actor = entry.actor
+    if (entry.done || actor === undefined) return
     const snapshot = actor.getSnapshot()
     const output = snapshot.output as AskOutput
     const context = snapshot.context
@@ -467,6 +468,8 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
 
   // ---- asking ----
 
+  const endings: AskEndings = { concluded: concludeOwn, faulted: faultOwn }
+
   const startActor = (entry: Entry) => {
     const input: AskInput = {
       askId: entry.askId,
@@ -481,10 +484,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     }
     const actor = createActor(machine, inspect === undefined ? { input } : { input, inspect })
     entry.actor = actor
-    actor.subscribe({
-      complete: () => concludeOwn(entry, actor),
-      error: (fault: unknown) => faultOwn(entry, fault),
-    })
+    actor.subscribe(new AskEnding(entry, endings))
     actor.start()
   }
 
@@ -611,7 +611,8 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     }
     const caller: Caller = { entry, resolve, reject, unwatch: undefined }
     if (admitted.signal !== undefined) watchCaller(caller, admitted.signal)
-    entry.callers.push(caller)
+    // A literal: an array grown by push reserves room for 16 more callers.
+    entry.callers = [caller]
     entries.set(entry.askId, entry)
     const record: NewAskRecord = {
       askId: entry.askId,
@@ -960,6 +961,28 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     foreign.clear()
   })
   return seam
+}
+
+interface AskEndings {
+  concluded(entry: Entry): void
+  faulted(entry: Entry, fault: unknown): void
+}
+
+/**
+ * Hears how an ask's actor ends. One small object per ask, where an observer
+ * literal would hold two closures and the scope they close over.
+ */
+class AskEnding {
+  constructor(
+    private readonly entry: Entry,
+    private readonly endings: AskEndings,
+  ) {}
+  complete(): void {
+    this.endings.concluded(this.entry)
+  }
+  error(fault: unknown): void {
+    this.endings.faulted(this.entry, fault)
+  }
 }
 
 function pendingAsk(
