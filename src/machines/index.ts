@@ -18,6 +18,7 @@ export { askMachine } from './ask.machine.js'
 export {
   callerAbortOutcome,
   commitOutcome,
+  createCommitter,
   createPresenter,
   endingOf,
   errorData,

@@ -1,8 +1,9 @@
-import { createActor, fromPromise } from 'xstate'
+import { createActor } from 'xstate'
 import type { Actor, InspectionEvent, Observer } from 'xstate'
 import {
   askMachine,
   callerAbortOutcome,
+  createCommitter,
   createPresenter,
   noProviderOutcome,
   outcomeError,
@@ -240,10 +241,9 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     return presentation.answer
   }
 
-  const commit = async ({
-    input,
-  }: {
-    input: { askId: string; outcome: StoredOutcome }
+  const commit = async (input: {
+    askId: string
+    outcome: StoredOutcome
   }): Promise<CommitResult> => {
     const settledAt = Date.now()
     let record: AskRecord | undefined
@@ -266,7 +266,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   const machine = askMachine.provide({
     actors: {
       presentToProvider: createPresenter(presentOwn),
-      commitOutcome: fromPromise(commit),
+      commitOutcome: createCommitter(commit),
     },
     actions: {
       takeDownPresentation: ({ context }) => {
