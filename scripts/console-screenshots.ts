@@ -5,13 +5,12 @@
  *
  *   npm run console:screenshots
  */
-import { execFileSync } from 'node:child_process'
 import { chromium } from 'playwright-core'
 import type { BrowserContext, Page } from 'playwright-core'
 import { deploymentPlan, deploymentQuestions, planReviewQuestion } from '../src/cli/scenario.js'
 import { createAgentRegistry, createUserQuestions } from '../src/protocol/index.js'
 import { startWebConsole } from '../src/providers/web/index.js'
-import { addDeadlines } from '../test/e2e/web-console-harness.js'
+import { addDeadlines, debianChromium } from '../test/e2e/web-console-harness.js'
 
 const docs = new URL('../docs/', import.meta.url).pathname
 const agents = createAgentRegistry()
@@ -41,13 +40,7 @@ const asks = [
   }),
 ].map((ask) => ask.catch(() => undefined))
 
-const executablePath = execFileSync('sh', ['-c', 'command -v chromium'], {
-  encoding: 'utf8',
-}).trim()
-const browser = await chromium.launch({
-  executablePath,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-})
+const browser = await chromium.launch(debianChromium())
 const written: string[] = []
 
 async function shoot(page: Page, name: string, fullPage = true): Promise<void> {

@@ -62,6 +62,8 @@ export { createMemoryStore } from './memory-store.js'
  * index); not public API, left out of the declarations.
  */
 export { importPeer } from './peer.js'
+/** @internal The stores' row loop and listener fan-out; see their TSDoc in store.ts. */
+export { notifyEach, parseRows } from './store.js'
 // For writing a store of one's own: the outcome rules and the row parser every
 // askseam store uses.
 export {

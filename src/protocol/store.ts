@@ -207,6 +207,50 @@ export class CorruptRowError extends Error {
   }
 }
 
+/**
+ * @internal Parses each row of a call that lists many (pending asks, leases,
+ * changes): a row whose `parse` throws {@link CorruptRowError} is skipped and
+ * told to `onCorrupt`, not fatal to the list; any other error propagates.
+ * Shared by askseam's stores; not public API, left out of the declarations.
+ */
+export function parseRows<TRow, TRecord>(
+  rows: readonly TRow[],
+  parse: (row: TRow) => TRecord,
+  onCorrupt: (error: CorruptRowError) => void,
+): TRecord[] {
+  const records: TRecord[] = []
+  for (const row of rows) {
+    try {
+      records.push(parse(row))
+    } catch (error: unknown) {
+      if (!(error instanceof CorruptRowError)) throw error
+      onCorrupt(error)
+    }
+  }
+  return records
+}
+
+/**
+ * @internal Hands `change` to each of `listeners`, as a store's change feed
+ * does: one listener's throw neither starves the others nor stops the feed,
+ * and still surfaces, as an uncaught error in a microtask. Shared by
+ * askseam's stores; not public API, left out of the declarations.
+ */
+export function notifyEach<TChange>(
+  listeners: Iterable<(change: TChange) => void>,
+  change: TChange,
+): void {
+  for (const listener of [...listeners]) {
+    try {
+      listener(change)
+    } catch (error: unknown) {
+      queueMicrotask(() => {
+        throw error
+      })
+    }
+  }
+}
+
 type Dict = Record<string, unknown>
 const isDict = (value: unknown): value is Dict =>
   typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -7,6 +7,14 @@ import type {
 import { MockLanguageModelV3 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { askUserQuestionTool } from '../../src/adapters/ai-sdk/index.js'
+import type { UserQuestions } from '../../src/protocol/index.js'
+import {
+  answerNameThenDb,
+  dbQuestion,
+  nameQuestion,
+  nameThenDbResults,
+  recordKeys,
+} from '../support/adapter-asks.js'
 import { seamWithProvider } from '../support/controllable-provider.js'
 
 const usage = {
@@ -68,10 +76,20 @@ function toolResults(prompt: LanguageModelV3CallOptions['prompt'] | undefined) {
   return results
 }
 
-const dbQuestion = {
-  id: 'db',
-  question: 'Which database?',
-  options: [{ label: 'Postgres (Recommended)' }, { label: 'SQLite' }],
+/** `generateText` with the tool as the model knows it, for up to `steps` steps. */
+function runWithTool(
+  seam: UserQuestions,
+  model: MockLanguageModelV3,
+  options: { prompt?: string; steps?: number; abortSignal?: AbortSignal } = {},
+) {
+  const { prompt = 'Go.', steps = 5, abortSignal } = options
+  return generateText({
+    model,
+    tools: { ask_user_question: askUserQuestionTool(seam) },
+    stopWhen: stepCountIs(steps),
+    prompt,
+    ...(abortSignal === undefined ? {} : { abortSignal }),
+  })
 }
 
 describe('askseam/ai-sdk in generateText', () => {
@@ -81,12 +99,7 @@ describe('askseam/ai-sdk in generateText', () => {
       toolCalls({ id: 'call-1', input: { questions: [dbQuestion] } }),
       done,
     ])
-    const run = generateText({
-      model,
-      tools: { ask_user_question: askUserQuestionTool(seam) },
-      stopWhen: stepCountIs(5),
-      prompt: 'Set up the database.',
-    })
+    const run = runWithTool(seam, model, { prompt: 'Set up the database.' })
     const call = await provider.call(0)
     expect(call.request.questions).toEqual([
       {
@@ -105,22 +118,12 @@ describe('askseam/ai-sdk in generateText', () => {
 
   it('passes the tool-call id through as the ask key', async () => {
     const { seam, provider } = seamWithProvider()
-    const keys: Array<string | undefined> = []
-    const ask = seam.ask.bind(seam)
-    seam.ask = (request) => {
-      keys.push(request.key)
-      return ask(request)
-    }
+    const keys = recordKeys(seam)
     const { model } = scriptedModel([
       toolCalls({ id: 'call-7', input: { questions: [dbQuestion] } }),
       done,
     ])
-    const run = generateText({
-      model,
-      tools: { ask_user_question: askUserQuestionTool(seam) },
-      stopWhen: stepCountIs(5),
-      prompt: 'Go.',
-    })
+    const run = runWithTool(seam, model)
     ;(await provider.call(0)).resolve({ answers: [{ id: 'db', selected: [] }] })
     await run
     expect(keys).toEqual(['call-7'])
@@ -137,12 +140,7 @@ describe('askseam/ai-sdk in generateText', () => {
       toolCalls({ id: 'call-3', input: '{"questions": [' }),
       done,
     ])
-    const result = await generateText({
-      model,
-      tools: { ask_user_question: askUserQuestionTool(seam) },
-      stopWhen: stepCountIs(6),
-      prompt: 'Go.',
-    })
+    const result = await runWithTool(seam, model, { steps: 6 })
     expect(result.text).toBe('Done.')
     expect(provider.calls).toHaveLength(0)
     const first = toolResults(prompts[1])['call-1']
@@ -164,13 +162,7 @@ describe('askseam/ai-sdk in generateText', () => {
       done,
     ])
     const controller = new AbortController()
-    const run = generateText({
-      model,
-      tools: { ask_user_question: askUserQuestionTool(seam) },
-      stopWhen: stepCountIs(5),
-      abortSignal: controller.signal,
-      prompt: 'Go.',
-    })
+    const run = runWithTool(seam, model, { abortSignal: controller.signal })
     const call = await provider.call(0)
     const reason = new Error('the user pressed stop')
     controller.abort(reason)
@@ -182,37 +174,19 @@ describe('askseam/ai-sdk in generateText', () => {
 
   it('asks twice for two tool calls in one step, each under its own key, answered in either order', async () => {
     const { seam, provider } = seamWithProvider()
-    const keys: Array<string | undefined> = []
-    const ask = seam.ask.bind(seam)
-    seam.ask = (request) => {
-      keys.push(request.key)
-      return ask(request)
-    }
+    const keys = recordKeys(seam)
     const { model, prompts } = scriptedModel([
       toolCalls(
         { id: 'call-a', input: { questions: [dbQuestion] } },
-        { id: 'call-b', input: { questions: [{ id: 'name', question: 'Project name?' }] } },
+        { id: 'call-b', input: { questions: [nameQuestion] } },
       ),
       done,
     ])
-    const run = generateText({
-      model,
-      tools: { ask_user_question: askUserQuestionTool(seam) },
-      stopWhen: stepCountIs(5),
-      prompt: 'Go.',
-    })
-    const first = await provider.call(0)
-    const second = await provider.call(1)
-    const byQuestion = first.request.questions[0]?.id === 'name' ? [first, second] : [second, first]
-    const [nameCall, dbCall] = byQuestion as [typeof first, typeof first]
-    nameCall.resolve({ answers: [{ id: 'name', selected: [], custom: 'atlas' }] })
-    dbCall.resolve({ answers: [{ id: 'db', selected: ['Postgres (Recommended)'] }] })
+    const run = runWithTool(seam, model)
+    await answerNameThenDb(provider)
     await run
     expect(new Set(keys)).toEqual(new Set(['call-a', 'call-b']))
-    expect(toolResults(prompts[1])).toEqual({
-      'call-a': '{"answers":[{"id":"db","selected":["Postgres (Recommended)"]}]}',
-      'call-b': '{"answers":[{"id":"name","selected":[],"custom":"atlas"}]}',
-    })
+    expect(toolResults(prompts[1])).toEqual(nameThenDbResults)
   })
 
   it('works the same in streamText: the streamed tool call is asked, and the next step gets the answer', async () => {

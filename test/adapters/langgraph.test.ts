@@ -6,8 +6,14 @@ import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt'
 import { describe, expect, it } from 'vitest'
 import { askUserQuestionTool } from '../../src/adapters/langgraph/index.js'
 import type { UserQuestions } from '../../src/protocol/index.js'
+import {
+  answerNameThenDb,
+  dbQuestion,
+  nameQuestion,
+  nameThenDbResults,
+  recordKeys,
+} from '../support/adapter-asks.js'
 import { seamWithProvider } from '../support/controllable-provider.js'
-import type { ProviderCall } from '../support/controllable-provider.js'
 
 type Turn = AIMessage
 
@@ -53,22 +59,6 @@ function toolResults(messages: BaseMessage[] | undefined): Record<string, unknow
     if (ToolMessage.isInstance(message)) results[message.tool_call_id] = message.content
   }
   return results
-}
-
-function recordKeys(seam: UserQuestions): Array<string | undefined> {
-  const keys: Array<string | undefined> = []
-  const ask = seam.ask.bind(seam)
-  seam.ask = (request) => {
-    keys.push(request.key)
-    return ask(request)
-  }
-  return keys
-}
-
-const dbQuestion = {
-  id: 'db',
-  question: 'Which database?',
-  options: [{ label: 'Postgres (Recommended)' }, { label: 'SQLite' }],
 }
 
 const start = { messages: [{ role: 'user', content: 'Set up the database.' }] }
@@ -135,22 +125,15 @@ describe('askseam/langgraph in a StateGraph with a ToolNode', () => {
     const { graph, seen } = scriptedGraph(seam, [
       calls(
         { id: 'call-a', input: { questions: [dbQuestion] } },
-        { id: 'call-b', input: { questions: [{ id: 'name', question: 'Project name?' }] } },
+        { id: 'call-b', input: { questions: [nameQuestion] } },
       ),
       finalMessage(),
     ])
     const run = graph.invoke(start)
-    const both = [await provider.call(0), await provider.call(1)]
-    const byId = (id: string) =>
-      both.find((call) => call.request.questions[0]?.id === id) as ProviderCall
-    byId('name').resolve({ answers: [{ id: 'name', selected: [], custom: 'atlas' }] })
-    byId('db').resolve({ answers: [{ id: 'db', selected: ['Postgres (Recommended)'] }] })
+    await answerNameThenDb(provider)
     await run
     expect(new Set(keys)).toEqual(new Set(['call-a', 'call-b']))
-    expect(toolResults(seen[1])).toEqual({
-      'call-a': '{"answers":[{"id":"db","selected":["Postgres (Recommended)"]}]}',
-      'call-b': '{"answers":[{"id":"name","selected":[],"custom":"atlas"}]}',
-    })
+    expect(toolResults(seen[1])).toEqual(nameThenDbResults)
   })
 
   it('re-runs the tools node when an aborted thread resumes from its checkpoint, asking under the same key', async () => {

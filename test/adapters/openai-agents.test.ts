@@ -3,8 +3,14 @@ import type { AgentInputItem, Model, ModelRequest, ModelResponse } from '@openai
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { askUserQuestionTool } from '../../src/adapters/openai-agents/index.js'
+import {
+  answerNameThenDb,
+  dbQuestion,
+  nameQuestion,
+  nameThenDbResults,
+  recordKeys,
+} from '../support/adapter-asks.js'
 import { seamWithProvider } from '../support/controllable-provider.js'
-import type { ProviderCall } from '../support/controllable-provider.js'
 
 type Turn = ModelResponse['output']
 
@@ -68,22 +74,6 @@ function toolResults(request: ModelRequest | undefined): Record<string, unknown>
 }
 
 const runner = new Runner({ tracingDisabled: true })
-
-const dbQuestion = {
-  id: 'db',
-  question: 'Which database?',
-  options: [{ label: 'Postgres (Recommended)' }, { label: 'SQLite' }],
-}
-
-function recordKeys(seam: ReturnType<typeof seamWithProvider>['seam']): Array<string | undefined> {
-  const keys: Array<string | undefined> = []
-  const ask = seam.ask.bind(seam)
-  seam.ask = (request) => {
-    keys.push(request.key)
-    return ask(request)
-  }
-  return keys
-}
 
 describe('askseam/openai-agents in a Runner', () => {
   it('gives the model the compact JSON of the answer, asked under the call id as key', async () => {
@@ -155,23 +145,16 @@ describe('askseam/openai-agents in a Runner', () => {
     const model = scriptedModel([
       calls(
         { id: 'call-a', input: { questions: [dbQuestion] } },
-        { id: 'call-b', input: { questions: [{ id: 'name', question: 'Project name?' }] } },
+        { id: 'call-b', input: { questions: [nameQuestion] } },
       ),
       finalMessage,
     ])
     const agent = new Agent({ name: 'Builder', model, tools: [askUserQuestionTool(seam)] })
     const run = runner.run(agent, 'Go.')
-    const both = [await provider.call(0), await provider.call(1)]
-    const byId = (id: string) =>
-      both.find((call) => call.request.questions[0]?.id === id) as ProviderCall
-    byId('name').resolve({ answers: [{ id: 'name', selected: [], custom: 'atlas' }] })
-    byId('db').resolve({ answers: [{ id: 'db', selected: ['Postgres (Recommended)'] }] })
+    await answerNameThenDb(provider)
     await run
     expect(new Set(keys)).toEqual(new Set(['call-a', 'call-b']))
-    expect(toolResults(model.requests[1])).toEqual({
-      'call-a': '{"answers":[{"id":"db","selected":["Postgres (Recommended)"]}]}',
-      'call-b': '{"answers":[{"id":"name","selected":[],"custom":"atlas"}]}',
-    })
+    expect(toolResults(model.requests[1])).toEqual(nameThenDbResults)
   })
 
   it('keeps the answer through an interrupted run serialised with RunState, restored and resumed', async () => {

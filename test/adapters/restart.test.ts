@@ -9,6 +9,7 @@ import type { AgentInputItem, Model, ModelRequest } from '@openai/agents'
 import { afterEach, describe, expect, it } from 'vitest'
 import { askUserQuestionTool } from '../../src/adapters/openai-agents/index.js'
 import { UserQuestionError } from '../../src/protocol/index.js'
+import { dbQuestion } from '../support/adapter-asks.js'
 import { seamWithProvider } from '../support/controllable-provider.js'
 import { killScripts, scratchDirectory, startScript } from './restart/processes.js'
 
@@ -24,11 +25,6 @@ function scratch() {
   return directory
 }
 
-const dbQuestion = {
-  id: 'db',
-  question: 'Which database?',
-  options: [{ label: 'Postgres (Recommended)' }, { label: 'SQLite' }],
-}
 const sqliteAnswer = { answers: [{ id: 'db', selected: ['SQLite'] }] }
 const sqliteResult = '{"answers":[{"id":"db","selected":["SQLite"]}]}'
 

@@ -1,12 +1,11 @@
 import { createRequire } from 'node:module'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { deploymentPlan, deploymentQuestions, planReviewQuestion } from '../../src/cli/scenario.js'
 import { createUserQuestions } from '../../src/protocol/index.js'
-import type { AskUserQuestionItem, UserQuestionError } from '../../src/protocol/index.js'
+import type { AskUserQuestionItem } from '../../src/protocol/index.js'
 import { startWebConsole } from '../../src/providers/web/index.js'
-import type { WebConsole } from '../../src/providers/web/index.js'
-import { launchChromium } from './web-console-harness.js'
+import { settle, useChromium } from './web-console-harness.js'
 
 /**
  * What the console shows, checked in Chromium: the plan's markdown as
@@ -18,39 +17,7 @@ import { launchChromium } from './web-console-harness.js'
  */
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
-let browser: Awaited<ReturnType<typeof launchChromium>>
-const consoles: WebConsole[] = []
-const pages: Page[] = []
-
-beforeAll(async () => {
-  browser = await launchChromium({ bypassCSP: true })
-})
-
-afterAll(async () => {
-  await browser?.close()
-})
-
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((page) => page.close()))
-  await Promise.all(consoles.splice(0).map((web) => web.close()))
-})
-
-async function open() {
-  const seam = createUserQuestions()
-  const web = await startWebConsole({ seam })
-  consoles.push(web)
-  const page = await browser.context.newPage()
-  pages.push(page)
-  await page.goto(web.url)
-  return { seam, page }
-}
-
-function settle<T>(promise: Promise<T>) {
-  return promise.then(
-    (value) => ({ value, error: undefined }),
-    (error: unknown) => ({ value: undefined, error: error as UserQuestionError }),
-  )
-}
+const browser = useChromium({ bypassCSP: true })
 
 interface AxeViolation {
   id: string
@@ -97,7 +64,7 @@ const planQuestion = (detail: string): AskUserQuestionItem => ({
 
 describe('console page in Chromium: what it shows', () => {
   it('renders the plan as formatted text: headings, lists, emphasis, code, links', async () => {
-    const { seam, page } = await open()
+    const { seam, page } = await browser.open()
     const plan = [
       deploymentPlan('eu-west-1', ['Smoke tests']),
       '',
@@ -128,7 +95,7 @@ describe('console page in Chromium: what it shows', () => {
   })
 
   it('never runs anything from a hostile plan, and no element of its raw HTML appears', async () => {
-    const { seam, page } = await open()
+    const { seam, page } = await browser.open()
     const asked = settle(seam.ask({ questions: [planQuestion(hostilePlan)] }))
     const plan = page.locator('.card[data-state="planReview"] .plan-text')
     await plan.getByRole('heading', { level: 3 }).waitFor()
@@ -166,7 +133,7 @@ describe('console page in Chromium: what it shows', () => {
   })
 
   it('names what is visible: an h1, and a "Refuse / Revise" button named with Revise', async () => {
-    const { seam, page } = await open()
+    const { seam, page } = await browser.open()
     void settle(seam.ask({ questions: [planReviewQuestion(deploymentPlan('eu-west-1', []))] }))
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('askseam console')
     const refuse = page.getByRole('button', { name: /Revise/ })
@@ -176,7 +143,7 @@ describe('console page in Chromium: what it shows', () => {
   })
 
   it('keeps a long question with no header small in the queue', async () => {
-    const { seam, page } = await open()
+    const { seam, page } = await browser.open()
     const long = `${'Should the migration '.repeat(2000)}go ahead?`
     void settle(seam.ask({ questions: [{ id: 'long', question: long }] }))
     const item = page.locator('.queue-item').first()
@@ -189,11 +156,8 @@ describe('console page in Chromium: what it shows', () => {
 
   for (const width of [390, 320]) {
     it(`fits a ${width} px phone: no horizontal scroll, every action on screen`, async () => {
-      const seam = createUserQuestions()
-      const web = await startWebConsole({ seam })
-      consoles.push(web)
-      const page = await browser.context.newPage()
-      pages.push(page)
+      const { seam, web } = await browser.serve()
+      const page = await browser.newPage()
       await page.setViewportSize({ width, height: 800 })
       await page.goto(web.url)
       void settle(seam.ask({ questions: deploymentQuestions }))
@@ -222,13 +186,9 @@ describe('console page in Chromium: what it shows', () => {
   }
 
   it('hides the 1–9 key badges and key hints on a touch screen', async () => {
-    const seam = createUserQuestions()
-    const web = await startWebConsole({ seam })
-    consoles.push(web)
-    const context = browser.context
-    const page = await context.newPage()
-    pages.push(page)
-    const session = await context.newCDPSession(page)
+    const { seam, web } = await browser.serve()
+    const page = await browser.newPage()
+    const session = await browser.context.newCDPSession(page)
     await session.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 })
     await session.send('Emulation.setEmitTouchEventsForMouse', { enabled: true })
     await page.goto(web.url)
@@ -240,9 +200,7 @@ describe('console page in Chromium: what it shows', () => {
     expect(coarse).toBe(true)
     expect(await page.locator('.option-key').first().isVisible()).toBe(false)
     expect(await page.locator('.keys').isVisible()).toBe(false)
-    const desktop = await context.newPage()
-    pages.push(desktop)
-    await desktop.goto(web.url)
+    const desktop = await browser.newPage(web.url)
     await desktop.locator('.option').first().waitFor()
     expect(await desktop.locator('.option-key').first().isVisible()).toBe(true)
   })
@@ -267,7 +225,7 @@ function contrastScript() {
 describe('control edges and focus rings: 3:1 against their background (WCAG 1.4.11)', () => {
   for (const scheme of ['light', 'dark'] as const) {
     it(scheme, async () => {
-      const { seam, page } = await open()
+      const { seam, page } = await browser.open()
       await page.emulateMedia({ colorScheme: scheme })
       void settle(seam.ask({ questions: deploymentQuestions }))
       await page.locator('.option').first().waitFor()
@@ -292,7 +250,7 @@ describe('control edges and focus rings: 3:1 against their background (WCAG 1.4.
 describe('axe-core audit: no serious or critical violation', () => {
   for (const scheme of ['light', 'dark'] as const) {
     it(`batch, multi-select, free text and plan review, ${scheme}`, async () => {
-      const { seam, page } = await open()
+      const { seam, page } = await browser.open()
       await page.emulateMedia({ colorScheme: scheme })
       void settle(seam.ask({ questions: deploymentQuestions }))
       void settle(
@@ -330,10 +288,9 @@ describe('axe-core audit: no serious or critical violation', () => {
 
   it('the session-ended view', async () => {
     const seam = createUserQuestions()
+    // Not the session's console: the test closes it itself.
     const web = await startWebConsole({ seam })
-    const page = await browser.context.newPage()
-    pages.push(page)
-    await page.goto(web.url)
+    const page = await browser.newPage(web.url)
     await page.getByRole('status').first().filter({ hasText: 'Connected' }).waitFor()
     await web.close()
     await page.getByRole('heading', { name: "The agent's session ended" }).waitFor()

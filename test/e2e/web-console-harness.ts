@@ -4,25 +4,44 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import type { BrowserContext, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll } from 'vitest'
 import type { QuestionnaireEvent } from '../../src/machines/questionnaire.machine.js'
+import { createUserQuestions } from '../../src/protocol/index.js'
+import type {
+  UserQuestionError,
+  UserQuestions,
+  UserQuestionsOptions,
+} from '../../src/protocol/index.js'
+import { startWebConsole } from '../../src/providers/web/index.js'
+import type { WebConsole } from '../../src/providers/web/index.js'
+
+/**
+ * How to launch Debian's chromium headless: its path (`command -v chromium`)
+ * and the flags it needs in a container.
+ */
+export function debianChromium(): { executablePath: string; args: string[] } {
+  const executablePath = execFileSync('sh', ['-c', 'command -v chromium'], {
+    encoding: 'utf8',
+  }).trim()
+  return {
+    executablePath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  }
+}
 
 /**
  * Debian's chromium, headless, with a new empty profile. `bypassCSP` lets a
  * test inject a script tag (axe-core) into the console page, whose policy
  * would refuse it.
  */
-export async function launchChromium(options: { bypassCSP?: boolean } = {}): Promise<{
+async function launchChromium(options: { bypassCSP?: boolean } = {}): Promise<{
   context: BrowserContext
   close(): Promise<void>
 }> {
-  const executablePath = execFileSync('sh', ['-c', 'command -v chromium'], {
-    encoding: 'utf8',
-  }).trim()
   const profile = mkdtempSync(join(tmpdir(), 'askseam-chromium-'))
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath,
+    ...debianChromium(),
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     viewport: { width: 1200, height: 860 },
     bypassCSP: options.bypassCSP === true,
   })
@@ -34,6 +53,77 @@ export async function launchChromium(options: { bypassCSP?: boolean } = {}): Pro
       rmSync(profile, { recursive: true, force: true })
     },
   }
+}
+
+/** The browser of one test file, and what each of its tests opens there. */
+export interface ChromiumSession {
+  /** The file's one context (one profile): pages share its routes and storage. */
+  readonly context: BrowserContext
+  /** A new page, closed after the test; navigated to `url` when one is given. */
+  newPage(url?: string): Promise<Page>
+  /** A new seam and its web console, closed after the test. */
+  serve(options?: UserQuestionsOptions): Promise<{ seam: UserQuestions; web: WebConsole }>
+  /** {@link ChromiumSession.serve}, with a new page open on the console. */
+  open(
+    options?: UserQuestionsOptions,
+  ): Promise<{ seam: UserQuestions; web: WebConsole; page: Page }>
+}
+
+/**
+ * Launches chromium before the file's tests and closes it after them; after
+ * each test, drops the context's routes and closes the pages and consoles the
+ * test opened through the session. A console or page made without it is the
+ * test's own to close (or the context's, at the end of the file).
+ */
+export function useChromium(options: { bypassCSP?: boolean } = {}): ChromiumSession {
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined
+  const consoles: WebConsole[] = []
+  const pages: Page[] = []
+
+  beforeAll(async () => {
+    browser = await launchChromium(options)
+  })
+  afterAll(async () => {
+    await browser?.close()
+  })
+  afterEach(async () => {
+    // Routes are the shared context's: none may outlive its test.
+    await browser?.context.unrouteAll()
+    await Promise.all(pages.splice(0).map((page) => page.close()))
+    await Promise.all(consoles.splice(0).map((web) => web.close()))
+  })
+
+  const session: ChromiumSession = {
+    get context() {
+      if (browser === undefined) throw new Error('chromium is launched in beforeAll')
+      return browser.context
+    },
+    async newPage(url) {
+      const page = await session.context.newPage()
+      pages.push(page)
+      if (url !== undefined) await page.goto(url)
+      return page
+    },
+    async serve(seamOptions = {}) {
+      const seam = createUserQuestions(seamOptions)
+      const web = await startWebConsole({ seam })
+      consoles.push(web)
+      return { seam, web }
+    },
+    async open(seamOptions = {}) {
+      const { seam, web } = await session.serve(seamOptions)
+      return { seam, web, page: await session.newPage(web.url) }
+    },
+  }
+  return session
+}
+
+/** Records how a promise settled, without an unhandled rejection. */
+export function settle<T>(promise: Promise<T>) {
+  return promise.then(
+    (value) => ({ value, error: undefined }),
+    (error: unknown) => ({ value: undefined, error: error as UserQuestionError }),
+  )
 }
 
 /** What the console shows for the ask on screen, read from the DOM the user sees. */

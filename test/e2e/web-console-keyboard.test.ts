@@ -1,11 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { deploymentQuestions } from '../../src/cli/scenario.js'
-import { createUserQuestions } from '../../src/protocol/index.js'
-import type { AskUserQuestionItem, UserQuestionError } from '../../src/protocol/index.js'
-import { startWebConsole } from '../../src/providers/web/index.js'
-import type { WebConsole } from '../../src/providers/web/index.js'
-import { launchChromium, readScreen } from './web-console-harness.js'
+import type { AskUserQuestionItem } from '../../src/protocol/index.js'
+import { readScreen, settle, useChromium } from './web-console-harness.js'
 
 /**
  * The console's keyboard model in Chromium: each option group is one Tab
@@ -14,39 +11,7 @@ import { launchChromium, readScreen } from './web-console-harness.js'
  * confirms the question; a disabled Submit says what is still open.
  */
 
-let browser: Awaited<ReturnType<typeof launchChromium>>
-const consoles: WebConsole[] = []
-const pages: Page[] = []
-
-beforeAll(async () => {
-  browser = await launchChromium()
-})
-
-afterAll(async () => {
-  await browser?.close()
-})
-
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((page) => page.close()))
-  await Promise.all(consoles.splice(0).map((web) => web.close()))
-})
-
-async function open() {
-  const seam = createUserQuestions()
-  const web = await startWebConsole({ seam })
-  consoles.push(web)
-  const page = await browser.context.newPage()
-  pages.push(page)
-  await page.goto(web.url)
-  return { seam, page }
-}
-
-function settle<T>(promise: Promise<T>) {
-  return promise.then(
-    (value) => ({ value, error: undefined }),
-    (error: unknown) => ({ value: undefined, error: error as UserQuestionError }),
-  )
-}
+const browser = useChromium()
 
 /** The accessible name (aria-label, else text) of the focused element. */
 const focused = (page: Page) =>
@@ -59,7 +24,7 @@ const counter = (page: Page) => page.locator('.counter').textContent()
 
 describe('console keyboard model', () => {
   it('makes each option group one Tab stop, whose arrows move focus without choosing', async () => {
-    const { seam, page } = await open()
+    const { seam, page } = await browser.open()
     void settle(seam.ask({ questions: deploymentQuestions }))
     await expect.poll(() => focused(page)).toBe('eu-west-1 (Recommended)')
     const tabStops = await page.evaluate(() =>
@@ -90,7 +55,7 @@ describe('console keyboard model', () => {
   })
 
   it('Enter on a single choice chooses it and moves on', async () => {
-    const { seam, page } = await open()
+    const { seam, page } = await browser.open()
     const asked = settle(seam.ask({ questions: deploymentQuestions }))
     await expect.poll(() => focused(page)).toBe('eu-west-1 (Recommended)')
     await page.keyboard.press('ArrowDown')
@@ -108,7 +73,7 @@ describe('console keyboard model', () => {
   })
 
   it('Space toggles on a multi-select and Enter confirms the question without toggling', async () => {
-    const { seam, page } = await open()
+    const { seam, page } = await browser.open()
     const asked = settle(seam.ask({ questions: deploymentQuestions }))
     await expect.poll(() => focused(page)).toBe('eu-west-1 (Recommended)')
     await page.keyboard.press('Enter')
@@ -133,7 +98,7 @@ describe('console keyboard model', () => {
   })
 
   it('a disabled Submit names the questions still open', async () => {
-    const { seam, page } = await open()
+    const { seam, page } = await browser.open()
     void settle(seam.ask({ questions: deploymentQuestions }))
     const submit = page.getByRole('button', { name: 'Submit', exact: true })
     await expect
@@ -157,7 +122,7 @@ describe('console keyboard model', () => {
   })
 
   it('badges a recommended option while its label, the value, stays exactly as written', async () => {
-    const { seam, page } = await open()
+    const { seam, page } = await browser.open()
     const questions: AskUserQuestionItem[] = [
       {
         id: 'db',

@@ -2,13 +2,11 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { createUserQuestions } from '../../src/protocol/index.js'
-import type { UserQuestionError } from '../../src/protocol/index.js'
 import { startWebConsole } from '../../src/providers/web/index.js'
-import type { WebConsole } from '../../src/providers/web/index.js'
-import { addDeadlines, launchChromium } from './web-console-harness.js'
+import { addDeadlines, settle, useChromium } from './web-console-harness.js'
 
 /**
  * The page's connection and time in Chromium: Sent ✓ once the host accepts
@@ -17,39 +15,12 @@ import { addDeadlines, launchChromium } from './web-console-harness.js'
  * countdown of an ask with a deadline.
  */
 
-let browser: Awaited<ReturnType<typeof launchChromium>>
-const consoles: WebConsole[] = []
-const pages: Page[] = []
+const browser = useChromium()
 const hosts: ChildProcess[] = []
 
-beforeAll(async () => {
-  browser = await launchChromium()
-})
-
-afterAll(async () => {
-  await browser?.close()
-})
-
-afterEach(async () => {
-  // Routes are the shared context's: none may outlive its test.
-  await browser.context.unrouteAll()
-  await Promise.all(pages.splice(0).map((page) => page.close()))
-  await Promise.all(consoles.splice(0).map((web) => web.close()))
+afterEach(() => {
   for (const host of hosts.splice(0)) host.kill('SIGKILL')
 })
-
-function settle<T>(promise: Promise<T>) {
-  return promise.then(
-    (value) => ({ value, error: undefined }),
-    (error: unknown) => ({ value: undefined, error: error as UserQuestionError }),
-  )
-}
-
-async function newPage(): Promise<Page> {
-  const page = await browser.context.newPage()
-  pages.push(page)
-  return page
-}
 
 /** Every WebSocket the page opens and every error it logs, as they happen. */
 function watch(page: Page) {
@@ -65,11 +36,7 @@ const ended = (page: Page) => page.getByRole('heading', { name: "The agent's ses
 
 describe('console page lifecycle', () => {
   it('shows Sent ✓ once the host accepts the answer', async () => {
-    const seam = createUserQuestions()
-    const web = await startWebConsole({ seam })
-    consoles.push(web)
-    const page = await newPage()
-    await page.goto(web.url)
+    const { seam, page } = await browser.open()
     const asked = seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] })
     await page.getByLabel('Your answer').fill('Aurora')
     await page.getByLabel('Your answer').press('Enter')
@@ -86,11 +53,7 @@ describe('console page lifecycle', () => {
   })
 
   it('confirms a dismissal as sent, too', async () => {
-    const seam = createUserQuestions()
-    const web = await startWebConsole({ seam })
-    consoles.push(web)
-    const page = await newPage()
-    await page.goto(web.url)
+    const { seam, page } = await browser.open()
     const asked = settle(seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] }))
     await page.getByRole('button', { name: 'Dismiss all' }).click()
     expect((await asked).error?.code).toBe('ASK_CANCELLED')
@@ -100,10 +63,8 @@ describe('console page lifecycle', () => {
   })
 
   it('resends an answer the host never confirmed, after a reconnect, once', async () => {
-    const seam = createUserQuestions()
-    const web = await startWebConsole({ seam })
-    consoles.push(web)
-    const page = await newPage()
+    const { seam, web } = await browser.serve()
+    const page = await browser.newPage()
     const seen = watch(page)
     let dropped = false
     const responds: string[] = []
@@ -134,8 +95,9 @@ describe('console page lifecycle', () => {
 
   it('ends for good when the host closes: no reconnect, no more errors', async () => {
     const seam = createUserQuestions()
+    // Not the session's console: the test closes it itself.
     const web = await startWebConsole({ seam })
-    const page = await newPage()
+    const page = await browser.newPage()
     const seen = watch(page)
     await page.goto(web.url)
     const asked = settle(seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] }))
@@ -161,7 +123,7 @@ describe('console page lifecycle', () => {
     const lines = createInterface({ input: host.stdout! })[Symbol.asyncIterator]()
     const line = (await lines.next()).value as string
     const { url } = JSON.parse(line) as { url: string }
-    const page = await newPage()
+    const page = await browser.newPage()
     // The page's own clock, so the backoff and the give-up can be run through at once.
     await page.clock.install()
     const seen = watch(page)
@@ -188,10 +150,8 @@ describe('console page lifecycle', () => {
   })
 
   it('counts down the time left on an ask with a deadline', async () => {
-    const seam = createUserQuestions({ timeoutMs: 10 * 60_000 })
-    const web = await startWebConsole({ seam })
-    consoles.push(web)
-    const page = await newPage()
+    const { seam, web } = await browser.serve({ timeoutMs: 10 * 60_000 })
+    const page = await browser.newPage()
     await addDeadlines(page.context(), seam)
     await page.clock.install()
     await page.goto(web.url)
@@ -211,10 +171,8 @@ describe('console page lifecycle', () => {
   })
 
   it('shows no countdown for an ask without a deadline', async () => {
-    const seam = createUserQuestions()
-    const web = await startWebConsole({ seam })
-    consoles.push(web)
-    const page = await newPage()
+    const { seam, web } = await browser.serve()
+    const page = await browser.newPage()
     await addDeadlines(page.context(), seam)
     await page.goto(web.url)
     void settle(seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] }))

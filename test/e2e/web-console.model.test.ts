@@ -21,7 +21,7 @@ import type {
   QuestionnairePath,
   QuestionnairePathOptions,
 } from '../support/questionnaire-paths.js'
-import { launchChromium, perform, readScreen } from './web-console-harness.js'
+import { perform, readScreen, useChromium } from './web-console-harness.js'
 
 /**
  * Paths generated from questionnaireMachine, replayed through the console
@@ -118,13 +118,13 @@ const requests: {
   },
 ]
 
-let browser: Awaited<ReturnType<typeof launchChromium>>
+const browser = useChromium()
 let web: WebConsole
 let page: Page
 const seam = createUserQuestions({ timeoutMs: 60_000 })
 
+// One console and one page for every case of the file, so not the session's per-test ones.
 beforeAll(async () => {
-  browser = await launchChromium()
   web = await startWebConsole({ seam })
   page = await browser.context.newPage()
   await page.goto(web.url)
@@ -132,7 +132,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await web?.close()
-  await browser?.close()
 })
 
 for (const request of requests) {

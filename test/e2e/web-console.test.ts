@@ -1,50 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { deploymentPlan, deploymentQuestions, planReviewQuestion } from '../../src/cli/scenario.js'
-import { createAgentRegistry, createUserQuestions } from '../../src/protocol/index.js'
-import type { AskUserQuestionItem, UserQuestionError } from '../../src/protocol/index.js'
-import { startWebConsole } from '../../src/providers/web/index.js'
-import type { WebConsole } from '../../src/providers/web/index.js'
-import { launchChromium, readScreen } from './web-console-harness.js'
+import { createAgentRegistry } from '../../src/protocol/index.js'
+import type { AskUserQuestionItem } from '../../src/protocol/index.js'
+import { readScreen, settle, useChromium } from './web-console-harness.js'
 
-let browser: Awaited<ReturnType<typeof launchChromium>>
-const consoles: WebConsole[] = []
-const pages: Page[] = []
-
-beforeAll(async () => {
-  browser = await launchChromium()
-})
-
-afterAll(async () => {
-  await browser?.close()
-})
-
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((page) => page.close()))
-  await Promise.all(consoles.splice(0).map((web) => web.close()))
-})
+const browser = useChromium()
 
 async function start() {
   const agents = createAgentRegistry()
-  const seam = createUserQuestions({ agents })
-  const web = await startWebConsole({ seam })
-  consoles.push(web)
+  const { seam, web } = await browser.serve({ agents })
   return { seam, web, agents }
-}
-
-async function openPage(url: string): Promise<Page> {
-  const page = await browser.context.newPage()
-  pages.push(page)
-  await page.goto(url)
-  return page
-}
-
-/** Records how a promise settled, without an unhandled rejection. */
-function settle<T>(promise: Promise<T>) {
-  return promise.then(
-    (value) => ({ value, error: undefined }),
-    (error: unknown) => ({ value: undefined, error: error as UserQuestionError }),
-  )
 }
 
 const plan = planReviewQuestion(deploymentPlan('eu-west-1', ['Smoke tests', 'Load test']))
@@ -52,7 +17,7 @@ const plan = planReviewQuestion(deploymentPlan('eu-west-1', ['Smoke tests', 'Loa
 describe('web console in Chromium', () => {
   it('answers a batch through the page and hands the caller the canonical answer', async () => {
     const { seam, web } = await start()
-    const page = await openPage(web.url)
+    const page = await browser.newPage(web.url)
     const asked = seam.ask({ questions: deploymentQuestions })
     await page.getByRole('radio', { name: 'us-east-1', exact: true }).click()
     await expect.poll(() => page.locator('.counter').textContent()).toBe('Question 2 of 3')
@@ -73,7 +38,7 @@ describe('web console in Chromium', () => {
 
   it('skips, answers in your own words, and goes back', async () => {
     const { seam, web } = await start()
-    const page = await openPage(web.url)
+    const page = await browser.newPage(web.url)
     const asked = seam.ask({ questions: deploymentQuestions })
     await page.getByRole('button', { name: 'Skip', exact: true }).click()
     await page.getByLabel('Add your own').fill('Canary in one zone first')
@@ -94,7 +59,7 @@ describe('web console in Chromium', () => {
 
   it('works from the keyboard alone: digits pick options, Enter moves on and submits', async () => {
     const { seam, web } = await start()
-    const page = await openPage(web.url)
+    const page = await browser.newPage(web.url)
     const asked = seam.ask({ questions: deploymentQuestions })
     const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))
     await expect.poll(focused).toBe('eu-west-1 (Recommended)')
@@ -121,7 +86,7 @@ describe('web console in Chromium', () => {
 
   it('gives every control an accessible name, in the batch view and the plan review', async () => {
     const { seam, web } = await start()
-    const page = await openPage(web.url)
+    const page = await browser.newPage(web.url)
     void settle(seam.ask({ questions: deploymentQuestions }))
     void settle(seam.ask({ questions: [plan] }))
     const unnamed = () =>
@@ -144,7 +109,7 @@ describe('web console in Chromium', () => {
 
   it('does not submit on Enter while an IME composition is open', async () => {
     const { seam, web } = await start()
-    const page = await openPage(web.url)
+    const page = await browser.newPage(web.url)
     const asked = settle(seam.ask({ questions: [{ id: 'name', question: 'Project name?' }] }))
     const field = page.getByLabel('Your answer')
     await field.fill('かんじ')
@@ -161,7 +126,7 @@ describe('web console in Chromium', () => {
 
   it('reviews a plan: approve, refuse with feedback, discuss', async () => {
     const { seam, web } = await start()
-    const page = await openPage(web.url)
+    const page = await browser.newPage(web.url)
     const card = page.locator('.card[data-state="planReview"]')
 
     const approved = seam.ask({ questions: [plan] })
@@ -188,7 +153,7 @@ describe('web console in Chromium', () => {
 
   it('replays the pending question, same ask, after a reload, where the tab left it', async () => {
     const { seam, web } = await start()
-    const page = await openPage(web.url)
+    const page = await browser.newPage(web.url)
     const asked = seam.ask({ questions: deploymentQuestions })
     const { askId } = seam.pending()[0]!
     await page.getByRole('radio', { name: 'us-east-1', exact: true }).click()
@@ -214,17 +179,17 @@ describe('web console in Chromium', () => {
 
   it('starts the questions over in a new tab, which has no saved progress', async () => {
     const { seam, web } = await start()
-    const first = await openPage(web.url)
+    const first = await browser.newPage(web.url)
     void settle(seam.ask({ questions: deploymentQuestions }))
     await first.getByRole('radio', { name: 'us-east-1', exact: true }).click()
-    const second = await openPage(web.url)
+    const second = await browser.newPage(web.url)
     await second.getByRole('heading', { name: deploymentQuestions[0]!.question }).waitFor()
     expect(await readScreen(second)).toMatchObject({ index: 0, checked: [] })
   })
 
   it('lists several pending asks and answers them in any order', async () => {
     const { seam, web } = await start()
-    const page = await openPage(web.url)
+    const page = await browser.newPage(web.url)
     const first = seam.ask({ questions: [{ id: 'a', question: 'First question?' }] })
     const second = seam.ask({ questions: [{ id: 'b', question: 'Second question?' }] })
     const queue = page.getByRole('complementary', { name: 'Pending questions' })
@@ -241,8 +206,8 @@ describe('web console in Chromium', () => {
 
   it('two tabs: the first answer wins and the question leaves the other tab', async () => {
     const { seam, web } = await start()
-    const one = await openPage(web.url)
-    const two = await openPage(web.url)
+    const one = await browser.newPage(web.url)
+    const two = await browser.newPage(web.url)
     const asked = seam.ask({ questions: [plan] })
     await two.getByRole('button', { name: 'Approve', exact: true }).waitFor()
     await one.getByRole('button', { name: 'Discuss', exact: true }).waitFor()
@@ -254,7 +219,7 @@ describe('web console in Chromium', () => {
 
   it('takes the question down when the host aborts the ask', async () => {
     const { seam, web } = await start()
-    const page = await openPage(web.url)
+    const page = await browser.newPage(web.url)
     const controller = new AbortController()
     const asked = settle(seam.ask({ questions: deploymentQuestions, signal: controller.signal }))
     await page.getByRole('heading', { name: deploymentQuestions[0]!.question }).waitFor()
@@ -266,7 +231,7 @@ describe('web console in Chromium', () => {
 
   it('renders model-written markup as inert text', async () => {
     const { seam, web, agents } = await start()
-    const page = await openPage(web.url)
+    const page = await browser.newPage(web.url)
     const script = '<script>window.__pwned = 1</script>'
     const image = '<img src=x onerror="window.__pwned = 2">'
     const agent = { id: `agent ${image}` }
@@ -310,9 +275,9 @@ describe('web console in Chromium', () => {
   it('gives nothing to a wrong or missing token', async () => {
     const { seam, web } = await start()
     void settle(seam.ask({ questions: [{ id: 'secret', question: 'The secret question?' }] }))
-    const wrong = await openPage(web.url.replace(/token=[^&]+/, 'token=guess'))
+    const wrong = await browser.newPage(web.url.replace(/token=[^&]+/, 'token=guess'))
     expect(await wrong.textContent('body')).toContain('needs its token')
-    const missing = await openPage(web.url.replace(/\?.*$/, ''))
+    const missing = await browser.newPage(web.url.replace(/\?.*$/, ''))
     expect(await missing.textContent('body')).not.toContain('secret')
     // Even script running on the console's own origin cannot open the socket without the token.
     const refused = await wrong.evaluate(

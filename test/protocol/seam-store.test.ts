@@ -41,6 +41,29 @@ const seamOn = (store: AskStore, options: UserQuestionsOptions = {}) => {
   return seam
 }
 
+/** A seam on `store` with a controllable provider registered. */
+function presentingOn(store: AskStore) {
+  const seam = seamOn(store)
+  const provider = createControllableProvider()
+  seam.registerProvider(provider)
+  return { seam, provider }
+}
+
+/** A memory store shared by a worker seam, which asks, and a console seam, which presents. */
+function fleet() {
+  const store = createMemoryStore()
+  return { store, worker: seamOn(store), console_: seamOn(store) }
+}
+
+/** A {@link fleet} whose console seam has a controllable provider, once the fleet has seen it. */
+async function fleetWithConsole() {
+  const seams = fleet()
+  const there = createControllableProvider()
+  seams.console_.registerProvider(there)
+  await settle()
+  return { ...seams, there }
+}
+
 beforeEach(() => {
   vi.useFakeTimers()
   vi.setSystemTime(1_000_000)
@@ -53,10 +76,7 @@ afterEach(async () => {
 
 describe('keys', () => {
   it('a second ask with the key attaches: same askId, presented once, both callers answered', async () => {
-    const store = createMemoryStore()
-    const seam = seamOn(store)
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = presentingOn(createMemoryStore())
     const first = seam.ask({ questions, key: 'k1' })
     const second = seam.ask({ questions, key: 'k1' })
     await settle()
@@ -99,10 +119,7 @@ describe('keys', () => {
   })
 
   it('a caller’s own abort is not replayed: the next ask with the key is a new ask', async () => {
-    const store = createMemoryStore()
-    const seam = seamOn(store)
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = presentingOn(createMemoryStore())
     const controller = new AbortController()
     const first = seam.ask({ questions, key: 'k4', signal: controller.signal })
     await settle()
@@ -117,9 +134,7 @@ describe('keys', () => {
   })
 
   it('the same key with other questions is INVALID_REQUEST on field key; key order and omitted fields do not matter', async () => {
-    const store = createMemoryStore()
-    const seam = seamOn(store)
-    seam.registerProvider(createControllableProvider())
+    const { seam } = presentingOn(createMemoryStore())
     void seam.ask({ questions, key: 'k5' }).catch(() => undefined)
     await settle()
     const reordered = [
@@ -144,12 +159,7 @@ describe('keys', () => {
 
 describe('one console for a fleet', () => {
   it('a seam with a provider presents another seam’s ask with the same askId, and the asker gets the answer', async () => {
-    const store = createMemoryStore()
-    const worker = seamOn(store)
-    const console_ = seamOn(store)
-    const provider = createControllableProvider()
-    console_.registerProvider(provider)
-    await settle()
+    const { worker, console_, there: provider } = await fleetWithConsole()
     const asked = worker.ask({ questions })
     await settle()
     const [listed] = worker.pending()
@@ -162,9 +172,7 @@ describe('one console for a fleet', () => {
   })
 
   it('NO_PROVIDER counts a provider on any live seam sharing the store', async () => {
-    const store = createMemoryStore()
-    const worker = seamOn(store)
-    const console_ = seamOn(store)
+    const { worker, console_ } = fleet()
     await expect(worker.ask({ questions })).rejects.toMatchObject({ code: 'NO_PROVIDER' })
     const dispose = console_.registerProvider(createControllableProvider())
     await settle()
@@ -178,9 +186,7 @@ describe('one console for a fleet', () => {
   })
 
   it('the first committed answer wins; the other presentation aborts settled-elsewhere and its late answer is refused', async () => {
-    const store = createMemoryStore()
-    const worker = seamOn(store)
-    const console_ = seamOn(store)
+    const { store, worker, console_ } = fleet()
     const here = createControllableProvider()
     const there = createControllableProvider()
     worker.registerProvider(here)
@@ -202,9 +208,7 @@ describe('one console for a fleet', () => {
   })
 
   it('disposing one provider ends nothing while another seam’s provider still presents the ask', async () => {
-    const store = createMemoryStore()
-    const worker = seamOn(store)
-    const console_ = seamOn(store)
+    const { worker, console_ } = fleet()
     const disposeHere = worker.registerProvider(createControllableProvider())
     const there = createControllableProvider()
     console_.registerProvider(there)
@@ -223,12 +227,7 @@ describe('one console for a fleet', () => {
 
 describe('close and crashes', () => {
   it('close() rejects this seam’s callers, leaves a keyed ask pending and answerable elsewhere, ends a keyless one, and keeps the store open', async () => {
-    const store = createMemoryStore()
-    const worker = seamOn(store)
-    const console_ = seamOn(store)
-    const there = createControllableProvider()
-    console_.registerProvider(there)
-    await settle()
+    const { store, worker, there } = await fleetWithConsole()
     const keyed = worker.ask({ questions, key: 'resume-me' })
     const keyless = worker.ask({ questions })
     await settle()
@@ -250,11 +249,7 @@ describe('close and crashes', () => {
   })
 
   it('a dropped seam’s keyless ask ends owner-gone once its lease lapses; its keyed ask stays pending', async () => {
-    const store = createMemoryStore()
-    const worker = seamOn(store)
-    const console_ = seamOn(store)
-    console_.registerProvider(createControllableProvider())
-    await settle()
+    const { store, worker } = await fleetWithConsole()
     void worker.ask({ questions })
     void worker.ask({ questions, key: 'kept' })
     await settle()
@@ -273,12 +268,7 @@ describe('close and crashes', () => {
   })
 
   it('any live seam ends an overdue ask ASK_TIMEOUT with the original deadline, and an answer before it wins', async () => {
-    const store = createMemoryStore()
-    const worker = seamOn(store)
-    const console_ = seamOn(store)
-    const there = createControllableProvider()
-    console_.registerProvider(there)
-    await settle()
+    const { store, worker, there } = await fleetWithConsole()
     void worker.ask({ questions, key: 'late', timeoutMs: 10_000 })
     void worker.ask({ questions, key: 'early', timeoutMs: 10_000 })
     await settle()
@@ -324,9 +314,7 @@ describe('store failures', () => {
     const failure = new Error('disk I/O error')
     const store: AskStore = Object.create(inner) as AskStore
     store.settle = () => Promise.reject(failure)
-    const seam = seamOn(store)
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = presentingOn(store)
     const asked = seam.ask({ questions }).catch((e: unknown) => e)
     await settle()
     provider.last().resolve(answer)
@@ -352,9 +340,7 @@ describe('store failures', () => {
 
 describe('ProviderRequest.settlement', () => {
   it('is accepted after the commit of the provider’s own answer, refused with BAD_ANSWER for one that does not fit', async () => {
-    const seam = seamOn(createMemoryStore())
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
+    const { seam, provider } = presentingOn(createMemoryStore())
     const good = seam.ask({ questions })
     await settle()
     provider.last().resolve(skipAll(questions))

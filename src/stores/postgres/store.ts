@@ -1,17 +1,19 @@
 import type { Client, ClientConfig, Pool, PoolClient } from 'pg'
 import {
-  CorruptRowError,
   STORE_SCHEMA_VERSION,
   TIMEOUT_MESSAGE,
   isReplayedOutcome,
+  notifyEach,
   ownerGoneOutcome,
   parseAskRecord,
+  parseRows,
   parseStoredOutcome,
 } from '../../protocol/index.js'
 import type {
   AdmitResult,
   AskRecord,
   AskStore,
+  CorruptRowError,
   NewAskRecord,
   SeamLease,
   StoreChange,
@@ -105,18 +107,7 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
     return result.rows as TRow[]
   }
   /** Parses rows for a call that lists asks: a bad row is skipped and reported, not fatal. */
-  const parseEach = (rows: AskRow[]): AskRecord[] => {
-    const records: AskRecord[] = []
-    for (const row of rows) {
-      try {
-        records.push(toAskRecord(row))
-      } catch (error: unknown) {
-        if (!(error instanceof CorruptRowError)) throw error
-        corrupt(error)
-      }
-    }
-    return records
-  }
+  const parseEach = (rows: AskRow[]): AskRecord[] => parseRows(rows, toAskRecord, corrupt)
   const one = (rows: AskRow[]): AskRecord | undefined =>
     rows[0] === undefined ? undefined : toAskRecord(rows[0])
 
@@ -124,18 +115,7 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
     ready,
     query: (text, values) => query(text, values),
     newClient: () => new pg.Client({ ...connection, application_name: 'askseam-listener' }),
-    emit(change) {
-      for (const listener of [...listeners]) {
-        try {
-          listener(change)
-        } catch (error: unknown) {
-          // One listener's fault must not starve the others; it still surfaces.
-          queueMicrotask(() => {
-            throw error
-          })
-        }
-      }
-    },
+    emit: (change) => notifyEach(listeners, change),
     report,
     corrupt,
     pollIntervalMs: options.pollIntervalMs ?? 2_000,
@@ -280,16 +260,7 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
       open()
       await ready()
       const rows = await query<LeaseRow>(statements.leases, [now])
-      const live: SeamLease[] = []
-      for (const row of rows) {
-        try {
-          live.push(toSeamLease(row))
-        } catch (error: unknown) {
-          if (!(error instanceof CorruptRowError)) throw error
-          corrupt(error)
-        }
-      }
-      return live
+      return parseRows(rows, toSeamLease, corrupt)
     },
 
     watch(listener) {

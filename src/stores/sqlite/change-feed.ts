@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import { CorruptRowError } from '../../protocol/index.js'
+import { CorruptRowError, notifyEach } from '../../protocol/index.js'
 import type { StoreChange } from '../../protocol/index.js'
 import type { Connection } from './connection.js'
 import { decodeAsk } from './rows.js'
@@ -50,18 +50,7 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
   let polling = false
   let closed = false
 
-  const emit = (change: StoreChange): void => {
-    for (const listener of [...listeners]) {
-      try {
-        listener(change)
-      } catch (error: unknown) {
-        // A listener's fault is its own: surface it without stopping the feed.
-        queueMicrotask(() => {
-          throw error
-        })
-      }
-    }
-  }
+  const emit = (change: StoreChange): void => notifyEach(listeners, change)
 
   const readRevision = (db: BetterSqlite3.Database): Revision =>
     statementsOf(db).revision.get() as Revision

@@ -1,14 +1,14 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import {
-  CorruptRowError,
   STORE_SCHEMA_VERSION,
   TIMEOUT_MESSAGE,
   isReplayedOutcome,
   ownerGoneOutcome,
   parseAskRecord,
+  parseRows,
   parseStoredOutcome,
 } from '../../protocol/index.js'
-import type { AdmitResult, AskRecord, AskStore, SeamLease } from '../../protocol/index.js'
+import type { AdmitResult, AskRecord, AskStore, CorruptRowError } from '../../protocol/index.js'
 import { createChangeFeed } from './change-feed.js'
 import { createConnection } from './connection.js'
 import { decodeAsk, decodeLease, encodeNewAsk } from './rows.js'
@@ -83,18 +83,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
   const ownerGone = JSON.stringify(ownerGoneOutcome())
 
   /** Decodes rows, skipping (and reporting) those that do not parse. */
-  const decodeAll = (rows: AskRow[]): AskRecord[] => {
-    const records: AskRecord[] = []
-    for (const row of rows) {
-      try {
-        records.push(decodeAsk(row))
-      } catch (error: unknown) {
-        if (!(error instanceof CorruptRowError)) throw error
-        onCorruptRow(error)
-      }
-    }
-    return records
-  }
+  const decodeAll = (rows: AskRow[]): AskRecord[] => parseRows(rows, decodeAsk, onCorruptRow)
 
   /**
    * Runs `work` in an IMMEDIATE transaction (the write lock taken up front,
@@ -229,16 +218,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
         'leases',
         (db) => statementsOf(db).liveLeases.all(now) as LeaseRow[],
       )
-      const live: SeamLease[] = []
-      for (const row of rows) {
-        try {
-          live.push(decodeLease(row))
-        } catch (error: unknown) {
-          if (!(error instanceof CorruptRowError)) throw error
-          onCorruptRow(error)
-        }
-      }
-      return live
+      return parseRows(rows, decodeLease, onCorruptRow)
     },
 
     watch: (listener) => feed.watch(listener),
