@@ -206,6 +206,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         TIMEOUT_MESSAGE,
       )
       expect(await store.get(overdue.askId)).toMatchObject({ state: 'settled', settledAt: 2_000 })
+      // What the sweep resolves with is what it wrote, as any handle reads it back.
+      expect(await (await second()).get(overdue.askId)).toEqual(ended[0])
       expect(await store.expireOverdue(2_000)).toEqual([])
       expect(await store.get(answeredInTime.askId)).toMatchObject({ outcome: answered })
     })
@@ -231,7 +233,10 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       for (const ask of [ofAlive, ofExpired, ofUnknown, keyed]) await store.admit(ask)
       const ended = await store.endOrphans(1_000)
       expect(ended.map((r) => r.askId).sort()).toEqual([ofExpired.askId, ofUnknown.askId].sort())
-      for (const record of ended) expect(record.outcome).toEqual(ownerGoneOutcome())
+      for (const record of ended) {
+        expect(record.outcome).toEqual(ownerGoneOutcome())
+        expect(await store.get(record.askId)).toEqual(record)
+      }
       expect((await store.pending()).map((r) => r.askId).sort()).toEqual(
         [ofAlive.askId, keyed.askId].sort(),
       )

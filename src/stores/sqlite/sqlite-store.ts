@@ -7,11 +7,12 @@ import {
   ownerGoneOutcome,
   parseAskRecord,
   parseStoredOutcome,
+  timeoutOutcome,
 } from '../../protocol/index.js'
 import type { AdmitResult, AskRecord, AskStore, SeamLease } from '../../protocol/index.js'
 import { createChangeFeed } from './change-feed.js'
 import { createConnection } from './connection.js'
-import { decodeAsk, decodeLease, encodeNewAsk } from './rows.js'
+import { decodeAsk, decodeEnded, decodeLease, encodeNewAsk } from './rows.js'
 import type { AskRow, LeaseRow } from './rows.js'
 import { statementsOf } from './statements.js'
 import type { Statements } from './statements.js'
@@ -83,11 +84,11 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
   const ownerGone = JSON.stringify(ownerGoneOutcome())
 
   /** Decodes rows, skipping (and reporting) those that do not parse. */
-  const decodeAll = (rows: AskRow[]): AskRecord[] => {
+  const decodeAll = (rows: AskRow[], decode: (row: AskRow) => AskRecord = decodeAsk): AskRecord[] => {
     const records: AskRecord[] = []
     for (const row of rows) {
       try {
-        records.push(decodeAsk(row))
+        records.push(decode(row))
       } catch (error: unknown) {
         if (!(error instanceof CorruptRowError)) throw error
         onCorruptRow(error)
@@ -195,7 +196,10 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
         const rows = s.expire.all({ now, revision, message: TIMEOUT_MESSAGE }) as AskRow[]
         return { result: rows, changed: rows.length > 0 }
       })
-      return settled(decodeAll(result), revision)
+      return settled(
+        decodeAll(result, (row) => decodeEnded(row, now, timeoutOutcome)),
+        revision,
+      )
     },
 
     async endOrphans(now) {
@@ -203,7 +207,10 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
         const rows = s.endOrphans.all({ now, revision, outcome: ownerGone }) as AskRow[]
         return { result: rows, changed: rows.length > 0 }
       })
-      return settled(decodeAll(result), revision)
+      return settled(
+        decodeAll(result, (row) => decodeEnded(row, now, ownerGoneOutcome)),
+        revision,
+      )
     },
 
     heartbeat(lease) {

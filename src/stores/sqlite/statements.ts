@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import { ASK_COLUMNS } from './rows.js'
+import { ASK_COLUMNS, ENDED_COLUMNS } from './rows.js'
 
 /**
  * Every statement the store runs. Those that read asks run in raw mode
@@ -29,11 +29,11 @@ const SQL = {
            'code', 'ASK_TIMEOUT', 'message', @message,
            'details', json_object('deadline', deadline, 'startedAt', started_at)))
        WHERE state = 'pending' AND deadline <= @now
-       RETURNING ${ASK_COLUMNS}`,
+       RETURNING ${ENDED_COLUMNS}`,
   endOrphans: `UPDATE asks SET state = 'settled', settled_at = @now, revision = @revision, outcome = @outcome
        WHERE state = 'pending' AND ask_key IS NULL
          AND owner_seam_id NOT IN (SELECT seam_id FROM leases WHERE expires_at > @now)
-       RETURNING ${ASK_COLUMNS}`,
+       RETURNING ${ENDED_COLUMNS}`,
   lease: 'SELECT provider_active FROM leases WHERE seam_id = ?',
   upsertLease: `INSERT INTO leases (seam_id, provider_active, expires_at, schema_version)
        VALUES (@seamId, @providerActive, @expiresAt, @schemaVersion)
