@@ -84,7 +84,10 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
   const ownerGone = JSON.stringify(ownerGoneOutcome())
 
   /** Decodes rows, skipping (and reporting) those that do not parse. */
-  const decodeAll = (rows: AskRow[], decode: (row: AskRow) => AskRecord = decodeAsk): AskRecord[] => {
+  const decodeAll = (
+    rows: AskRow[],
+    decode: (row: AskRow) => AskRecord = decodeAsk,
+  ): AskRecord[] => {
     const records: AskRecord[] = []
     for (const row of rows) {
       try {
