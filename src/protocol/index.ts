@@ -66,6 +66,7 @@ export { importPeer } from './peer.js'
 // askseam store uses.
 export {
   CorruptRowError,
+  LEASE_RETENTION_MS,
   OWNER_GONE_MESSAGE,
   STORE_SCHEMA_VERSION,
   TIMEOUT_MESSAGE,

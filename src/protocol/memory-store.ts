@@ -1,4 +1,10 @@
-import { isReplayedOutcome, ownerGoneOutcome, parseAskRecord, timeoutOutcome } from './store.js'
+import {
+  LEASE_RETENTION_MS,
+  isReplayedOutcome,
+  ownerGoneOutcome,
+  parseAskRecord,
+  timeoutOutcome,
+} from './store.js'
 import type {
   AdmitResult,
   AskRecord,
@@ -133,6 +139,10 @@ export function createMemoryStore(): AskStore {
         if (lease === undefined || lease.expiresAt <= now) {
           ended.push(settleNow(record, ownerGoneOutcome(), now))
         }
+      }
+      // Already dead to every reader: no one is told they go.
+      for (const [seamId, lease] of leases) {
+        if (lease.expiresAt <= now - LEASE_RETENTION_MS) leases.delete(seamId)
       }
       return ended
     },

@@ -5,7 +5,12 @@
  * (another connection, as another process would have).
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { TIMEOUT_MESSAGE, ownerGoneOutcome, timeoutOutcome } from '../../src/protocol/index.js'
+import {
+  LEASE_RETENTION_MS,
+  TIMEOUT_MESSAGE,
+  ownerGoneOutcome,
+  timeoutOutcome,
+} from '../../src/protocol/index.js'
 import type {
   AskRecord,
   AskStore,
@@ -240,6 +245,31 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       expect((await store.pending()).map((r) => r.askId).sort()).toEqual(
         [ofAlive.askId, keyed.askId].sort(),
       )
+    })
+
+    it('deletes leases long expired when it ends orphans, and keeps the others', async () => {
+      const { store } = await setup()
+      const other = await second()
+      const now = 1_700_000_000_000
+      await store.heartbeat({
+        seamId: 'long-dead',
+        providerActive: true,
+        expiresAt: now - LEASE_RETENTION_MS,
+      })
+      await store.heartbeat({
+        seamId: 'lately-dead',
+        providerActive: false,
+        expiresAt: now - LEASE_RETENTION_MS + 1,
+      })
+      await store.heartbeat({ seamId: 'alive', providerActive: true, expiresAt: now + 1_000 })
+      // A live seam's orphan sweep, in another process.
+      await other.endOrphans(now)
+      // Read as of long ago, when all three were live: only the long-dead one is gone.
+      const kept = await store.leases(0)
+      expect(kept.map((lease) => lease.seamId).sort()).toEqual(['alive', 'lately-dead'])
+      expect(await store.leases(now)).toEqual([
+        { seamId: 'alive', providerActive: true, expiresAt: now + 1_000 },
+      ])
     })
 
     it('keeps leases: renewed, filtered by time, released', async () => {

@@ -87,10 +87,14 @@ export const statements = {
     ORDER BY ended.started_at, ended.ask_id COLLATE "C"`,
 
   /**
-   * $1 now, $2 the owner-gone outcome, $3 schema version, $4 channel. Keyed
-   * asks stay pending: a later ask with the key resumes them.
+   * $1 now, $2 the owner-gone outcome, $3 schema version, $4 channel, $5 the
+   * oldest expiry a lease may have and be kept. Keyed asks stay pending: a
+   * later ask with the key resumes them. Leases long expired are deleted in
+   * the same statement, unannounced: they counted as dead already.
    */
-  endOrphans: `WITH due AS (
+  endOrphans: `WITH pruned AS (
+      DELETE FROM askseam_leases WHERE expires_at <= $5
+    ), due AS (
       SELECT asks.ask_id FROM askseam_asks AS asks
       WHERE asks.state = 'pending' AND asks.ask_key IS NULL AND asks.schema_version = $3
         AND NOT EXISTS (

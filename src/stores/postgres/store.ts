@@ -1,6 +1,7 @@
 import type { Client, ClientConfig, Pool, PoolClient } from 'pg'
 import {
   CorruptRowError,
+  LEASE_RETENTION_MS,
   STORE_SCHEMA_VERSION,
   TIMEOUT_MESSAGE,
   isReplayedOutcome,
@@ -254,6 +255,7 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
           JSON.stringify(ownerGoneOutcome()),
           STORE_SCHEMA_VERSION,
           channel,
+          now - LEASE_RETENTION_MS,
         ]),
       )
     },

@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import {
   CorruptRowError,
+  LEASE_RETENTION_MS,
   STORE_SCHEMA_VERSION,
   TIMEOUT_MESSAGE,
   isReplayedOutcome,
@@ -208,6 +209,8 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
     async endOrphans(now) {
       const { result, revision } = await write('endOrphans', (s, revision) => {
         const rows = s.endOrphans.all({ now, revision, outcome: ownerGone }) as AskRow[]
+        // Leases long expired count for no one: their going is no news to watchers.
+        s.pruneLeases.run(now - LEASE_RETENTION_MS)
         return { result: rows, changed: rows.length > 0 }
       })
       return settled(

@@ -40,6 +40,7 @@ const SQL = {
        ON CONFLICT (seam_id) DO UPDATE SET provider_active = excluded.provider_active,
          expires_at = excluded.expires_at, schema_version = excluded.schema_version`,
   deleteLease: 'DELETE FROM leases WHERE seam_id = ?',
+  pruneLeases: 'DELETE FROM leases WHERE expires_at <= ?',
   liveLeases:
     'SELECT seam_id, provider_active, expires_at, schema_version FROM leases WHERE expires_at > ?',
   purge: `DELETE FROM asks WHERE state = 'settled' AND settled_at < ?`,
