@@ -188,6 +188,8 @@ export function createMemoryStore(): AskStore {
           purged += 1
         }
       }
+      // As the durable stores do: their watchers may not have read a purged ask's settlement.
+      if (purged > 0) notify({ type: 'resync' })
       return purged
     },
 

@@ -80,7 +80,12 @@ export interface AskStore {
    * Returns the unsubscribe, idempotent.
    */
   watch(listener: (change: StoreChange) => void): () => void
-  /** Deletes settled asks whose `settledAt` is before `settledBefore`; resolves with how many. */
+  /**
+   * Deletes settled asks whose `settledAt` is before `settledBefore`; resolves
+   * with how many. When it deletes any, watchers (in every process) are told
+   * `{ type: 'resync' }`: one may still show an ask whose settlement it had
+   * not read when the row went, and only a reread shows it is gone.
+   */
   purge(options: { settledBefore: number }): Promise<number>
   /** Releases the store's connections and timers. A seam never calls it: several may share one store. */
   close(): Promise<void>

@@ -350,6 +350,33 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       expect((await store.admit(newAsk({ key: 'old-key' }))).status).toBe('admitted')
     })
 
+    it('tells watchers to resync when another handle purges asks', async () => {
+      const { store } = await setup()
+      const other = await second()
+      const old = newAsk()
+      await store.admit(old)
+      await store.settle(old.askId, answered, 100)
+      const seen: StoreChange[] = []
+      store.watch((change) => seen.push(change))
+      // Once the watch is surely live (it reported the probe, or said resync as a feed that
+      // connects first does), only the purge can speak.
+      const probe = newAsk()
+      await other.admit(probe)
+      await until(
+        () =>
+          seen.some(
+            (c) =>
+              c.type === 'resync' || (c.type === 'ask.admitted' && c.record.askId === probe.askId),
+          ),
+        'the watch to start',
+      )
+      seen.length = 0
+      expect(await other.purge({ settledBefore: 50 })).toBe(0)
+      expect(await other.purge({ settledBefore: 200 })).toBe(1)
+      // The watcher may never have read the settlement of an ask it still shows.
+      await until(() => seen.some((c) => c.type === 'resync'), 'the resync')
+    })
+
     it('round-trips every field of questions and outcomes exactly', async () => {
       const { store } = await setup()
       const ask = newAsk({

@@ -141,6 +141,13 @@ export const statements = {
   leases: `SELECT seam_id, provider_active, expires_at, schema_version FROM askseam_leases
     WHERE expires_at > $1 ORDER BY seam_id COLLATE "C"`,
 
-  /** $1 settledBefore. */
-  purge: `DELETE FROM askseam_asks WHERE state = 'settled' AND settled_at < $1`,
+  /**
+   * $1 settledBefore, $2 channel. Listeners are told to resync when rows went:
+   * one may not yet have read the settlement of an ask whose row is gone.
+   */
+  purge: `WITH purged AS (
+      DELETE FROM askseam_asks WHERE state = 'settled' AND settled_at < $1 RETURNING 1
+    )
+    SELECT count(*) AS purged, CASE WHEN count(*) > 0 THEN pg_notify($2, 'resync') END
+    FROM purged`,
 } as const

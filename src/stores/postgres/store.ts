@@ -308,13 +308,9 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
 
     async purge({ settledBefore }) {
       open()
-      await ready()
-      const result = await pool.query({
-        text: statements.purge,
-        values: [settledBefore],
-        types: RAW_TEXT,
-      })
-      return result.rowCount ?? 0
+      const { channel } = await ready()
+      const rows = await query<{ purged: string }>(statements.purge, [settledBefore, channel])
+      return Number(rows[0]?.purged ?? 0)
     },
 
     close() {

@@ -256,8 +256,23 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
 
     watch: (listener) => feed.watch(listener),
 
-    purge({ settledBefore }) {
-      return connection.run('purge', (db) => statementsOf(db).purge.run(settledBefore).changes)
+    async purge({ settledBefore }) {
+      const { purged, purges } = await connection.run('purge', (db) => {
+        const s = statementsOf(db)
+        return db
+          .transaction(() => {
+            const deleted = s.purge.run(settledBefore).changes
+            if (deleted === 0) return { purged: 0, purges: undefined }
+            const next = (s.purges.get() as { user_version: number }).user_version + 1
+            // A pragma takes no parameters; `next` is an integer read just above.
+            db.pragma(`user_version = ${next}`)
+            return { purged: deleted, purges: next }
+          })
+          .immediate()
+      })
+      // A watcher may hold an ask whose settlement it never read, and whose row is now gone.
+      if (purges !== undefined) feed.local({ type: 'resync' }, { purges })
+      return purged
     },
 
     async close() {

@@ -9,6 +9,8 @@ const SQL = {
   // Bumped on this connection when another one commits: the change feed's tick.
   dataVersion: 'PRAGMA data_version',
   revision: 'SELECT asks, leases FROM revision WHERE id = 1',
+  // Counts purges that deleted rows (see schema.ts).
+  purges: 'PRAGMA user_version',
   setAsksRevision: 'UPDATE revision SET asks = ? WHERE id = 1',
   setLeasesRevision: 'UPDATE revision SET leases = ? WHERE id = 1',
   byId: `SELECT ${ASK_COLUMNS} FROM asks WHERE ask_id = ?`,
