@@ -1,7 +1,7 @@
-import { askColumns, askNotice } from './rows.js'
+import { askColumns, askNotice, sweptColumns } from './rows.js'
 
 const columns = askColumns()
-const endedColumns = askColumns('ended')
+const endedColumns = sweptColumns('ended')
 
 /**
  * A sweep that ends more asks than this sends one `resync` instead of a

@@ -8,6 +8,7 @@ import {
   ownerGoneOutcome,
   parseAskRecord,
   parseStoredOutcome,
+  timeoutOutcome,
 } from '../../protocol/index.js'
 import type {
   AdmitResult,
@@ -18,8 +19,8 @@ import type {
   StoreChange,
 } from '../../protocol/index.js'
 import { createChangeFeed } from './change-feed.js'
-import { RAW_TEXT, toAskRecord, toSeamLease } from './rows.js'
-import type { AskRow, LeaseRow } from './rows.js'
+import { RAW_TEXT, toAskRecord, toSeamLease, toSweptRecord } from './rows.js'
+import type { AskRow, LeaseRow, SweptRow } from './rows.js'
 import { migrate } from './schema.js'
 import type { SchemaFacts } from './schema.js'
 import { statements } from './statements.js'
@@ -106,11 +107,11 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
     return result.rows as TRow[]
   }
   /** Parses rows for a call that lists asks: a bad row is skipped and reported, not fatal. */
-  const parseEach = (rows: AskRow[]): AskRecord[] => {
+  const parseEach = <TRow>(rows: TRow[], parse: (row: TRow) => AskRecord): AskRecord[] => {
     const records: AskRecord[] = []
     for (const row of rows) {
       try {
-        records.push(toAskRecord(row))
+        records.push(parse(row))
       } catch (error: unknown) {
         if (!(error instanceof CorruptRowError)) throw error
         corrupt(error)
@@ -230,19 +231,20 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
     async pending() {
       open()
       await ready()
-      return parseEach(await query<AskRow>(statements.pending, []))
+      return parseEach(await query<AskRow>(statements.pending, []), toAskRecord)
     },
 
     async expireOverdue(now) {
       open()
       const { channel } = await ready()
       return parseEach(
-        await query<AskRow>(statements.expireOverdue, [
+        await query<SweptRow>(statements.expireOverdue, [
           now,
           TIMEOUT_MESSAGE,
           STORE_SCHEMA_VERSION,
           channel,
         ]),
+        (row) => toSweptRecord(row, now, timeoutOutcome),
       )
     },
 
@@ -250,13 +252,14 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
       open()
       const { channel } = await ready()
       return parseEach(
-        await query<AskRow>(statements.endOrphans, [
+        await query<SweptRow>(statements.endOrphans, [
           now,
           JSON.stringify(ownerGoneOutcome()),
           STORE_SCHEMA_VERSION,
           channel,
           now - LEASE_RETENTION_MS,
         ]),
+        (row) => toSweptRecord(row, now, ownerGoneOutcome),
       )
     },
 
