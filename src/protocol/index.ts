@@ -68,6 +68,7 @@ export { notifyEach, parseRows } from './store.js'
 // askseam store uses.
 export {
   CorruptRowError,
+  LEASE_RETENTION_MS,
   OWNER_GONE_MESSAGE,
   STORE_SCHEMA_VERSION,
   TIMEOUT_MESSAGE,

@@ -1,4 +1,10 @@
-import { isReplayedOutcome, ownerGoneOutcome, parseAskRecord, timeoutOutcome } from './store.js'
+import {
+  LEASE_RETENTION_MS,
+  isReplayedOutcome,
+  ownerGoneOutcome,
+  parseAskRecord,
+  timeoutOutcome,
+} from './store.js'
 import type {
   AdmitResult,
   AskRecord,
@@ -134,6 +140,10 @@ export function createMemoryStore(): AskStore {
           ended.push(settleNow(record, ownerGoneOutcome(), now))
         }
       }
+      // Already dead to every reader: no one is told they go.
+      for (const [seamId, lease] of leases) {
+        if (lease.expiresAt <= now - LEASE_RETENTION_MS) leases.delete(seamId)
+      }
       return ended
     },
 
@@ -178,6 +188,8 @@ export function createMemoryStore(): AskStore {
           purged += 1
         }
       }
+      // As the durable stores do: their watchers may not have read a purged ask's settlement.
+      if (purged > 0) notify({ type: 'resync' })
       return purged
     },
 

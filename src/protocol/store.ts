@@ -61,6 +61,9 @@ export interface AskStore {
    * Ends every pending keyless ask whose owner holds no live lease at `now`
    * with {@link ownerGoneOutcome}; resolves with the asks it ended. Keyed asks
    * of a dead owner stay pending: a later `ask` with the key resumes them.
+   * Also deletes the leases that expired {@link LEASE_RETENTION_MS} or more
+   * before `now`: the seams that held them are long dead, and a store shared
+   * by short-lived processes would otherwise keep one row per process forever.
    */
   endOrphans(now: number): Promise<AskRecord[]>
   /** Writes (or renews) a seam's lease. */
@@ -77,7 +80,12 @@ export interface AskStore {
    * Returns the unsubscribe, idempotent.
    */
   watch(listener: (change: StoreChange) => void): () => void
-  /** Deletes settled asks whose `settledAt` is before `settledBefore`; resolves with how many. */
+  /**
+   * Deletes settled asks whose `settledAt` is before `settledBefore`; resolves
+   * with how many. When it deletes any, watchers (in every process) are told
+   * `{ type: 'resync' }`: one may still show an ask whose settlement it had
+   * not read when the row went, and only a reread shows it is gone.
+   */
   purge(options: { settledBefore: number }): Promise<number>
   /** Releases the store's connections and timers. A seam never calls it: several may share one store. */
   close(): Promise<void>
@@ -139,6 +147,14 @@ export type StoreChange =
 
 /** Every store's schema version; rows carry it, and a row of another version is not read. */
 export const STORE_SCHEMA_VERSION = 1
+
+/**
+ * How long a lease is kept after it expired before {@link AskStore.endOrphans}
+ * deletes it. An expired lease already counts as dead; the margin only keeps
+ * a host whose clock lags behind from seeing a lease vanish that it still
+ * counts as live.
+ */
+export const LEASE_RETENTION_MS = 600_000 // 10 minutes
 
 /** The message of the outcome {@link AskStore.expireOverdue} writes. */
 export const TIMEOUT_MESSAGE = 'nobody answered before the deadline'

@@ -69,8 +69,14 @@ const badAnswer = (() => {
 })()
 const WAIT_MS = 1_000
 const GRACE_MS = 2_000
-/** A late deadline fires only once no wait or grace is armed; an early one before any could. */
-const LATE_DEADLINE_MS = 1_000_000
+/**
+ * A late deadline fires only once no wait or grace is armed (later than every wait and grace
+ * a path takes, together); an early one before any could. Neither falls on a durable seam's
+ * lease renewal (every HEARTBEAT_MS from the start), whose sweep would otherwise end the ask
+ * at the same instant as its deadline, before it. Kept short of hours of fake time: a
+ * durable store's timers fire all along the way, each with real I/O.
+ */
+const LATE_DEADLINE_MS = 100_001
 const EARLY_DEADLINE_MS = 500
 
 const pendingNode = askMachine.root.states.pending!
@@ -196,6 +202,19 @@ const serializeEvent = (event: ModelEvent) =>
     (event as { output?: { won?: boolean } }).output?.won,
   ])
 
+/**
+ * The store as the other seam sees it: each change reaches it one turn of the event loop
+ * after the commit, as it reaches another process. The model has the seam's own deadline
+ * propose the timeout (see `eventsFor`); with a durable store's asynchronous admission, the
+ * other seam would otherwise hear of the ask, and arm its sweep for the same deadline,
+ * before the seam under test has armed its own, and its sweep would fire first.
+ */
+function heardLater(inner: AskStore): AskStore {
+  const store: AskStore = Object.create(inner) as AskStore
+  store.watch = (listener) => inner.watch((change) => setImmediate(() => listener(change)))
+  return store
+}
+
 /** A store whose settlements from the seam under test wait until the path decides them. */
 function holdingStore(inner: AskStore, passThrough: () => boolean) {
   const held: { run: () => void; fail: (error: unknown) => void }[] = []
@@ -249,7 +268,7 @@ class World {
       waitForProviderMs: scenario.waitForProvider ? WAIT_MS : 0,
       providerGraceMs: scenario.grace ? GRACE_MS : 0,
     })
-    this.console = createUserQuestions({ store: this.inner })
+    this.console = createUserQuestions({ store: heardLater(this.inner) })
     if (scenario.providerAtStart) this.register()
   }
 
@@ -264,6 +283,7 @@ class World {
 
   async start() {
     await flush()
+    expect(vi.getTimerCount()).toBe(this.idleTimers())
     // Without a provider anywhere and no wait, a keyless ask fails before admission (DESIGN §3
     // order) and no machine runs; a keyed one is admitted first, so its machine decides.
     const keyed = !this.scenario.providerAtStart && !this.scenario.waitForProvider
@@ -284,6 +304,16 @@ class World {
   }
 
   releasing = false
+  seamClosed = false
+
+  /**
+   * The timers that run with no ask in flight: none on a process-local store; on a durable
+   * one, each open seam's lease renewal and the store's change-feed poll (the console
+   * watches it throughout).
+   */
+  idleTimers() {
+    return this.inner.processLocal === true ? 0 : (this.seamClosed ? 0 : 1) + 1 + 1
+  }
 
   get current() {
     return this.requests.at(-1)
@@ -293,8 +323,10 @@ class World {
     const type = event.type
     const askId = this.askId!
     if (type === 'ask.aborted') this.caller.abort('caller gave up')
-    else if (type === 'seam.closed') void this.seam.close()
-    else if (type === 'provider.available') this.register()
+    else if (type === 'seam.closed') {
+      this.seamClosed = true
+      void this.seam.close()
+    } else if (type === 'provider.available') this.register()
     else if (type === 'provider.disposed') this.dispose?.()
     else if (type === 'providers.elsewhere') {
       if ((event as { active: boolean }).active) {
@@ -362,7 +394,8 @@ class World {
       )
     } else {
       expect(this.console.pending()).toEqual([])
-      expect(vi.getTimerCount()).toBe(0)
+      // Nothing of the ask is left armed (deadline, wait, grace, a sweep for it).
+      expect(vi.getTimerCount()).toBe(this.idleTimers())
     }
     const request = this.current?.request
     // The provider settled this presentation itself exactly when its settlement is the proposal.

@@ -5,7 +5,12 @@
  * (another connection, as another process would have).
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { TIMEOUT_MESSAGE, ownerGoneOutcome, timeoutOutcome } from '../../src/protocol/index.js'
+import {
+  LEASE_RETENTION_MS,
+  TIMEOUT_MESSAGE,
+  ownerGoneOutcome,
+  timeoutOutcome,
+} from '../../src/protocol/index.js'
 import type {
   AskRecord,
   AskStore,
@@ -206,6 +211,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         TIMEOUT_MESSAGE,
       )
       expect(await store.get(overdue.askId)).toMatchObject({ state: 'settled', settledAt: 2_000 })
+      // What the sweep resolves with is what it wrote, as any handle reads it back.
+      expect(await (await second()).get(overdue.askId)).toEqual(ended[0])
       expect(await store.expireOverdue(2_000)).toEqual([])
       expect(await store.get(answeredInTime.askId)).toMatchObject({ outcome: answered })
     })
@@ -231,10 +238,38 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       for (const ask of [ofAlive, ofExpired, ofUnknown, keyed]) await store.admit(ask)
       const ended = await store.endOrphans(1_000)
       expect(ended.map((r) => r.askId).sort()).toEqual([ofExpired.askId, ofUnknown.askId].sort())
-      for (const record of ended) expect(record.outcome).toEqual(ownerGoneOutcome())
+      for (const record of ended) {
+        expect(record.outcome).toEqual(ownerGoneOutcome())
+        expect(await store.get(record.askId)).toEqual(record)
+      }
       expect((await store.pending()).map((r) => r.askId).sort()).toEqual(
         [ofAlive.askId, keyed.askId].sort(),
       )
+    })
+
+    it('deletes leases long expired when it ends orphans, and keeps the others', async () => {
+      const { store } = await setup()
+      const other = await second()
+      const now = 1_700_000_000_000
+      await store.heartbeat({
+        seamId: 'long-dead',
+        providerActive: true,
+        expiresAt: now - LEASE_RETENTION_MS,
+      })
+      await store.heartbeat({
+        seamId: 'lately-dead',
+        providerActive: false,
+        expiresAt: now - LEASE_RETENTION_MS + 1,
+      })
+      await store.heartbeat({ seamId: 'alive', providerActive: true, expiresAt: now + 1_000 })
+      // A live seam's orphan sweep, in another process.
+      await other.endOrphans(now)
+      // Read as of long ago, when all three were live: only the long-dead one is gone.
+      const kept = await store.leases(0)
+      expect(kept.map((lease) => lease.seamId).sort()).toEqual(['alive', 'lately-dead'])
+      expect(await store.leases(now)).toEqual([
+        { seamId: 'alive', providerActive: true, expiresAt: now + 1_000 },
+      ])
     })
 
     it('keeps leases: renewed, filtered by time, released', async () => {
@@ -313,6 +348,33 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       expect(await store.get(recent.askId)).toBeDefined()
       expect(await store.get(open.askId)).toBeDefined()
       expect((await store.admit(newAsk({ key: 'old-key' }))).status).toBe('admitted')
+    })
+
+    it('tells watchers to resync when another handle purges asks', async () => {
+      const { store } = await setup()
+      const other = await second()
+      const old = newAsk()
+      await store.admit(old)
+      await store.settle(old.askId, answered, 100)
+      const seen: StoreChange[] = []
+      store.watch((change) => seen.push(change))
+      // Once the watch is surely live (it reported the probe, or said resync as a feed that
+      // connects first does), only the purge can speak.
+      const probe = newAsk()
+      await other.admit(probe)
+      await until(
+        () =>
+          seen.some(
+            (c) =>
+              c.type === 'resync' || (c.type === 'ask.admitted' && c.record.askId === probe.askId),
+          ),
+        'the watch to start',
+      )
+      seen.length = 0
+      expect(await other.purge({ settledBefore: 50 })).toBe(0)
+      expect(await other.purge({ settledBefore: 200 })).toBe(1)
+      // The watcher may never have read the settlement of an ask it still shows.
+      await until(() => seen.some((c) => c.type === 'resync'), 'the resync')
     })
 
     it('round-trips every field of questions and outcomes exactly', async () => {

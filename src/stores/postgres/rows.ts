@@ -1,5 +1,5 @@
 import { CorruptRowError, STORE_SCHEMA_VERSION, parseAskRecord } from '../../protocol/index.js'
-import type { AskRecord, SeamLease } from '../../protocol/index.js'
+import type { AskRecord, SeamLease, StoredOutcome } from '../../protocol/index.js'
 
 /**
  * Every column comes back as the server's text, whatever type parsers the
@@ -87,6 +87,63 @@ export function toAskRecord(row: AskRow): AskRecord {
     outcome: json(row.outcome, 'outcome'),
     settledAt: time(row.settled_at, 'settledAt'),
   })
+}
+
+/**
+ * What a sweep (`expireOverdue`, `endOrphans`) returns of each ask it ends,
+ * qualified by `table`: the ask's own columns, not the state, outcome and
+ * settled time the sweep itself wrote (reading them back, and parsing the
+ * outcome's JSON per ask, would only repeat it).
+ */
+export function sweptColumns(table: string): string {
+  return [
+    'ask_id',
+    'ask_key',
+    'questions',
+    'agent_id',
+    'owner_seam_id',
+    'started_at',
+    'deadline',
+    'schema_version',
+  ]
+    .map((column) => `${table}.${column}`)
+    .join(', ')
+}
+
+/** A row of {@link sweptColumns}. */
+export type SweptRow = Pick<
+  AskRow,
+  | 'ask_id'
+  | 'ask_key'
+  | 'questions'
+  | 'agent_id'
+  | 'owner_seam_id'
+  | 'started_at'
+  | 'deadline'
+  | 'schema_version'
+>
+
+/**
+ * Parses a row a sweep ended, settled at `settledAt` with the outcome
+ * `outcomeOf` builds from the parsed ask: the one the sweep's SQL wrote from
+ * the same columns. Throws {@link CorruptRowError} as {@link toAskRecord} does.
+ */
+export function toSweptRecord(
+  row: SweptRow,
+  settledAt: number,
+  outcomeOf: (ask: AskRecord) => StoredOutcome,
+): AskRecord {
+  const record = toAskRecord({
+    ...row,
+    state: 'pending',
+    outcome: null,
+    settled_at: null,
+    revision: null,
+  })
+  record.state = 'settled'
+  record.outcome = outcomeOf(record)
+  record.settledAt = settledAt
+  return record
 }
 
 /** The revision of an ask row (for the change feed's bookkeeping). */

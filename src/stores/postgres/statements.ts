@@ -1,7 +1,7 @@
-import { askColumns, askNotice } from './rows.js'
+import { askColumns, askNotice, sweptColumns } from './rows.js'
 
 const columns = askColumns()
-const endedColumns = askColumns('ended')
+const endedColumns = sweptColumns('ended')
 
 /**
  * A sweep that ends more asks than this sends one `resync` instead of a
@@ -87,10 +87,14 @@ export const statements = {
     ORDER BY ended.started_at, ended.ask_id COLLATE "C"`,
 
   /**
-   * $1 now, $2 the owner-gone outcome, $3 schema version, $4 channel. Keyed
-   * asks stay pending: a later ask with the key resumes them.
+   * $1 now, $2 the owner-gone outcome, $3 schema version, $4 channel, $5 the
+   * oldest expiry a lease may have and be kept. Keyed asks stay pending: a
+   * later ask with the key resumes them. Leases long expired are deleted in
+   * the same statement, unannounced: they counted as dead already.
    */
-  endOrphans: `WITH due AS (
+  endOrphans: `WITH pruned AS (
+      DELETE FROM askseam_leases WHERE expires_at <= $5
+    ), due AS (
       SELECT asks.ask_id FROM askseam_asks AS asks
       WHERE asks.state = 'pending' AND asks.ask_key IS NULL AND asks.schema_version = $3
         AND NOT EXISTS (
@@ -137,6 +141,13 @@ export const statements = {
   leases: `SELECT seam_id, provider_active, expires_at, schema_version FROM askseam_leases
     WHERE expires_at > $1 ORDER BY seam_id COLLATE "C"`,
 
-  /** $1 settledBefore. */
-  purge: `DELETE FROM askseam_asks WHERE state = 'settled' AND settled_at < $1`,
+  /**
+   * $1 settledBefore, $2 channel. Listeners are told to resync when rows went:
+   * one may not yet have read the settlement of an ask whose row is gone.
+   */
+  purge: `WITH purged AS (
+      DELETE FROM askseam_asks WHERE state = 'settled' AND settled_at < $1 RETURNING 1
+    )
+    SELECT count(*) AS purged, CASE WHEN count(*) > 0 THEN pg_notify($2, 'resync') END
+    FROM purged`,
 } as const

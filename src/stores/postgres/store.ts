@@ -1,5 +1,6 @@
 import type { Client, ClientConfig, Pool, PoolClient } from 'pg'
 import {
+  LEASE_RETENTION_MS,
   STORE_SCHEMA_VERSION,
   TIMEOUT_MESSAGE,
   isReplayedOutcome,
@@ -8,6 +9,7 @@ import {
   parseAskRecord,
   parseRows,
   parseStoredOutcome,
+  timeoutOutcome,
 } from '../../protocol/index.js'
 import type {
   AdmitResult,
@@ -19,8 +21,8 @@ import type {
   StoreChange,
 } from '../../protocol/index.js'
 import { createChangeFeed } from './change-feed.js'
-import { RAW_TEXT, toAskRecord, toSeamLease } from './rows.js'
-import type { AskRow, LeaseRow } from './rows.js'
+import { RAW_TEXT, toAskRecord, toSeamLease, toSweptRecord } from './rows.js'
+import type { AskRow, LeaseRow, SweptRow } from './rows.js'
 import { migrate } from './schema.js'
 import type { SchemaFacts } from './schema.js'
 import { statements } from './statements.js'
@@ -107,7 +109,8 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
     return result.rows as TRow[]
   }
   /** Parses rows for a call that lists asks: a bad row is skipped and reported, not fatal. */
-  const parseEach = (rows: AskRow[]): AskRecord[] => parseRows(rows, toAskRecord, corrupt)
+  const parseEach = <TRow>(rows: TRow[], parse: (row: TRow) => AskRecord): AskRecord[] =>
+    parseRows(rows, parse, corrupt)
   const one = (rows: AskRow[]): AskRecord | undefined =>
     rows[0] === undefined ? undefined : toAskRecord(rows[0])
 
@@ -209,19 +212,20 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
     async pending() {
       open()
       await ready()
-      return parseEach(await query<AskRow>(statements.pending, []))
+      return parseEach(await query<AskRow>(statements.pending, []), toAskRecord)
     },
 
     async expireOverdue(now) {
       open()
       const { channel } = await ready()
       return parseEach(
-        await query<AskRow>(statements.expireOverdue, [
+        await query<SweptRow>(statements.expireOverdue, [
           now,
           TIMEOUT_MESSAGE,
           STORE_SCHEMA_VERSION,
           channel,
         ]),
+        (row) => toSweptRecord(row, now, timeoutOutcome),
       )
     },
 
@@ -229,12 +233,14 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
       open()
       const { channel } = await ready()
       return parseEach(
-        await query<AskRow>(statements.endOrphans, [
+        await query<SweptRow>(statements.endOrphans, [
           now,
           JSON.stringify(ownerGoneOutcome()),
           STORE_SCHEMA_VERSION,
           channel,
+          now - LEASE_RETENTION_MS,
         ]),
+        (row) => toSweptRecord(row, now, ownerGoneOutcome),
       )
     },
 
@@ -277,13 +283,9 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
 
     async purge({ settledBefore }) {
       open()
-      await ready()
-      const result = await pool.query({
-        text: statements.purge,
-        values: [settledBefore],
-        types: RAW_TEXT,
-      })
-      return result.rowCount ?? 0
+      const { channel } = await ready()
+      const rows = await query<{ purged: string }>(statements.purge, [settledBefore, channel])
+      return Number(rows[0]?.purged ?? 0)
     },
 
     close() {

@@ -14,7 +14,10 @@ export interface ChangeFeed {
    * does not report to the connection that made it. `revision` is the
    * counter value the write set, so the poll need not read it back.
    */
-  local(change: StoreChange, revision: { asks?: number | undefined; leases?: number }): void
+  local(
+    change: StoreChange,
+    revision: { asks?: number | undefined; leases?: number; purges?: number },
+  ): void
   close(): void
 }
 
@@ -24,16 +27,15 @@ export interface ChangeFeedOptions {
   onCorruptRow: (error: CorruptRowError) => void
 }
 
-interface Seen {
+interface Seen extends Revision {
   generation: number
   dataVersion: number
-  asks: number
-  leases: number
 }
 
 interface Revision {
   asks: number
   leases: number
+  purges: number
 }
 
 /**
@@ -52,8 +54,12 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
 
   const emit = (change: StoreChange): void => notifyEach(listeners, change)
 
-  const readRevision = (db: BetterSqlite3.Database): Revision =>
-    statementsOf(db).revision.get() as Revision
+  const readRevision = (db: BetterSqlite3.Database): Revision => {
+    const statements = statementsOf(db)
+    const { asks, leases } = statements.revision.get() as { asks: number; leases: number }
+    const { user_version: purges } = statements.purges.get() as { user_version: number }
+    return { asks, leases, purges }
+  }
 
   const dataVersionOf = (db: BetterSqlite3.Database): number =>
     (statementsOf(db).dataVersion.get() as { data_version: number }).data_version
@@ -83,9 +89,12 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
     const revision = readRevision(db)
     if (revision.leases !== last.leases) changes.push({ type: 'leases.changed' })
     last.leases = revision.leases
-    if (revision.asks < last.asks) {
+    if (revision.asks < last.asks || revision.purges !== last.purges) {
+      // Counters gone back (the file was replaced) or rows deleted that may be ones not yet read.
       last.asks = revision.asks
-      return [{ type: 'resync' }]
+      last.purges = revision.purges
+      changes.push({ type: 'resync' })
+      return changes
     }
     if (revision.asks === last.asks) return changes
     const rows = statementsOf(db).changedSince.all(last.asks, revision.asks) as AskRow[]
@@ -159,6 +168,7 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
         // Nobody else wrote in between: the poll has nothing of this write to read.
         if (revision.asks !== undefined && revision.asks === seen.asks + 1) seen.asks += 1
         if (revision.leases !== undefined && revision.leases === seen.leases + 1) seen.leases += 1
+        if (revision.purges !== undefined && revision.purges === seen.purges + 1) seen.purges += 1
       }
       if (listeners.size === 0) return
       queueMicrotask(() => emit(change))

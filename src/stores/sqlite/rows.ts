@@ -1,5 +1,5 @@
 import { CorruptRowError, STORE_SCHEMA_VERSION, parseAskRecord } from '../../protocol/index.js'
-import type { AskRecord, NewAskRecord, SeamLease } from '../../protocol/index.js'
+import type { AskRecord, NewAskRecord, SeamLease, StoredOutcome } from '../../protocol/index.js'
 
 /**
  * An `asks` row as SQLite hands it back, in {@link ASK_COLUMNS} order (raw
@@ -19,6 +19,15 @@ export interface LeaseRow {
 /** The columns `SELECT`s and `RETURNING`s name, in one place: {@link AskRow} is in this order. */
 export const ASK_COLUMNS =
   'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, outcome, settled_at, schema_version'
+
+/**
+ * What a sweep (`expireOverdue`, `endOrphans`) returns of each ask it ends:
+ * {@link ASK_COLUMNS} up to `deadline`, then `schema_version`. Not the
+ * state, outcome and settled time: the sweep wrote them itself, so reading
+ * them back (and parsing the outcome's JSON, per ask) would only repeat it.
+ */
+export const ENDED_COLUMNS =
+  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, schema_version'
 
 const absent = (value: unknown): unknown => (value === null ? undefined : value)
 
@@ -47,12 +56,7 @@ export function decodeAsk(row: AskRow): AskRecord {
     outcome,
     settledAt,
   ] = row
-  const schemaVersion = row[10]
-  if (schemaVersion !== STORE_SCHEMA_VERSION) {
-    throw new CorruptRowError(
-      `ask ${String(askId)}: schema version ${String(schemaVersion)} is not ${STORE_SCHEMA_VERSION}`,
-    )
-  }
+  checkVersion(askId, row[10])
   return parseAskRecord({
     askId,
     key: absent(key),
@@ -65,6 +69,43 @@ export function decodeAsk(row: AskRow): AskRecord {
     outcome: parseJson(outcome, 'outcome', askId),
     settledAt: absent(settledAt),
   })
+}
+
+/**
+ * Decodes one row a sweep ended ({@link ENDED_COLUMNS} order), settled at
+ * `settledAt` with the outcome `outcomeOf` builds from the parsed ask, the
+ * one the sweep's SQL wrote from the same columns. Throws
+ * {@link CorruptRowError} as {@link decodeAsk} does.
+ */
+export function decodeEnded(
+  row: AskRow,
+  settledAt: number,
+  outcomeOf: (ask: AskRecord) => StoredOutcome,
+): AskRecord {
+  const [askId, key, questions, agentId, ownerSeamId, startedAt, deadline, schemaVersion] = row
+  checkVersion(askId, schemaVersion)
+  const record = parseAskRecord({
+    askId,
+    key: absent(key),
+    questions: parseJson(questions, 'questions', askId),
+    agentId: absent(agentId),
+    ownerSeamId,
+    startedAt,
+    deadline: absent(deadline),
+    state: 'pending',
+  })
+  record.state = 'settled'
+  record.outcome = outcomeOf(record)
+  record.settledAt = settledAt
+  return record
+}
+
+function checkVersion(askId: unknown, schemaVersion: unknown): void {
+  if (schemaVersion !== STORE_SCHEMA_VERSION) {
+    throw new CorruptRowError(
+      `ask ${String(askId)}: schema version ${String(schemaVersion)} is not ${STORE_SCHEMA_VERSION}`,
+    )
+  }
 }
 
 /** Decodes one `leases` row; throws {@link CorruptRowError} for a malformed one. */

@@ -11,6 +11,11 @@ import { STORE_SCHEMA_VERSION } from '../../protocol/index.js'
  * another process reads exactly the rows above the last revision it saw.
  * A counter of its own (not `max(asks.revision)`) because `purge` deletes
  * rows, and a maximum that went down would hide later changes.
+ *
+ * A purge that deletes rows also bumps the file's `user_version` (unused
+ * otherwise; a header field, so no schema change an older askseam would
+ * refuse): a watcher that sees it move may have missed the settlement of an
+ * ask whose row is gone before it read it, and rereads.
  */
 const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
   {

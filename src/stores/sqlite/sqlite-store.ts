@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import {
+  LEASE_RETENTION_MS,
   STORE_SCHEMA_VERSION,
   TIMEOUT_MESSAGE,
   isReplayedOutcome,
@@ -7,11 +8,12 @@ import {
   parseAskRecord,
   parseRows,
   parseStoredOutcome,
+  timeoutOutcome,
 } from '../../protocol/index.js'
 import type { AdmitResult, AskRecord, AskStore, CorruptRowError } from '../../protocol/index.js'
 import { createChangeFeed } from './change-feed.js'
 import { createConnection } from './connection.js'
-import { decodeAsk, decodeLease, encodeNewAsk } from './rows.js'
+import { decodeAsk, decodeEnded, decodeLease, encodeNewAsk } from './rows.js'
 import type { AskRow, LeaseRow } from './rows.js'
 import { statementsOf } from './statements.js'
 import type { Statements } from './statements.js'
@@ -83,7 +85,10 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
   const ownerGone = JSON.stringify(ownerGoneOutcome())
 
   /** Decodes rows, skipping (and reporting) those that do not parse. */
-  const decodeAll = (rows: AskRow[]): AskRecord[] => parseRows(rows, decodeAsk, onCorruptRow)
+  const decodeAll = (
+    rows: AskRow[],
+    decode: (row: AskRow) => AskRecord = decodeAsk,
+  ): AskRecord[] => parseRows(rows, decode, onCorruptRow)
 
   /**
    * Runs `work` in an IMMEDIATE transaction (the write lock taken up front,
@@ -184,15 +189,23 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
         const rows = s.expire.all({ now, revision, message: TIMEOUT_MESSAGE }) as AskRow[]
         return { result: rows, changed: rows.length > 0 }
       })
-      return settled(decodeAll(result), revision)
+      return settled(
+        decodeAll(result, (row) => decodeEnded(row, now, timeoutOutcome)),
+        revision,
+      )
     },
 
     async endOrphans(now) {
       const { result, revision } = await write('endOrphans', (s, revision) => {
         const rows = s.endOrphans.all({ now, revision, outcome: ownerGone }) as AskRow[]
+        // Leases long expired count for no one: their going is no news to watchers.
+        s.pruneLeases.run(now - LEASE_RETENTION_MS)
         return { result: rows, changed: rows.length > 0 }
       })
-      return settled(decodeAll(result), revision)
+      return settled(
+        decodeAll(result, (row) => decodeEnded(row, now, ownerGoneOutcome)),
+        revision,
+      )
     },
 
     heartbeat(lease) {
@@ -223,8 +236,23 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
 
     watch: (listener) => feed.watch(listener),
 
-    purge({ settledBefore }) {
-      return connection.run('purge', (db) => statementsOf(db).purge.run(settledBefore).changes)
+    async purge({ settledBefore }) {
+      const { purged, purges } = await connection.run('purge', (db) => {
+        const s = statementsOf(db)
+        return db
+          .transaction(() => {
+            const deleted = s.purge.run(settledBefore).changes
+            if (deleted === 0) return { purged: 0, purges: undefined }
+            const next = (s.purges.get() as { user_version: number }).user_version + 1
+            // A pragma takes no parameters; `next` is an integer read just above.
+            db.pragma(`user_version = ${next}`)
+            return { purged: deleted, purges: next }
+          })
+          .immediate()
+      })
+      // A watcher may hold an ask whose settlement it never read, and whose row is now gone.
+      if (purges !== undefined) feed.local({ type: 'resync' }, { purges })
+      return purged
     },
 
     async close() {

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import { ASK_COLUMNS } from './rows.js'
+import { ASK_COLUMNS, ENDED_COLUMNS } from './rows.js'
 
 /**
  * Every statement the store runs. Those that read asks run in raw mode
@@ -9,6 +9,8 @@ const SQL = {
   // Bumped on this connection when another one commits: the change feed's tick.
   dataVersion: 'PRAGMA data_version',
   revision: 'SELECT asks, leases FROM revision WHERE id = 1',
+  // Counts purges that deleted rows (see schema.ts).
+  purges: 'PRAGMA user_version',
   setAsksRevision: 'UPDATE revision SET asks = ? WHERE id = 1',
   setLeasesRevision: 'UPDATE revision SET leases = ? WHERE id = 1',
   byId: `SELECT ${ASK_COLUMNS} FROM asks WHERE ask_id = ?`,
@@ -29,17 +31,18 @@ const SQL = {
            'code', 'ASK_TIMEOUT', 'message', @message,
            'details', json_object('deadline', deadline, 'startedAt', started_at)))
        WHERE state = 'pending' AND deadline <= @now
-       RETURNING ${ASK_COLUMNS}`,
+       RETURNING ${ENDED_COLUMNS}`,
   endOrphans: `UPDATE asks SET state = 'settled', settled_at = @now, revision = @revision, outcome = @outcome
        WHERE state = 'pending' AND ask_key IS NULL
          AND owner_seam_id NOT IN (SELECT seam_id FROM leases WHERE expires_at > @now)
-       RETURNING ${ASK_COLUMNS}`,
+       RETURNING ${ENDED_COLUMNS}`,
   lease: 'SELECT provider_active FROM leases WHERE seam_id = ?',
   upsertLease: `INSERT INTO leases (seam_id, provider_active, expires_at, schema_version)
        VALUES (@seamId, @providerActive, @expiresAt, @schemaVersion)
        ON CONFLICT (seam_id) DO UPDATE SET provider_active = excluded.provider_active,
          expires_at = excluded.expires_at, schema_version = excluded.schema_version`,
   deleteLease: 'DELETE FROM leases WHERE seam_id = ?',
+  pruneLeases: 'DELETE FROM leases WHERE expires_at <= ?',
   liveLeases:
     'SELECT seam_id, provider_active, expires_at, schema_version FROM leases WHERE expires_at > ?',
   purge: `DELETE FROM asks WHERE state = 'settled' AND settled_at < ?`,
