@@ -85,10 +85,8 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
   const ownerGone = JSON.stringify(ownerGoneOutcome())
 
   /** Decodes rows, skipping (and reporting) those that do not parse. */
-  const decodeAll = (
-    rows: AskRow[],
-    decode: (row: AskRow) => AskRecord = decodeAsk,
-  ): AskRecord[] => parseRows(rows, decode, onCorruptRow)
+  const decodeAll = (rows: AskRow[], decode: (row: AskRow) => AskRecord = decodeAsk): AskRecord[] =>
+    parseRows(rows, decode, onCorruptRow)
 
   /**
    * Runs `work` in an IMMEDIATE transaction (the write lock taken up front,
