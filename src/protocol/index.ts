@@ -91,4 +91,4 @@ export type {
   StoredOutcome,
 } from './store.js'
 export { createUserQuestions } from './seam.js'
-export type { InspectionObserver, UserQuestions, UserQuestionsOptions } from './seam.js'
+export type { InspectionObserver, UserQuestions, UserQuestionsOptions } from './seam-api.js'

@@ -1,5 +1,4 @@
 import { createActor } from 'xstate'
-import type { Actor, InspectionEvent, Observer } from 'xstate'
 import {
   askMachine,
   callerAbortOutcome,
@@ -17,151 +16,25 @@ import { sameData, sameOutcome } from './compare.js'
 import { createFleet } from './fleet.js'
 import { newId } from './ids.js'
 import type { Fleet } from './fleet.js'
+import { createForeignPresenter } from './foreign.js'
 import { createMemoryStore } from './memory-store.js'
-import {
-  abortPresentation,
-  openPresentation,
-  safeProviderError,
-  settledElsewhereError,
-} from './presentation.js'
+import type { UserQuestions, UserQuestionsOptions } from './seam-api.js'
+import { AskEnding, attempt, checkDuration, coded, pendingAsk, storeFailed } from './seam-parts.js'
+import type { AskEndings, Caller, Entry } from './seam-parts.js'
+import { abortPresentation, openPresentation, settledElsewhereError } from './presentation.js'
 import type { Presentation } from './presentation.js'
 import { restoreError } from './store.js'
-import type {
-  AdmitResult,
-  AskRecord,
-  AskStore,
-  NewAskRecord,
-  StoreChange,
-  StoredOutcome,
-} from './store.js'
-import { UserQuestionError, validateAnswer } from '../vocabulary/index.js'
+import type { AdmitResult, AskRecord, NewAskRecord, StoreChange, StoredOutcome } from './store.js'
+import { UserQuestionError } from '../vocabulary/index.js'
 import type {
   Agent,
-  AgentRegistry,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
   AskUserQuestionRequest,
   PendingAsk,
   UserQuestionProvider,
 } from '../vocabulary/index.js'
-import { MAX_TIMEOUT_MS, validateRequest } from '../vocabulary/index.js'
-
-/** Receives XState inspection records from the seam and from every ask (e.g. Stately's inspector). */
-export type InspectionObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void)
-
-/** Options of {@link createUserQuestions}. */
-export interface UserQuestionsOptions {
-  /** Who may ask. Without it, any ask that names an `agent` is `CALLER_NOT_LIVE`. */
-  agents?: AgentRegistry
-  /**
-   * Every ask must name its `agent`: one without is `CALLER_NOT_LIVE`, so a
-   * subagent cannot reach the human by leaving `agent` out. @default false
-   */
-  requireAgent?: boolean
-  /** Default deadline in milliseconds. @default undefined (wait for the human indefinitely) */
-  timeoutMs?: number
-  /** How long an ask waits for a provider when none is active anywhere. @default 0 (`NO_PROVIDER` at once) */
-  waitForProviderMs?: number
-  /** How long a disposed provider's asks wait, same `askId`, for the next one. @default 0 (abort at once) */
-  providerGraceMs?: number
-  /** Passed to every actor: the seam's provider slot and each ask. */
-  inspect?: InspectionObserver
-  /**
-   * Where asks are admitted and settled (DESIGN §10). Seams sharing a store
-   * share its asks. `close()` of the seam never closes it.
-   * @default createMemoryStore() (one per seam: nothing outlives the process)
-   */
-  store?: AskStore
-}
-
-/** The seam between tools that ask and the UI that answers. */
-export interface UserQuestions {
-  /**
-   * Makes `provider` the one active UI. Returns its disposer: idempotent and
-   * stale-safe. Throws `TypeError` when `provider.ask` is not a function, or
-   * cannot even be read (a throwing getter): that is a programming error, not
-   * an ask's outcome; `DUPLICATE_PROVIDER` or `SEAM_CLOSED` otherwise.
-   */
-  registerProvider(provider: UserQuestionProvider): () => void
-  /**
-   * Asks a batch; resolves with the canonical answer or rejects with a
-   * `UserQuestionError` (never anything else, never synchronously).
-   */
-  ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer>
-  /** This seam's view of the store's pending asks (its own and, with a provider, every other seam's), oldest first. */
-  pending(): PendingAsk[]
-  /** Rejects this seam's waiting callers with `SEAM_CLOSED`, then refuses new work. Leaves keyed asks pending in the store. */
-  close(): Promise<void>
-}
-
-type AskActor = Actor<typeof askMachine>
-
-/** One caller waiting on an ask in this seam. */
-interface Caller {
-  entry: Entry
-  resolve(answer: AskUserQuestionAnswer): void
-  reject(error: UserQuestionError): void
-  unwatch: (() => void) | undefined
-}
-
-/** An ask some caller of this seam waits on: one this seam admitted, or one it attached to by key. */
-interface Entry {
-  askId: string
-  questions: AskUserQuestionItem[]
-  startedAt: number
-  deadline: number | undefined
-  agentId: string | undefined
-  key: string | undefined
-  agent: Agent | undefined
-  /** Runs the ask's machine once admitted; absent while admitting, and for an ask another seam owns. */
-  actor: AskActor | undefined
-  admitting: boolean
-  /** Usually one: an array costs a fifth of a `Set` per pending ask. */
-  callers: Caller[]
-  abortRequested: boolean
-  abortCause: unknown
-  /** The error of this seam's own proposal, once it took the presentation down (the caller gets the same one). */
-  localError: UserQuestionError | undefined
-  storeCause: unknown
-  /** A settlement this seam writes directly (no actor) is in flight. */
-  settling: boolean
-  done: boolean
-  onDone: (() => void) | undefined
-}
-
-function checkDuration(name: string, value: number | undefined, allowInfinity: boolean): void {
-  if (value === undefined) return
-  const ok =
-    typeof value === 'number' &&
-    value >= 0 &&
-    (Number.isFinite(value) ? value <= MAX_TIMEOUT_MS : allowInfinity && value === Infinity)
-  if (!ok) {
-    throw new TypeError(
-      `createUserQuestions: ${name} must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}${allowInfinity ? ' or Infinity' : ''}`,
-    )
-  }
-}
-
-const storeFailed = (cause: unknown) =>
-  new UserQuestionError('the ask store could not be read or written', 'STORE_FAILED', { cause })
-
-/** Any throwable as a coded error: what `ask()` rejects with when something unplanned threw. */
-function coded(error: unknown): UserQuestionError {
-  if (error instanceof UserQuestionError) return error
-  return new UserQuestionError('the request could not be read', 'INVALID_REQUEST', {
-    cause: error,
-    details: { field: 'request' },
-  })
-}
-
-/** A store call that may also throw synchronously, as a promise. */
-function attempt<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return Promise.resolve(call())
-  } catch (error: unknown) {
-    return Promise.reject(error as Error)
-  }
-}
+import { validateRequest } from '../vocabulary/index.js'
 
 const crashHooks = new WeakMap<UserQuestions, () => void>()
 
@@ -659,79 +532,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
 
   // ---- presenting other seams' asks ----
 
-  const openForeign = (record: AskRecord) => {
-    const provider = currentProvider()
-    if (provider === undefined || presentations.has(record.askId)) return
-    const presentation = openPresentation(provider, {
-      askId: record.askId,
-      questions: record.questions,
-      ...(record.deadline === undefined ? {} : { deadline: record.deadline }),
-    })
-    presentations.set(record.askId, presentation)
-    presentation.answer
-      .then(
-        (raw): StoredOutcome => ({
-          status: 'answered',
-          answer: validateAnswer(record.questions, raw),
-        }),
-        (error: unknown): StoredOutcome => {
-          const safe = error as UserQuestionError
-          return {
-            status: 'rejected',
-            error:
-              safe.details === undefined
-                ? { code: safe.code, message: safe.message }
-                : { code: safe.code, message: safe.message, details: { ...safe.details } },
-          }
-        },
-      )
-      .catch((error: unknown): StoredOutcome => ({
-        status: 'rejected',
-        error: {
-          code: 'BAD_ANSWER',
-          message: safeProviderError(error).message,
-          ...(error instanceof UserQuestionError && error.details !== undefined
-            ? { details: { ...error.details } }
-            : {}),
-        },
-      }))
-      .then((outcome) => commitForeign(presentation, outcome))
-      .catch(() => undefined)
-  }
-
-  const commitForeign = async (presentation: Presentation, outcome: StoredOutcome) => {
-    if (presentation.ended) return
-    const settledAt = Date.now()
-    let record: AskRecord | undefined
-    try {
-      record = await attempt(() => store.settle(presentation.askId, outcome, settledAt))
-    } catch (error: unknown) {
-      presentation.ended = true
-      presentation.tell({ status: 'refused', error: storeFailed(error) })
-      return
-    } finally {
-      if (presentations.get(presentation.askId) === presentation) {
-        presentations.delete(presentation.askId)
-      }
-    }
-    if (presentation.ended) return
-    presentation.ended = true
-    const won =
-      record?.outcome !== undefined &&
-      record.settledAt === settledAt &&
-      sameOutcome(record.outcome, outcome)
-    if (won && !(outcome.status === 'rejected' && outcome.error.code === 'BAD_ANSWER')) {
-      presentation.tell({ status: 'accepted' })
-    } else {
-      presentation.tell({
-        status: 'refused',
-        error:
-          won && outcome.status === 'rejected'
-            ? restoreError(outcome.error)
-            : settledElsewhereError(),
-      })
-    }
-  }
+  const openForeign = createForeignPresenter({ store, presentations, currentProvider })
 
   /** A pending ask of the store this seam runs no machine for. */
   const noteForeign = (record: AskRecord) => {
@@ -961,44 +762,4 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     foreign.clear()
   })
   return seam
-}
-
-interface AskEndings {
-  concluded(entry: Entry): void
-  faulted(entry: Entry, fault: unknown): void
-}
-
-/**
- * Hears how an ask's actor ends. One small object per ask, where an observer
- * literal would hold two closures and the scope they close over.
- */
-class AskEnding {
-  constructor(
-    private readonly entry: Entry,
-    private readonly endings: AskEndings,
-  ) {}
-  complete(): void {
-    this.endings.concluded(this.entry)
-  }
-  error(fault: unknown): void {
-    this.endings.faulted(this.entry, fault)
-  }
-}
-
-function pendingAsk(
-  ask: Pick<Entry, 'askId' | 'questions' | 'startedAt'> & {
-    agentId?: string | undefined
-    deadline?: number | undefined
-  },
-  state: PendingAsk['state'],
-): PendingAsk {
-  const entry: PendingAsk = {
-    askId: ask.askId,
-    questions: ask.questions,
-    state,
-    startedAt: ask.startedAt,
-  }
-  if (ask.agentId !== undefined) entry.agentId = ask.agentId
-  if (ask.deadline !== undefined) entry.deadline = ask.deadline
-  return entry
 }

@@ -1,0 +1,105 @@
+import { openPresentation, safeProviderError, settledElsewhereError } from './presentation.js'
+import type { Presentation } from './presentation.js'
+import { sameOutcome } from './compare.js'
+import { attempt, storeFailed } from './seam-parts.js'
+import { restoreError } from './store.js'
+import type { AskRecord, AskStore, StoredOutcome } from './store.js'
+import { UserQuestionError, validateAnswer } from '../vocabulary/index.js'
+import type { UserQuestionProvider } from '../vocabulary/index.js'
+
+/** What a seam lends the presenting of other seams' asks. */
+export interface ForeignPresenterOptions {
+  store: AskStore
+  /** The seam's map of what its provider shows, by `askId` (its own asks' presentations too). */
+  presentations: Map<string, Presentation>
+  currentProvider(): UserQuestionProvider | undefined
+}
+
+/**
+ * Presents asks another seam admitted (DESIGN §10: every seam with a provider
+ * presents every pending ask of the store) and commits what the provider
+ * answers straight to the store, where the first commit wins. The provider
+ * hears "accepted" only when its own settlement is the one committed.
+ * Returns `open(record)`: shows the ask, unless it is shown already or there
+ * is no provider.
+ */
+export function createForeignPresenter(
+  options: ForeignPresenterOptions,
+): (record: AskRecord) => void {
+  const { store, presentations, currentProvider } = options
+  const open = (record: AskRecord): void => {
+    const provider = currentProvider()
+    if (provider === undefined || presentations.has(record.askId)) return
+    const presentation = openPresentation(provider, {
+      askId: record.askId,
+      questions: record.questions,
+      ...(record.deadline === undefined ? {} : { deadline: record.deadline }),
+    })
+    presentations.set(record.askId, presentation)
+    presentation.answer
+      .then(
+        (raw): StoredOutcome => ({
+          status: 'answered',
+          answer: validateAnswer(record.questions, raw),
+        }),
+        (error: unknown): StoredOutcome => {
+          const safe = error as UserQuestionError
+          return {
+            status: 'rejected',
+            error:
+              safe.details === undefined
+                ? { code: safe.code, message: safe.message }
+                : { code: safe.code, message: safe.message, details: { ...safe.details } },
+          }
+        },
+      )
+      .catch((error: unknown): StoredOutcome => ({
+        status: 'rejected',
+        error: {
+          code: 'BAD_ANSWER',
+          message: safeProviderError(error).message,
+          ...(error instanceof UserQuestionError && error.details !== undefined
+            ? { details: { ...error.details } }
+            : {}),
+        },
+      }))
+      .then((outcome) => commit(presentation, outcome))
+      .catch(() => undefined)
+  }
+
+  const commit = async (presentation: Presentation, outcome: StoredOutcome) => {
+    if (presentation.ended) return
+    const settledAt = Date.now()
+    let record: AskRecord | undefined
+    try {
+      record = await attempt(() => store.settle(presentation.askId, outcome, settledAt))
+    } catch (error: unknown) {
+      presentation.ended = true
+      presentation.tell({ status: 'refused', error: storeFailed(error) })
+      return
+    } finally {
+      if (presentations.get(presentation.askId) === presentation) {
+        presentations.delete(presentation.askId)
+      }
+    }
+    if (presentation.ended) return
+    presentation.ended = true
+    const won =
+      record?.outcome !== undefined &&
+      record.settledAt === settledAt &&
+      sameOutcome(record.outcome, outcome)
+    if (won && !(outcome.status === 'rejected' && outcome.error.code === 'BAD_ANSWER')) {
+      presentation.tell({ status: 'accepted' })
+    } else {
+      presentation.tell({
+        status: 'refused',
+        error:
+          won && outcome.status === 'rejected'
+            ? restoreError(outcome.error)
+            : settledElsewhereError(),
+      })
+    }
+  }
+
+  return open
+}
