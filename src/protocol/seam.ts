@@ -594,10 +594,35 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       if (entry.actor !== undefined && !seen.has(entry.askId)) missing.push(entry.askId)
     }
     for (const askId of missing) {
-      const record = await attempt(() => store.get(askId)).catch(() => undefined)
+      let record: AskRecord | undefined
+      try {
+        record = await attempt(() => store.get(askId))
+      } catch {
+        continue // A failed read says nothing of the ask: the next resync asks again.
+      }
       if (record?.state === 'settled') settledInStore(record)
-      else if (record === undefined) foreign.delete(askId)
+      else if (record === undefined) goneFromStore(askId)
     }
+  }
+
+  /**
+   * An ask the store no longer holds: settled and purged before this seam
+   * heard how it ended. Its question comes down, and a caller waiting on it
+   * here gets `STORE_FAILED`, since nobody can learn its outcome any more.
+   */
+  const goneFromStore = (askId: string) => {
+    if (foreign.delete(askId) && foreign.size === 0) fleet.watchDeadline(undefined)
+    const presentation = presentations.get(askId)
+    if (presentation !== undefined) {
+      presentations.delete(askId)
+      abortPresentation(presentation, settledElsewhereError())
+    }
+    const entry = entries.get(askId)
+    if (entry === undefined || entry.admitting || entry.settling) return
+    // A commit in flight hears the same from the store, and fails the ask itself.
+    if (entry.actor?.getSnapshot().matches('committing') === true) return
+    deliver(entry, { error: storeFailed(new Error(`ask ${askId} is no longer in the store`)) })
+    entry.actor?.stop()
   }
 
   const fleet: Fleet = createFleet({

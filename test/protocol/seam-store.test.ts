@@ -356,3 +356,62 @@ describe('ProviderRequest.settlement', () => {
     })
   })
 })
+
+describe('an ask purged before a seam heard it settle', () => {
+  /** `store` as a seam sees it when the change feed lost every settlement (a listener down, say). */
+  const missingSettlements = (store: AskStore): AskStore => ({
+    ...store,
+    watch: (listener) =>
+      store.watch((change) => {
+        if (change.type !== 'ask.settled') listener(change)
+      }),
+  })
+
+  it("another seam's ask: the question comes down at the resync the purge brings", async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store)
+    const { provider } = presentingOn(missingSettlements(store))
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions, key: 'purged' }))
+    const shown = await provider.call(0)
+    await settle()
+    const askId = shown.request.askId
+    await store.settle(
+      askId,
+      { status: 'rejected', error: { code: 'ASK_CANCELLED', message: 'no' } },
+      Date.now(),
+    )
+    await settle()
+    expect(shown.request.signal.aborted).toBe(false)
+    expect(await store.purge({ settledBefore: Date.now() + 1 })).toBe(1)
+    await settle()
+    expect(shown.request.signal.aborted).toBe(true)
+    expect((shown.request.signal.reason as UserQuestionError).details).toMatchObject({
+      reason: 'settled-elsewhere',
+    })
+    expect(asked.error).toMatchObject({ code: 'ASK_CANCELLED' })
+  })
+
+  it('its own ask: the caller gets STORE_FAILED instead of waiting for ever', async () => {
+    const store = createMemoryStore()
+    const seam = seamOn(missingSettlements(store))
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    await settle()
+    const asked = outcomeOf(seam.ask({ questions, key: 'own-purged' }))
+    const shown = await provider.call(0)
+    await store.settle(
+      shown.request.askId,
+      { status: 'rejected', error: { code: 'ASK_CANCELLED', message: 'elsewhere' } },
+      Date.now(),
+    )
+    await settle()
+    expect(asked.settled).toBe(false)
+    await store.purge({ settledBefore: Date.now() + 1 })
+    await settle()
+    expect(asked.error).toBeInstanceOf(UserQuestionError)
+    expect(asked.error).toMatchObject({ code: 'STORE_FAILED' })
+    expect(shown.request.signal.aborted).toBe(true)
+    expect(seam.pending()).toEqual([])
+  })
+})
