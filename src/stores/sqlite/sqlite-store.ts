@@ -93,21 +93,39 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
    * so two writers never both read, then both write) with the next ask
    * revision at hand; `work` says whether it used it.
    */
+  /** One compiled transaction per connection: better-sqlite3 builds a wrapper on every `transaction()` call. */
+  const writers = new WeakMap<
+    BetterSqlite3.Database,
+    BetterSqlite3.Transaction<
+      (work: (s: Statements, revision: number) => { result: unknown; changed: boolean }) => {
+        result: unknown
+        revision: number | undefined
+      }
+    >
+  >()
+  const writerOf = (db: BetterSqlite3.Database) => {
+    let writer = writers.get(db)
+    if (writer === undefined) {
+      const s = statementsOf(db)
+      writer = db.transaction((work) => {
+        const revision = (s.revision.get() as { asks: number }).asks + 1
+        const { result, changed } = work(s, revision)
+        if (changed) s.setAsksRevision.run(revision)
+        return { result, revision: changed ? revision : undefined }
+      })
+      writers.set(db, writer)
+    }
+    return writer
+  }
   const write = <T>(
     what: string,
     work: (s: Statements, revision: number) => { result: T; changed: boolean },
   ): Promise<{ result: T; revision: number | undefined }> =>
-    connection.run(what, (db: BetterSqlite3.Database) => {
-      const s = statementsOf(db)
-      return db
-        .transaction(() => {
-          const revision = (s.revision.get() as { asks: number }).asks + 1
-          const { result, changed } = work(s, revision)
-          if (changed) s.setAsksRevision.run(revision)
-          return { result, revision: changed ? revision : undefined }
-        })
-        .immediate()
-    })
+    connection.run(
+      what,
+      (db: BetterSqlite3.Database) =>
+        writerOf(db).immediate(work) as { result: T; revision: number | undefined },
+    )
 
   const settled = (records: AskRecord[], revision: number | undefined): AskRecord[] => {
     for (const record of records) feed.local({ type: 'ask.settled', record }, { asks: revision })
