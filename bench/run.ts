@@ -14,7 +14,11 @@ const build = fileURLToPath(new URL('../.bench-build/bench/', import.meta.url))
 rmSync(build, { recursive: true, force: true })
 const compiled = spawnSync(
   process.execPath,
-  [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', `${here}tsconfig.json`],
+  [
+    fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)),
+    '-p',
+    `${here}tsconfig.json`,
+  ],
   { stdio: 'inherit' },
 )
 if (compiled.status !== 0) throw new Error('the benchmarks do not compile (bench/tsconfig.json)')
