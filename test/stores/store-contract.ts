@@ -10,6 +10,7 @@ import type {
   AskRecord,
   AskStore,
   NewAskRecord,
+  SeamLease,
   StoreChange,
   StoredOutcome,
 } from '../../src/protocol/index.js'
@@ -243,15 +244,18 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       await store.heartbeat({ seamId: 's1', providerActive: false, expiresAt: 1_000 })
       await other.heartbeat({ seamId: 's2', providerActive: true, expiresAt: 2_000 })
       await store.heartbeat({ seamId: 's1', providerActive: true, expiresAt: 3_000 })
-      const live = await other.leases(1_500)
-      expect(live.sort((a, b) => (a.seamId < b.seamId ? -1 : 1))).toEqual([
+      await other.heartbeat({ seamId: 's3', providerActive: false, expiresAt: 4_000 })
+      const bySeam = (leases: SeamLease[]) => leases.sort((a, b) => (a.seamId < b.seamId ? -1 : 1))
+      expect(bySeam(await other.leases(1_500))).toEqual([
         { seamId: 's1', providerActive: true, expiresAt: 3_000 },
         { seamId: 's2', providerActive: true, expiresAt: 2_000 },
+        { seamId: 's3', providerActive: false, expiresAt: 4_000 },
       ])
-      expect((await store.leases(2_500)).map((l) => l.seamId)).toEqual(['s1'])
+      expect(bySeam(await store.leases(2_500)).map((l) => l.seamId)).toEqual(['s1', 's3'])
       await other.release('s1')
-      expect(await store.leases(0)).toEqual([
+      expect(bySeam(await store.leases(0))).toEqual([
         { seamId: 's2', providerActive: true, expiresAt: 2_000 },
+        { seamId: 's3', providerActive: false, expiresAt: 4_000 },
       ])
     })
 

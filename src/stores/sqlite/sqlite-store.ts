@@ -77,6 +77,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
   })
   const onCorruptRow = options.onCorruptRow ?? warnOnce()
   const feed = createChangeFeed(connection, {
+    // Stryker disable next-line LogicalOperator: a poll every millisecond instead is timing, not behaviour
     intervalMs: options.pollIntervalMs ?? 25,
     onCorruptRow,
   })
@@ -89,6 +90,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
       try {
         records.push(decodeAsk(row))
       } catch (error: unknown) {
+        // Stryker disable next-line ConditionalExpression: decodeAsk throws nothing but CorruptRowError
         if (!(error instanceof CorruptRowError)) throw error
         onCorruptRow(error)
       }
@@ -142,6 +144,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
     async admit(ask): Promise<AdmitResult> {
       const record = parseAskRecord({ ...ask, state: 'pending' })
       const { result, revision } = await write('admit', (s, revision) => {
+        // Stryker disable next-line ConditionalExpression: no row has a NULL key to find
         if (record.key !== undefined) {
           const row = s.byKey.get(record.key) as AskRow | undefined
           if (row !== undefined) {
@@ -234,6 +237,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
         try {
           live.push(decodeLease(row))
         } catch (error: unknown) {
+          // Stryker disable next-line ConditionalExpression: decodeLease throws nothing but CorruptRowError
           if (!(error instanceof CorruptRowError)) throw error
           onCorruptRow(error)
         }
