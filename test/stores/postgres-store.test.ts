@@ -104,7 +104,7 @@ describePostgres('postgres store options', () => {
   it('refuses a pool and a connection string together, saying so', () => {
     const pool = new pg.Pool({ connectionString: postgresUrl })
     cleanups.push(() => pool.end())
-    expect(() => createPostgresStore({ pool, connectionString: postgresUrl })).toThrow(
+    expect(() => createPostgresStore({ pool, connectionString: postgresUrl as string })).toThrow(
       'askseam/postgres: give a connectionString or a pool, not both',
     )
   })

@@ -125,19 +125,24 @@ export async function startCluster(): Promise<Cluster> {
   const dir = value('ASKSEAM_POSTGRES_DIR')
   // pg_ctl detaches the server: a test process killed before its afterAll
   // (Stryker ends a timed-out test runner so) would leave it running. This
-  // watchdog outlives the process and takes the cluster down after it.
+  // watchdog outlives the process and takes the cluster down after it. It
+  // forks once more, so that killing the test process's tree (by parent id,
+  // as Stryker does) does not reach it.
   const watchdog = spawn(
     'bash',
     [
       '-c',
-      'while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec bash "$2" down "$3"',
+      '(while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec bash "$2" down "$3") & echo $!',
       'askseam-cluster-watchdog',
       String(process.pid),
       script,
       dir,
     ],
-    { detached: true, stdio: 'ignore' },
+    { detached: true, stdio: ['ignore', 'pipe', 'ignore'] },
   )
+  const watchdogPid = new Promise<number>((resolve) => {
+    watchdog.stdout.once('data', (data: Buffer) => resolve(Number(String(data).trim())))
+  })
   watchdog.unref()
   const step = (command: string) => async () => {
     await run('bash', [script, command, dir], { timeout: 120_000 })
@@ -149,7 +154,11 @@ export async function startCluster(): Promise<Cluster> {
     start: step('start'),
     restart: step('restart'),
     destroy: async () => {
-      watchdog.kill()
+      try {
+        process.kill(await watchdogPid)
+      } catch {
+        // Gone already.
+      }
       await step('down')()
     },
   }
