@@ -118,7 +118,9 @@ describePostgres('postgres store options', () => {
   })
 
   it('works on a schema whose name needs quoting, and on one too long for a channel name', async () => {
-    for (const name of ['Ask "quoted" seam', `askseam_${'long'.repeat(13)}`]) {
+    const unique = `${process.pid}_${Date.now().toString(36)}`
+    // 60 bytes: "askseam:" and the name pass the 63 bytes of a channel name.
+    for (const name of [`Ask "quoted" ${unique}`, `askseam_${unique}_`.padEnd(60, 'x')]) {
       const quoted = `"${name.replace(/"/g, '""')}"`
       await withClient(postgresUrl as string, (client) => client.query(`CREATE SCHEMA ${quoted}`))
       cleanups.push(async () => {
@@ -140,6 +142,81 @@ describePostgres('postgres store options', () => {
         () => seen.some((c) => c.type === 'ask.admitted' && c.record.askId === ask.askId),
         `the admission on schema ${name}`,
       )
+    }
+  })
+})
+
+describePostgres('postgres store watchers', () => {
+  const listeners = (url: string) =>
+    withClient(url, async (client) => {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name = 'askseam-listener'`,
+      )
+      return rows[0]?.n
+    })
+
+  it('keeps its LISTEN connection while anyone watches and ends it after the last', async () => {
+    const db = await database()
+    const store = track(createPostgresStore({ connectionString: db.url }))
+    const kept: StoreChange[] = []
+    store.watch((change) => kept.push(change))
+    const unwatch = store.watch(() => undefined)
+    await until(() => kept.some((c) => c.type === 'resync'), 'the listener')
+    unwatch()
+    unwatch()
+    const ask = newAsk()
+    await track(createPostgresStore({ connectionString: db.url })).admit(ask)
+    await until(
+      () => kept.some((c) => c.type === 'ask.admitted' && c.record.askId === ask.askId),
+      'the admission, told to the watcher left',
+    )
+    expect(await listeners(db.url)).toBe(1)
+
+    const last = store.watch(() => undefined)
+    store.watch(() => undefined)()
+    last()
+    // The watcher from the start is still there: unwatching others must not end it.
+    expect(await listeners(db.url)).toBe(1)
+  })
+
+  it('ends its LISTEN connection when the one watcher stops', async () => {
+    const db = await database()
+    const store = track(createPostgresStore({ connectionString: db.url }))
+    const seen: StoreChange[] = []
+    const unwatch = store.watch((change) => seen.push(change))
+    await until(() => seen.some((c) => c.type === 'resync'), 'the listener')
+    unwatch()
+    let left: number | undefined = 1
+    const end = Date.now() + 10_000
+    while (left !== 0 && Date.now() < end) {
+      left = await listeners(db.url)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(left).toBe(0)
+  })
+
+  it('tells every listener even when one throws, and lets the throw reach the process', async () => {
+    const db = await schema()
+    const store = db.open()
+    const uncaught: unknown[] = []
+    const onUncaught = (error: unknown) => uncaught.push(error)
+    // The runner's own handlers would fail the test for an error it expects.
+    const runners = process.listeners('uncaughtException')
+    process.removeAllListeners('uncaughtException')
+    process.on('uncaughtException', onUncaught)
+    try {
+      const seen: StoreChange[] = []
+      store.watch(() => {
+        throw new Error('listener fault')
+      })
+      store.watch((change) => seen.push(change))
+      await until(() => seen.some((c) => c.type === 'resync'), 'the listener')
+      await until(() => uncaught.length > 0, 'the listener fault')
+      expect(uncaught).toEqual([new Error('listener fault')])
+    } finally {
+      process.off('uncaughtException', onUncaught)
+      for (const listener of runners) process.on('uncaughtException', listener)
     }
   })
 })

@@ -174,10 +174,29 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         status: 'admitted',
         record: { askId: fresh.askId, key: 'tool-call-8' },
       })
+      // Committed: another handle reads the new holder of the key.
+      expect(await (await second()).get(fresh.askId)).toMatchObject({ key: 'tool-call-8' })
       // The old ask is still readable by id, with its outcome.
       expect(await store.get(ask.askId)).toMatchObject({ outcome: callerAborted })
       const third = await store.admit(newAsk({ key: 'tool-call-8' }))
       expect(third).toMatchObject({ status: 'existing', record: { askId: fresh.askId } })
+    })
+
+    it('leaves a key with its ask when an admit that would take it over fails', async () => {
+      const { store } = await setup()
+      const keyed = newAsk({ key: 'kept-key' })
+      const taken = newAsk()
+      await store.admit(keyed)
+      await store.admit(taken)
+      await store.settle(keyed.askId, callerAborted, 5)
+      // The key is free to take over, but the askId is taken: the admit fails whole.
+      await expect(
+        store.admit(newAsk({ askId: taken.askId, key: 'kept-key' })),
+      ).rejects.toBeDefined()
+      expect(await (await second()).get(keyed.askId)).toMatchObject({ key: 'kept-key' })
+      // And the store goes on serving.
+      for (let i = 0; i < 3; i += 1) expect(await store.get(keyed.askId)).toBeDefined()
+      expect((await store.admit(newAsk({ key: 'kept-key' }))).status).toBe('admitted')
     })
 
     it('admits the same key from two handles at once as one ask', async () => {
