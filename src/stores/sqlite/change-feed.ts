@@ -145,6 +145,7 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
   }
 
   const stop = (): void => {
+    // Stryker disable next-line ConditionalExpression: clearInterval(undefined) does nothing
     if (timer !== undefined) clearInterval(timer)
     timer = undefined
   }
@@ -170,6 +171,7 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
         timer.unref()
         // Not open yet: the first read sets the baseline and, since a change
         // may have landed before it, says resync.
+        // Stryker disable next-line ConditionalExpression: a tick with the baseline set finds nothing new
         if (seen === undefined) void tick()
       }
       return () => {
@@ -183,10 +185,13 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
         if (revision.asks === seen.asks + 1) seen.asks += 1
         if (revision.leases === seen.leases + 1) seen.leases += 1
       }
+      // Stryker disable next-line ConditionalExpression: emitting to nobody does nothing
       if (listeners.size === 0) return
       queueMicrotask(() => emit(change))
     },
+    // Stryker disable next-line BlockStatement: after close the connection fails every poll, and no write reaches local()
     close() {
+      // Stryker disable next-line BooleanLiteral: as above, a watch after close hears nothing either way
       closed = true
       stop()
       listeners.clear()

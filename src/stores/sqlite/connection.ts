@@ -52,7 +52,7 @@ function loadDriver(): Promise<Driver> {
   return Promise.resolve(driver)
 }
 
-// Stryker disable next-line StringLiteral: no code matches neither pattern, whatever stands for it
+// Stryker disable next-line StringLiteral,OptionalChaining: no code matches neither pattern, whatever stands for it; nothing throws null
 const codeOf = (error: unknown): string => String((error as { code?: unknown } | null)?.code ?? '')
 const messageOf = (error: unknown): string =>
   error instanceof Error ? error.message : String(error)
@@ -113,6 +113,7 @@ export function createConnection(options: ConnectionOptions): Connection {
       throw new Error(`askseam/sqlite: cannot open ${path}: ${messageOf(error)}`, { cause: error })
     }
     db = fresh
+    // Stryker disable next-line AssignmentOperator: the change feed only compares generations for equality
     opens += 1
     return fresh
   }
@@ -124,7 +125,7 @@ export function createConnection(options: ConnectionOptions): Connection {
     } catch {
       return false
     }
-    // Stryker disable next-line ConditionalExpression: a test cannot move the file to another device
+    // Stryker disable next-line ConditionalExpression,BooleanLiteral,OptionalChaining: a test cannot move the file to another device; identity is set whenever db is
     if (stat.dev !== identity?.dev) return false
     return stat.ino === identity.ino
   }
@@ -158,7 +159,7 @@ export function createConnection(options: ConnectionOptions): Connection {
             )
           }
           await new Promise((resolve) => setTimeout(resolve, pause))
-          // Stryker disable next-line MethodExpression: the pause between tries is timing, not behaviour
+          // Stryker disable next-line MethodExpression,ArithmeticOperator: the pause between tries is timing, not behaviour
           pause = Math.min(pause * 2, MAX_PAUSE_MS)
         }
       }

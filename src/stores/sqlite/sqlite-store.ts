@@ -121,6 +121,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
 
   const settled = (records: AskRecord[], revision: number | undefined): AskRecord[] => {
     for (const record of records) feed.local({ type: 'ask.settled', record }, { asks: revision })
+    // Stryker disable next-line EqualityOperator: askIds are unique, so no two are equal
     return records.sort((a, b) => a.startedAt - b.startedAt || (a.askId < b.askId ? -1 : 1))
   }
 

@@ -280,13 +280,36 @@ describe('the change feed', () => {
     await store.expireOverdue(2)
     await store.heartbeat({ seamId: 's', providerActive: false, expiresAt: 5 })
     await store.release('s')
+    const answeredAsk = newAsk()
+    await store.admit(answeredAsk)
+    await store.settle(answeredAsk.askId, answered, 3)
     await new Promise((resolve) => setTimeout(resolve, 100))
     expect(seen.map((c) => c.type)).toEqual([
       'ask.admitted',
       'ask.settled',
       'leases.changed',
       'leases.changed',
+      'ask.admitted',
+      'ask.settled',
     ])
+  })
+
+  it('reports to another connection the asks a sweep ended', async () => {
+    const { store, open } = setup()
+    await store.pending()
+    const sweeper = open()
+    const overdue = newAsk({ askId: 'overdue', deadline: 1 })
+    const orphan = newAsk({ askId: 'orphan', ownerSeamId: 'gone' })
+    await sweeper.admit(overdue)
+    await sweeper.admit(orphan)
+    const seen: StoreChange[] = []
+    store.watch((change) => seen.push(change))
+    const settled = (askId: string) => () =>
+      seen.some((c) => c.type === 'ask.settled' && c.record.askId === askId)
+    await sweeper.expireOverdue(2)
+    await until(settled('overdue'), 'the expiry')
+    await sweeper.endOrphans(2)
+    await until(settled('orphan'), 'the orphan ended')
   })
 
   it('closes idempotently and rejects calls after close', async () => {

@@ -4,7 +4,7 @@
  * under it, a lock met while opening, the order of a sweep's result, and the
  * default report of a corrupt row.
  */
-import { renameSync, rmSync } from 'node:fs'
+import { existsSync, renameSync, rmSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { AskStore, StoreChange } from '../../../src/protocol/index.js'
 import { createSqliteStore } from '../../../src/stores/sqlite/index.js'
@@ -96,6 +96,14 @@ describe('opening the file', () => {
     const ask = newAsk()
     expect((await later.admit(ask)).status).toBe('admitted')
     expect(await store.get(ask.askId)).toMatchObject({ state: 'pending' })
+  })
+
+  it('opens one connection for calls that race to open the file, and closes it', async () => {
+    const { path, store } = setup()
+    await Promise.all([store.get('a'), store.pending(), store.leases(0)])
+    await store.close()
+    // The last connection to close checkpoints and removes the WAL file.
+    expect(existsSync(`${path}-wal`)).toBe(false)
   })
 
   it('keeps a private in-memory database for ":memory:" and ""', async () => {
