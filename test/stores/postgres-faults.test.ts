@@ -85,6 +85,41 @@ describePostgres('postgres store faults', () => {
     expect(await store.settle(later.askId, answered, 20)).toMatchObject({ outcome: answered })
   })
 
+  it('says what is wrong with a row: a time past 2^53, a lease it cannot read', async () => {
+    const db = await schema()
+    const faults: CorruptRowError[] = []
+    const store = db.open({ onCorruptRow: (error) => faults.push(error) })
+    await store.pending()
+    const huge = '9007199254740993'
+    await db.sql(insertRow, ['huge-deadline', questions, huge, 'pending', null, null, 1])
+    await db.sql(insertRow, ['huge-settled', questions, null, 'settled', '{}', huge, 1])
+    await db.sql(insertRow, ['huge-started', questions, null, 'pending', null, null, 1])
+    await db.sql(`UPDATE askseam_asks SET started_at = $1 WHERE ask_id = 'huge-started'`, [huge])
+    await expect(store.get('huge-deadline')).rejects.toThrow(
+      'ask huge-deadline: deadline is not a time',
+    )
+    await expect(store.get('huge-settled')).rejects.toThrow(
+      'ask huge-settled: settledAt is not a time',
+    )
+    await expect(store.get('huge-started')).rejects.toThrow(
+      'ask huge-started: startedAt is not a time',
+    )
+
+    await store.heartbeat({ seamId: 'good', providerActive: false, expiresAt: 1_000 })
+    await db.sql(
+      `INSERT INTO askseam_leases (seam_id, provider_active, expires_at, schema_version)
+       VALUES ('far', true, $1, 1), ('newer', true, 1000, 2)`,
+      [huge],
+    )
+    expect(await store.leases(0)).toEqual([
+      { seamId: 'good', providerActive: false, expiresAt: 1_000 },
+    ])
+    expect(faults.map((error) => error.message).sort()).toEqual([
+      'lease far: not a lease of this schema version',
+      'lease newer: not a lease of this schema version',
+    ])
+  })
+
   it('lets one of two stores win each of many raced settles, and both read that winner', async () => {
     const db = await schema()
     const left = db.open()

@@ -15,6 +15,7 @@ import type {
   AskRecord,
   AskStore,
   NewAskRecord,
+  SeamLease,
   StoreChange,
   StoredOutcome,
 } from '../../src/protocol/index.js'
@@ -178,10 +179,29 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         status: 'admitted',
         record: { askId: fresh.askId, key: 'tool-call-8' },
       })
+      // Committed: another handle reads the new holder of the key.
+      expect(await (await second()).get(fresh.askId)).toMatchObject({ key: 'tool-call-8' })
       // The old ask is still readable by id, with its outcome.
       expect(await store.get(ask.askId)).toMatchObject({ outcome: callerAborted })
       const third = await store.admit(newAsk({ key: 'tool-call-8' }))
       expect(third).toMatchObject({ status: 'existing', record: { askId: fresh.askId } })
+    })
+
+    it('leaves a key with its ask when an admit that would take it over fails', async () => {
+      const { store } = await setup()
+      const keyed = newAsk({ key: 'kept-key' })
+      const taken = newAsk()
+      await store.admit(keyed)
+      await store.admit(taken)
+      await store.settle(keyed.askId, callerAborted, 5)
+      // The key is free to take over, but the askId is taken: the admit fails whole.
+      await expect(
+        store.admit(newAsk({ askId: taken.askId, key: 'kept-key' })),
+      ).rejects.toBeDefined()
+      expect(await (await second()).get(keyed.askId)).toMatchObject({ key: 'kept-key' })
+      // And the store goes on serving.
+      for (let i = 0; i < 3; i += 1) expect(await store.get(keyed.askId)).toBeDefined()
+      expect((await store.admit(newAsk({ key: 'kept-key' }))).status).toBe('admitted')
     })
 
     it('admits the same key from two handles at once as one ask', async () => {
@@ -278,15 +298,18 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       await store.heartbeat({ seamId: 's1', providerActive: false, expiresAt: 1_000 })
       await other.heartbeat({ seamId: 's2', providerActive: true, expiresAt: 2_000 })
       await store.heartbeat({ seamId: 's1', providerActive: true, expiresAt: 3_000 })
-      const live = await other.leases(1_500)
-      expect(live.sort((a, b) => (a.seamId < b.seamId ? -1 : 1))).toEqual([
+      await other.heartbeat({ seamId: 's3', providerActive: false, expiresAt: 4_000 })
+      const bySeam = (leases: SeamLease[]) => leases.sort((a, b) => (a.seamId < b.seamId ? -1 : 1))
+      expect(bySeam(await other.leases(1_500))).toEqual([
         { seamId: 's1', providerActive: true, expiresAt: 3_000 },
         { seamId: 's2', providerActive: true, expiresAt: 2_000 },
+        { seamId: 's3', providerActive: false, expiresAt: 4_000 },
       ])
-      expect((await store.leases(2_500)).map((l) => l.seamId)).toEqual(['s1'])
+      expect(bySeam(await store.leases(2_500)).map((l) => l.seamId)).toEqual(['s1', 's3'])
       await other.release('s1')
-      expect(await store.leases(0)).toEqual([
+      expect(bySeam(await store.leases(0))).toEqual([
         { seamId: 's2', providerActive: true, expiresAt: 2_000 },
+        { seamId: 's3', providerActive: false, expiresAt: 4_000 },
       ])
     })
 

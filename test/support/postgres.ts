@@ -7,7 +7,7 @@
  * they fail instead, so a run that forgot the server cannot pass quietly.
  * Locally: `eval "$(scripts/postgres.sh up)"` first.
  */
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -123,6 +123,27 @@ export async function startCluster(): Promise<Cluster> {
     return match[1]
   }
   const dir = value('ASKSEAM_POSTGRES_DIR')
+  // pg_ctl detaches the server: a test process killed before its afterAll
+  // (Stryker ends a timed-out test runner so) would leave it running. This
+  // watchdog outlives the process and takes the cluster down after it. It
+  // forks once more, so that killing the test process's tree (by parent id,
+  // as Stryker does) does not reach it.
+  const watchdog = spawn(
+    'bash',
+    [
+      '-c',
+      '(while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec bash "$2" down "$3") & echo $!',
+      'askseam-cluster-watchdog',
+      String(process.pid),
+      script,
+      dir,
+    ],
+    { detached: true, stdio: ['ignore', 'pipe', 'ignore'] },
+  )
+  const watchdogPid = new Promise<number>((resolve) => {
+    watchdog.stdout.once('data', (data: Buffer) => resolve(Number(String(data).trim())))
+  })
+  watchdog.unref()
   const step = (command: string) => async () => {
     await run('bash', [script, command, dir], { timeout: 120_000 })
   }
@@ -132,6 +153,13 @@ export async function startCluster(): Promise<Cluster> {
     stop: step('stop'),
     start: step('start'),
     restart: step('restart'),
-    destroy: step('down'),
+    destroy: async () => {
+      try {
+        process.kill(await watchdogPid)
+      } catch {
+        // Gone already.
+      }
+      await step('down')()
+    },
   }
 }

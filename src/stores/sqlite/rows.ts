@@ -32,6 +32,7 @@ export const ENDED_COLUMNS =
 const absent = (value: unknown): unknown => (value === null ? undefined : value)
 
 function parseJson(text: unknown, column: string, askId: unknown): unknown {
+  // Stryker disable next-line ConditionalExpression: SQLite hands NULL back as null, never undefined
   if (text === null || text === undefined) return undefined
   if (typeof text !== 'string')
     throw new CorruptRowError(`ask ${String(askId)}: ${column} is not text`)
@@ -115,6 +116,7 @@ export function decodeLease(row: LeaseRow): SeamLease {
     row.schema_version !== STORE_SCHEMA_VERSION ||
     typeof seamId !== 'string' ||
     (active !== 0 && active !== 1) ||
+    // Stryker disable next-line ConditionalExpression: Number.isFinite below is false for anything but a number
     typeof expiresAt !== 'number' ||
     !Number.isFinite(expiresAt)
   ) {

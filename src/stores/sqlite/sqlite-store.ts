@@ -79,6 +79,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
   })
   const onCorruptRow = options.onCorruptRow ?? warnOnce()
   const feed = createChangeFeed(connection, {
+    // Stryker disable next-line LogicalOperator: a poll every millisecond instead is timing, not behaviour
     intervalMs: options.pollIntervalMs ?? 25,
     onCorruptRow,
   })
@@ -129,6 +130,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
 
   const settled = (records: AskRecord[], revision: number | undefined): AskRecord[] => {
     for (const record of records) feed.local({ type: 'ask.settled', record }, { asks: revision })
+    // Stryker disable next-line EqualityOperator: askIds are unique, so no two are equal
     return records.sort((a, b) => a.startedAt - b.startedAt || (a.askId < b.askId ? -1 : 1))
   }
 
@@ -152,6 +154,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
     async admit(ask): Promise<AdmitResult> {
       const record = parseAskRecord({ ...ask, state: 'pending' })
       const { result, revision } = await write('admit', (s, revision) => {
+        // Stryker disable next-line ConditionalExpression: no row has a NULL key to find
         if (record.key !== undefined) {
           const row = s.byKey.get(record.key) as AskRow | undefined
           if (row !== undefined) {

@@ -65,6 +65,7 @@ const cache = new WeakMap<BetterSqlite3.Database, Statements>()
 /** The statements of `db`, prepared on first use. */
 export function statementsOf(db: BetterSqlite3.Database): Statements {
   let statements = cache.get(db)
+  // Stryker disable next-line ConditionalExpression: preparing again on every call is slower, not different
   if (statements === undefined) {
     const prepared: Partial<Statements> = {}
     for (const [name, sql] of Object.entries(SQL) as Array<[keyof typeof SQL, string]>) {

@@ -3,49 +3,14 @@
  * vanish while open, not be openable yet, or hold rows nobody should trust.
  */
 import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
-import Database from 'better-sqlite3'
-import { afterEach, describe, expect, it } from 'vitest'
+import type Database from 'better-sqlite3'
+import { describe, expect, it } from 'vitest'
 import { CorruptRowError, timeoutOutcome } from '../../../src/protocol/index.js'
-import type { AskStore, StoreChange } from '../../../src/protocol/index.js'
+import type { StoreChange } from '../../../src/protocol/index.js'
 import { createSqliteStore } from '../../../src/stores/sqlite/index.js'
 import { answered, newAsk } from '../store-contract.js'
+import { afterThisTest, rawConnection, setup, until } from './harness.js'
 import { tempDirectory } from './temp-file.js'
-
-const cleanups: Array<() => void | Promise<void>> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
-
-function setup(
-  options: { busyTimeoutMs?: number; onCorruptRow?: (e: CorruptRowError) => void } = {},
-) {
-  const temp = tempDirectory()
-  cleanups.push(temp.remove)
-  const path = temp.file()
-  const open = (): AskStore => {
-    const store = createSqliteStore({ path, pollIntervalMs: 10, ...options })
-    cleanups.push(() => store.close())
-    return store
-  }
-  return { temp, path, store: open(), open }
-}
-
-function rawConnection(path: string): Database.Database {
-  const db = new Database(path)
-  cleanups.push(() => {
-    if (db.inTransaction) db.exec('ROLLBACK')
-    db.close()
-  })
-  return db
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 5_000
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-}
 
 describe('a file locked by another writer', () => {
   it('rejects writes with a clear error after the busy timeout, keeps the event loop free, and recovers once released', async () => {
@@ -118,10 +83,10 @@ describe('a file deleted while open', () => {
 describe('a path that cannot be opened yet', () => {
   it('creates the store without throwing; calls reject until the path can be opened, then work', async () => {
     const temp = tempDirectory()
-    cleanups.push(temp.remove)
+    afterThisTest(temp.remove)
     const dir = `${temp.dir}/not-yet`
     const store = createSqliteStore({ path: `${dir}/asks.db`, pollIntervalMs: 10 })
-    cleanups.push(() => store.close())
+    afterThisTest(() => store.close())
     const seen: StoreChange[] = []
     store.watch((change) => seen.push(change))
     const ask = newAsk()
@@ -135,11 +100,11 @@ describe('a path that cannot be opened yet', () => {
 
   it('rejects a file that is not a database, and opens the path once it is replaced', async () => {
     const temp = tempDirectory()
-    cleanups.push(temp.remove)
+    afterThisTest(temp.remove)
     const path = temp.file()
     writeFileSync(path, 'this is not a database, but it is long enough to have a header'.repeat(20))
     const store = createSqliteStore({ path })
-    cleanups.push(() => store.close())
+    afterThisTest(() => store.close())
     await expect(store.pending()).rejects.toThrow(/cannot open .*not a database/)
     unlinkSync(path)
     expect(await store.pending()).toEqual([])
@@ -153,7 +118,7 @@ describe('a path that cannot be opened yet', () => {
     raw.prepare('INSERT INTO migrations (version, applied_at) VALUES (2, 0)').run()
     raw.close()
     const later = createSqliteStore({ path })
-    cleanups.push(() => later.close())
+    afterThisTest(() => later.close())
     await expect(later.pending()).rejects.toThrow(/schema version 2; this askseam reads version 1/)
   })
 })
@@ -243,16 +208,43 @@ describe('rows of garbage inserted by hand', () => {
     expect(reported.map((e) => e.message)).toEqual([expect.stringMatching(/bad-watch/)])
   })
 
+  it('says which column of a row is not what it should be', async () => {
+    const { path, store } = setup({ onCorruptRow: () => undefined })
+    await store.pending()
+    const raw = rawConnection(path)
+    // A BLOB keeps its type in a TEXT column; a JSON column must hold text.
+    insert(raw, { askId: 'blob-questions', questions: Buffer.from('[]') })
+    insert(raw, { askId: 'bad-json-outcome', state: 'settled', outcome: '{oops', settledAt: 3 })
+    await expect(store.get('blob-questions')).rejects.toThrow(
+      'ask blob-questions: questions is not text',
+    )
+    await expect(store.get('bad-json-outcome')).rejects.toThrow(
+      'ask bad-json-outcome: outcome is not valid JSON',
+    )
+  })
+
   it('skips a malformed lease and keeps the live ones', async () => {
     const reported: CorruptRowError[] = []
     const { path, store } = setup({ onCorruptRow: (error) => reported.push(error) })
     await store.heartbeat({ seamId: 'ok', providerActive: true, expiresAt: 1_000 })
     const raw = rawConnection(path)
-    raw.prepare("INSERT INTO leases VALUES ('broken', 'yes', 1000, 1), ('old', 1, 1000, 9)").run()
+    // A BLOB seam id and a TEXT expiry keep their types (a text sorts above
+    // every number, so that lease reads as live).
+    raw
+      .prepare(
+        `INSERT INTO leases VALUES ('broken', 'yes', 1000, 1), ('old', 1, 1000, 9),
+           (X'00', 1, 1000, 1), ('when', 1, 'soon', 1)`,
+      )
+      .run()
     expect(await store.leases(0)).toEqual([
       { seamId: 'ok', providerActive: true, expiresAt: 1_000 },
     ])
-    expect(reported).toHaveLength(2)
+    expect(reported.map((e) => e.message).sort()).toEqual([
+      'lease \u0000 is malformed',
+      'lease broken is malformed',
+      'lease old is malformed',
+      'lease when is malformed',
+    ])
   })
 })
 
@@ -288,13 +280,36 @@ describe('the change feed', () => {
     await store.expireOverdue(2)
     await store.heartbeat({ seamId: 's', providerActive: false, expiresAt: 5 })
     await store.release('s')
+    const answeredAsk = newAsk()
+    await store.admit(answeredAsk)
+    await store.settle(answeredAsk.askId, answered, 3)
     await new Promise((resolve) => setTimeout(resolve, 100))
     expect(seen.map((c) => c.type)).toEqual([
       'ask.admitted',
       'ask.settled',
       'leases.changed',
       'leases.changed',
+      'ask.admitted',
+      'ask.settled',
     ])
+  })
+
+  it('reports to another connection the asks a sweep ended', async () => {
+    const { store, open } = setup()
+    await store.pending()
+    const sweeper = open()
+    const overdue = newAsk({ askId: 'overdue', deadline: 1 })
+    const orphan = newAsk({ askId: 'orphan', ownerSeamId: 'gone' })
+    await sweeper.admit(overdue)
+    await sweeper.admit(orphan)
+    const seen: StoreChange[] = []
+    store.watch((change) => seen.push(change))
+    const settled = (askId: string) => () =>
+      seen.some((c) => c.type === 'ask.settled' && c.record.askId === askId)
+    await sweeper.expireOverdue(2)
+    await until(settled('overdue'), 'the expiry')
+    await sweeper.endOrphans(2)
+    await until(settled('orphan'), 'the orphan ended')
   })
 
   it('closes idempotently and rejects calls after close', async () => {

@@ -1,0 +1,280 @@
+/**
+ * The Postgres store's own promises beyond the contract: what its
+ * connections call themselves and how many it opens, a pool handed in
+ * (its settings reach the LISTEN connection), schema names that need
+ * quoting or hashing, changes only the backstop poll can see, and the
+ * default report of a corrupt row.
+ */
+import pg from 'pg'
+import { afterEach, expect, it } from 'vitest'
+import type { AskStore, StoreChange } from '../../src/protocol/index.js'
+import { createPostgresStore } from '../../src/stores/postgres/index.js'
+import type { PostgresStoreOptions } from '../../src/stores/postgres/index.js'
+import {
+  describePostgres,
+  freshSchema,
+  postgresUrl,
+  withClient,
+  withSearchPath,
+} from '../support/postgres.js'
+import { newAsk } from './store-contract.js'
+
+const opened: AskStore[] = []
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close()
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+function track(store: AskStore): AskStore {
+  opened.push(store)
+  return store
+}
+
+async function schema() {
+  const fresh = await freshSchema()
+  cleanups.push(fresh.drop)
+  const open = (options: Omit<PostgresStoreOptions, 'connectionString'> = {}) =>
+    track(createPostgresStore({ connectionString: fresh.url, ...options }))
+  const sql = (text: string, values: unknown[] = []) =>
+    withClient(fresh.url, (client) => client.query(text, values))
+  return { ...fresh, open, sql }
+}
+
+/** A database of the test's own, so pg_stat_activity shows only this test's connections. */
+async function database(): Promise<{ url: string }> {
+  const name = `askseam_db_${process.pid}_${Date.now().toString(36)}`
+  const admin = postgresUrl as string
+  await withClient(admin, (client) => client.query(`CREATE DATABASE ${name}`))
+  cleanups.push(async () => {
+    await withClient(admin, (client) =>
+      client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    )
+  })
+  const parsed = new URL(admin)
+  parsed.pathname = `/${name}`
+  return { url: parsed.toString() }
+}
+
+async function until(check: () => boolean, what: string, limitMs = 10_000): Promise<void> {
+  const end = Date.now() + limitMs
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+describePostgres('postgres store options', () => {
+  it('names its connections and keeps its pool to maxConnections', async () => {
+    const db = await database()
+    const store = track(createPostgresStore({ connectionString: db.url, maxConnections: 1 }))
+    const seen: StoreChange[] = []
+    store.watch((change) => seen.push(change))
+    await until(() => seen.some((c) => c.type === 'resync'), 'the listener')
+    await Promise.all(Array.from({ length: 8 }, () => store.get('none')))
+    const { rows } = await withClient(db.url, (client) =>
+      client.query<{ application_name: string; n: number }>(
+        `SELECT application_name, count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid()
+         GROUP BY application_name ORDER BY application_name`,
+      ),
+    )
+    expect(rows).toEqual([
+      { application_name: 'askseam', n: 1 },
+      { application_name: 'askseam-listener', n: 1 },
+    ])
+  })
+
+  it('listens with the settings of a pool it was given', async () => {
+    const db = await schema()
+    const pool = new pg.Pool({ connectionString: db.url })
+    cleanups.push(() => pool.end())
+    const store = track(createPostgresStore({ pool }))
+    const seen: StoreChange[] = []
+    store.watch((change) => seen.push(change))
+    await until(() => seen.some((c) => c.type === 'resync'), 'the listener')
+    const ask = newAsk()
+    await db.open().admit(ask)
+    await until(
+      () => seen.some((c) => c.type === 'ask.admitted' && c.record.askId === ask.askId),
+      'the admission, heard on the pool’s database and schema',
+    )
+  })
+
+  it('refuses a pool and a connection string together, saying so', () => {
+    const pool = new pg.Pool({ connectionString: postgresUrl })
+    cleanups.push(() => pool.end())
+    expect(() => createPostgresStore({ pool, connectionString: postgresUrl as string })).toThrow(
+      'askseam/postgres: give a connectionString or a pool, not both',
+    )
+  })
+
+  it('rejects with a clear error when the search_path names no schema that exists', async () => {
+    const url = withSearchPath(postgresUrl as string, 'askseam_no_such_schema')
+    const store = track(createPostgresStore({ connectionString: url }))
+    await expect(store.pending()).rejects.toThrow(
+      'askseam/postgres: no schema on the search_path to create the tables in',
+    )
+  })
+
+  it('works on a schema whose name needs quoting, and on one too long for a channel name', async () => {
+    const unique = `${process.pid}_${Date.now().toString(36)}`
+    // 60 bytes: "askseam:" and the name pass the 63 bytes of a channel name.
+    for (const name of [`Ask "quoted" ${unique}`, `askseam_${unique}_`.padEnd(60, 'x')]) {
+      const quoted = `"${name.replace(/"/g, '""')}"`
+      await withClient(postgresUrl as string, (client) => client.query(`CREATE SCHEMA ${quoted}`))
+      cleanups.push(async () => {
+        await withClient(postgresUrl as string, (client) =>
+          client.query(`DROP SCHEMA ${quoted} CASCADE`),
+        )
+      })
+      // libpq's options: a backslash keeps a space inside one -c setting.
+      const parsed = new URL(postgresUrl as string)
+      parsed.searchParams.set('options', `-c search_path=${quoted.replace(/ /g, '\\ ')}`)
+      const url = parsed.toString()
+      const watcher = track(createPostgresStore({ connectionString: url }))
+      const seen: StoreChange[] = []
+      watcher.watch((change) => seen.push(change))
+      await until(() => seen.some((c) => c.type === 'resync'), `the listener on schema ${name}`)
+      const ask = newAsk()
+      await track(createPostgresStore({ connectionString: url })).admit(ask)
+      await until(
+        () => seen.some((c) => c.type === 'ask.admitted' && c.record.askId === ask.askId),
+        `the admission on schema ${name}`,
+      )
+    }
+  })
+})
+
+describePostgres('postgres store watchers', () => {
+  const listeners = (url: string) =>
+    withClient(url, async (client) => {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name = 'askseam-listener'`,
+      )
+      return rows[0]?.n
+    })
+
+  it('keeps its LISTEN connection while anyone watches and ends it after the last', async () => {
+    const db = await database()
+    const store = track(createPostgresStore({ connectionString: db.url }))
+    const kept: StoreChange[] = []
+    store.watch((change) => kept.push(change))
+    const unwatch = store.watch(() => undefined)
+    await until(() => kept.some((c) => c.type === 'resync'), 'the listener')
+    unwatch()
+    unwatch()
+    const ask = newAsk()
+    await track(createPostgresStore({ connectionString: db.url })).admit(ask)
+    await until(
+      () => kept.some((c) => c.type === 'ask.admitted' && c.record.askId === ask.askId),
+      'the admission, told to the watcher left',
+    )
+    expect(await listeners(db.url)).toBe(1)
+
+    const last = store.watch(() => undefined)
+    store.watch(() => undefined)()
+    last()
+    // The watcher from the start is still there: unwatching others must not end it.
+    expect(await listeners(db.url)).toBe(1)
+  })
+
+  it('ends its LISTEN connection when the one watcher stops', async () => {
+    const db = await database()
+    const store = track(createPostgresStore({ connectionString: db.url }))
+    const seen: StoreChange[] = []
+    const unwatch = store.watch((change) => seen.push(change))
+    await until(() => seen.some((c) => c.type === 'resync'), 'the listener')
+    unwatch()
+    let left: number | undefined = 1
+    const end = Date.now() + 10_000
+    while (left !== 0 && Date.now() < end) {
+      left = await listeners(db.url)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(left).toBe(0)
+  })
+
+  it('tells every listener even when one throws, and lets the throw reach the process', async () => {
+    const db = await schema()
+    const store = db.open()
+    const uncaught: unknown[] = []
+    const onUncaught = (error: unknown) => uncaught.push(error)
+    // The runner's own handlers would fail the test for an error it expects.
+    const runners = process.listeners('uncaughtException')
+    process.removeAllListeners('uncaughtException')
+    process.on('uncaughtException', onUncaught)
+    try {
+      const seen: StoreChange[] = []
+      store.watch(() => {
+        throw new Error('listener fault')
+      })
+      store.watch((change) => seen.push(change))
+      await until(() => seen.some((c) => c.type === 'resync'), 'the listener')
+      await until(() => uncaught.length > 0, 'the listener fault')
+      expect(uncaught).toEqual([new Error('listener fault')])
+    } finally {
+      process.off('uncaughtException', onUncaught)
+      for (const listener of runners) process.on('uncaughtException', listener)
+    }
+  })
+})
+
+describePostgres('postgres store backstop poll', () => {
+  it('tells a lease changed without a notification', async () => {
+    const db = await schema()
+    const watcher = db.open({ pollIntervalMs: 50 })
+    await watcher.heartbeat({ seamId: 'before', providerActive: true, expiresAt: 10 })
+    const seen: StoreChange[] = []
+    watcher.watch((change) => seen.push(change))
+    await until(() => seen.some((c) => c.type === 'resync'), 'the listener')
+    // Two polls, so the poll knows the leases as they stand.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    seen.length = 0
+    await db.sql(`UPDATE askseam_leases SET provider_active = false WHERE seam_id = 'before'`)
+    await until(() => seen.some((c) => c.type === 'leases.changed'), 'the lease change')
+  })
+
+  it('says resync instead of reading out more silent changes than one poll emits', async () => {
+    const db = await schema()
+    const watcher = db.open({ pollIntervalMs: 50 })
+    await watcher.pending()
+    const seen: StoreChange[] = []
+    watcher.watch((change) => seen.push(change))
+    await until(() => seen.some((c) => c.type === 'resync'), 'the listener')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    seen.length = 0
+    await db.sql(
+      `INSERT INTO askseam_asks (ask_id, questions, owner_seam_id, started_at, state, schema_version)
+       SELECT 'silent-' || i, '[{"id":"q","question":"?"}]', 'seam-a', i, 'pending', 1
+       FROM generate_series(1, 501) AS i`,
+    )
+    await until(() => seen.length > 0, 'the poll')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(seen).toEqual([{ type: 'resync' }])
+  })
+})
+
+describePostgres('a corrupt row, without onCorruptRow', () => {
+  it('is told as a process warning, once per distinct fault', async () => {
+    const db = await schema()
+    const store = db.open()
+    await store.pending()
+    await db.sql(
+      `INSERT INTO askseam_asks (ask_id, questions, owner_seam_id, started_at, state, schema_version)
+       VALUES ('warned-ask', '{"not":"a list"}', 'seam-x', 1, 'pending', 1)`,
+    )
+    const warnings: Error[] = []
+    const onWarning = (warning: Error) => warnings.push(warning)
+    process.on('warning', onWarning)
+    cleanups.push(async () => void process.off('warning', onWarning))
+    await store.pending()
+    await store.pending()
+    await new Promise((resolve) => setImmediate(resolve))
+    const ours = warnings.filter((w) => (w as { code?: string }).code === 'ASKSEAM_CORRUPT_ROW')
+    expect(ours.map((w) => w.message)).toEqual([
+      'askseam/postgres: skipped a row: ask warned-ask: questions are not a list of questions',
+    ])
+  })
+})
