@@ -24,23 +24,21 @@ export interface AskRow {
   revision: string | null
 }
 
+/** What an ask is from its admission on, whatever becomes of it. */
+const OWN_COLUMNS = [
+  'ask_id',
+  'ask_key',
+  'questions',
+  'agent_id',
+  'owner_seam_id',
+  'started_at',
+  'deadline',
+]
+
 /** The columns of {@link AskRow}, for a `SELECT` or a `RETURNING` (optionally qualified). */
 export function askColumns(table = ''): string {
   const prefix = table === '' ? '' : `${table}.`
-  return [
-    'ask_id',
-    'ask_key',
-    'questions',
-    'agent_id',
-    'owner_seam_id',
-    'started_at',
-    'deadline',
-    'state',
-    'outcome',
-    'settled_at',
-    'schema_version',
-    'revision',
-  ]
+  return [...OWN_COLUMNS, 'state', 'outcome', 'settled_at', 'schema_version', 'revision']
     .map((column) => prefix + column)
     .join(', ')
 }
@@ -100,18 +98,7 @@ export function toAskRecord(row: AskRow): AskRecord {
  * outcome's JSON per ask, would only repeat it).
  */
 export function sweptColumns(table: string): string {
-  return [
-    'ask_id',
-    'ask_key',
-    'questions',
-    'agent_id',
-    'owner_seam_id',
-    'started_at',
-    'deadline',
-    'schema_version',
-  ]
-    .map((column) => `${table}.${column}`)
-    .join(', ')
+  return [...OWN_COLUMNS, 'schema_version'].map((column) => `${table}.${column}`).join(', ')
 }
 
 /** A row of {@link sweptColumns}. */

@@ -45,20 +45,20 @@ function parseJson(text: unknown, column: string, askId: unknown): unknown {
 
 /** Decodes one `asks` row; throws {@link CorruptRowError} for anything but a well-formed ask. */
 export function decodeAsk(row: AskRow): AskRecord {
-  const [
-    askId,
-    key,
-    questions,
-    agentId,
-    ownerSeamId,
-    startedAt,
-    deadline,
-    state,
-    outcome,
-    settledAt,
-  ] = row
-  checkVersion(askId, row[10])
+  const [askId, , , , , , , state, outcome, settledAt, schemaVersion] = row
+  checkVersion(askId, schemaVersion)
   return parseAskRecord({
+    ...ownFields(row),
+    state,
+    outcome: parseJson(outcome, 'outcome', askId),
+    settledAt: absent(settledAt),
+  })
+}
+
+/** The columns an ask holds from its admission on, as `parseAskRecord` reads them. */
+function ownFields(row: AskRow): Record<string, unknown> {
+  const [askId, key, questions, agentId, ownerSeamId, startedAt, deadline] = row
+  return {
     askId,
     key: absent(key),
     questions: parseJson(questions, 'questions', askId),
@@ -66,10 +66,7 @@ export function decodeAsk(row: AskRow): AskRecord {
     ownerSeamId,
     startedAt,
     deadline: absent(deadline),
-    state,
-    outcome: parseJson(outcome, 'outcome', askId),
-    settledAt: absent(settledAt),
-  })
+  }
 }
 
 /**
@@ -83,18 +80,8 @@ export function decodeEnded(
   settledAt: number,
   outcomeOf: (ask: AskRecord) => StoredOutcome,
 ): AskRecord {
-  const [askId, key, questions, agentId, ownerSeamId, startedAt, deadline, schemaVersion] = row
-  checkVersion(askId, schemaVersion)
-  const record = parseAskRecord({
-    askId,
-    key: absent(key),
-    questions: parseJson(questions, 'questions', askId),
-    agentId: absent(agentId),
-    ownerSeamId,
-    startedAt,
-    deadline: absent(deadline),
-    state: 'pending',
-  })
+  checkVersion(row[0], row[7])
+  const record = parseAskRecord({ ...ownFields(row), state: 'pending' })
   record.state = 'settled'
   record.outcome = outcomeOf(record)
   record.settledAt = settledAt
