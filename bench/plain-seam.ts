@@ -16,7 +16,7 @@ export function createPlainSeam() {
   let provider: UserQuestionProvider | undefined
   let counter = 0
   const pending = new Map<string, () => void>()
-  const callerSignals = createAbortFanout()
+  const callerSignals = createAbortFanout<() => void>((onAbort) => onAbort())
   return {
     registerProvider(next: UserQuestionProvider) {
       provider = next
@@ -42,11 +42,10 @@ export function createPlainSeam() {
       const controller = new AbortController()
       return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
         let timer: ReturnType<typeof setTimeout> | undefined
-        let unwatch: (() => void) | undefined
         const settle = (error: unknown, answer?: AskUserQuestionAnswer) => {
           if (!pending.delete(askId)) return
           if (timer !== undefined) clearTimeout(timer)
-          unwatch?.()
+          if (admitted.signal !== undefined) callerSignals.unwatch(admitted.signal, onAbort)
           if (answer !== undefined) resolve(answer)
           else {
             controller.abort(error)
@@ -55,7 +54,7 @@ export function createPlainSeam() {
         }
         const onAbort = () => settle(new UserQuestionError('aborted', 'ASK_ABORTED'))
         pending.set(askId, onAbort)
-        if (admitted.signal !== undefined) unwatch = callerSignals.watch(admitted.signal, onAbort)
+        if (admitted.signal !== undefined) callerSignals.watch(admitted.signal, onAbort)
         if (admitted.timeoutMs !== undefined) {
           timer = setTimeout(
             () => settle(new UserQuestionError('timeout', 'ASK_TIMEOUT')),

@@ -6,14 +6,19 @@ import { UserQuestionError } from '../vocabulary/index.js'
  * listener per ask would pile up on it (and trip Node's listener-leak
  * warning), and each settled ask would have to find and remove its own.
  *
+ * A watcher is an object the fanout hands back to its one `onAbort`, so a
+ * watch costs a place in a set, not a closure per ask.
+ *
  * A caller's signal is untrusted (issue 10): one whose `addEventListener`
  * throws cannot be watched, so `watch` throws `INVALID_REQUEST`
  * (`details.field: 'signal'`) for the seam to reject with; one whose
  * `removeEventListener` or `reason` throws never stops an ask from settling.
  */
-export interface AbortFanout {
-  /** Calls `onAbort(reason)` once when `signal` aborts. Returns the unwatch, idempotent and never throwing. */
-  watch(signal: AbortSignal, onAbort: (reason: unknown) => void): () => void
+export interface AbortFanout<TWatcher extends object> {
+  /** Hands `watcher` to `onAbort` once, with the reason, when `signal` aborts. Watching twice is one watch. */
+  watch(signal: AbortSignal, watcher: TWatcher): void
+  /** Stops watching; idempotent and never throwing. */
+  unwatch(signal: AbortSignal, watcher: TWatcher): void
 }
 
 function reasonOf(signal: AbortSignal): unknown {
@@ -24,46 +29,53 @@ function reasonOf(signal: AbortSignal): unknown {
   }
 }
 
-/** Creates an {@link AbortFanout}. Its bookkeeping for a signal is gone once no ask watches it. */
-export function createAbortFanout(): AbortFanout {
-  const watchers = new WeakMap<
-    AbortSignal,
-    { callbacks: Set<(reason: unknown) => void>; listener: () => void }
-  >()
+interface Watched<TWatcher> {
+  watchers: Set<TWatcher>
+  listener: () => void
+}
+
+/** Creates an {@link AbortFanout}. Its bookkeeping for a signal is gone once nobody watches it. */
+export function createAbortFanout<TWatcher extends object>(
+  onAbort: (watcher: TWatcher, reason: unknown) => void,
+): AbortFanout<TWatcher> {
+  const signals = new WeakMap<AbortSignal, Watched<TWatcher>>()
+  const forget = (signal: AbortSignal, watched: Watched<TWatcher>) => {
+    signals.delete(signal)
+    try {
+      signal.removeEventListener('abort', watched.listener)
+    } catch {
+      // The listener is `once` and nobody watches any more: a late abort calls nobody.
+    }
+  }
   return {
-    watch(signal, onAbort) {
-      let entry = watchers.get(signal)
-      if (entry === undefined) {
-        const callbacks = new Set<(reason: unknown) => void>()
-        const listener = () => {
-          watchers.delete(signal)
-          const reason = reasonOf(signal)
-          for (const callback of [...callbacks]) callback(reason)
+    watch(signal, watcher) {
+      let watched = signals.get(signal)
+      if (watched === undefined) {
+        const fresh: Watched<TWatcher> = {
+          watchers: new Set(),
+          listener: () => {
+            const reason = reasonOf(signal)
+            for (const each of [...fresh.watchers]) onAbort(each, reason)
+            if (signals.get(signal) === fresh) forget(signal, fresh)
+          },
         }
         try {
-          signal.addEventListener('abort', listener, { once: true })
+          signal.addEventListener('abort', fresh.listener, { once: true })
         } catch (error: unknown) {
           throw new UserQuestionError('the signal cannot be listened to', 'INVALID_REQUEST', {
             cause: error,
             details: { field: 'signal' },
           })
         }
-        entry = { callbacks, listener }
-        watchers.set(signal, entry)
+        watched = fresh
+        signals.set(signal, watched)
       }
-      const { callbacks, listener } = entry
-      // A distinct wrapper per watch, so the same callback can be watched twice.
-      const callback = (reason: unknown) => onAbort(reason)
-      callbacks.add(callback)
-      return () => {
-        if (!callbacks.delete(callback) || callbacks.size > 0) return
-        if (watchers.get(signal)?.listener === listener) watchers.delete(signal)
-        try {
-          signal.removeEventListener('abort', listener)
-        } catch {
-          // The listener is `once` and its callbacks are gone: a late abort calls nobody.
-        }
-      }
+      watched.watchers.add(watcher)
+    },
+    unwatch(signal, watcher) {
+      const watched = signals.get(signal)
+      if (watched === undefined || !watched.watchers.delete(watcher)) return
+      if (watched.watchers.size === 0) forget(signal, watched)
     },
   }
 }

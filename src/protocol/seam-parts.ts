@@ -20,7 +20,8 @@ export interface Caller {
   entry: Entry
   resolve(answer: AskUserQuestionAnswer): void
   reject(error: UserQuestionError): void
-  unwatch: (() => void) | undefined
+  /** The caller's signal, while the seam watches it. */
+  signal: AbortSignal | undefined
 }
 
 /** An ask some caller of this seam waits on: one this seam admitted, or one it attached to by key. */

@@ -76,7 +76,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   const foreign = new Map<string, AskRecord>()
   /** What this seam's provider is showing, by `askId`. */
   const presentations = new Map<string, Presentation>()
-  const callerSignals = createAbortFanout()
+  const callerSignals = createAbortFanout<Caller>((caller, reason) => callerAborted(caller, reason))
   const inflight = new Set<Promise<unknown>>()
   let registrations = 0
   let closed = false
@@ -179,7 +179,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     if (entries.get(entry.askId) === entry) entries.delete(entry.askId)
     const callers = entry.callers
     entry.callers = []
-    for (const caller of callers) caller.unwatch?.()
+    for (const caller of callers) unwatchCaller(caller)
     for (const caller of callers) {
       if ('answer' in result) caller.resolve(result.answer)
       else caller.reject(result.error)
@@ -318,7 +318,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     if (entry.callers.length > 1) {
       // Another caller of this seam still waits: this one leaves, the ask goes on.
       entry.callers.splice(index, 1)
-      caller.unwatch?.()
+      unwatchCaller(caller)
       const outcome = callerAbortOutcome() as StoredOutcome & { status: 'rejected' }
       caller.reject(
         new UserQuestionError(outcome.error.message, outcome.error.code, {
@@ -334,9 +334,10 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     else if (!entry.admitting) settleDirect(entry, callerAbortOutcome())
   }
 
-  // Its own function, so the listener keeps only the caller alive, not the request.
-  const watchCaller = (caller: Caller, signal: AbortSignal) => {
-    caller.unwatch = callerSignals.watch(signal, (reason) => callerAborted(caller, reason))
+  const unwatchCaller = (caller: Caller) => {
+    if (caller.signal === undefined) return
+    callerSignals.unwatch(caller.signal, caller)
+    caller.signal = undefined
   }
 
   // ---- asking ----
@@ -482,8 +483,8 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       done: false,
       onDone: undefined,
     }
-    const caller: Caller = { entry, resolve, reject, unwatch: undefined }
-    if (admitted.signal !== undefined) watchCaller(caller, admitted.signal)
+    const caller: Caller = { entry, resolve, reject, signal: admitted.signal }
+    if (caller.signal !== undefined) callerSignals.watch(caller.signal, caller)
     // A literal: an array grown by push reserves room for 16 more callers.
     entry.callers = [caller]
     entries.set(entry.askId, entry)
@@ -777,7 +778,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     fleet.crash()
     for (const entry of entries.values()) {
       entry.done = true
-      for (const caller of entry.callers) caller.unwatch?.()
+      for (const caller of entry.callers) unwatchCaller(caller)
       entry.actor?.stop()
     }
     entries.clear()

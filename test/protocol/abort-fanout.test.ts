@@ -4,51 +4,90 @@ import { createAbortFanout } from '../../src/protocol/abort-fanout.js'
 
 const listeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length
 
+/** A fanout whose watchers are names, recording who heard which reason. */
+function recorded() {
+  const seen: unknown[] = []
+  const fanout = createAbortFanout<{ name: string }>((watcher, reason) =>
+    seen.push([watcher.name, reason]),
+  )
+  return { seen, fanout }
+}
+
 describe('createAbortFanout', () => {
   it('puts one listener on a signal however many watch it, and removes it with the last unwatch', () => {
-    const fanout = createAbortFanout()
+    const { fanout } = recorded()
     const { signal } = new AbortController()
-    const unwatchA = fanout.watch(signal, () => undefined)
-    const unwatchB = fanout.watch(signal, () => undefined)
+    const a = { name: 'a' }
+    const b = { name: 'b' }
+    fanout.watch(signal, a)
+    fanout.watch(signal, b)
     expect(listeners(signal)).toBe(1)
-    unwatchA()
-    unwatchA()
+    fanout.unwatch(signal, a)
+    fanout.unwatch(signal, a)
     expect(listeners(signal)).toBe(1)
-    unwatchB()
+    fanout.unwatch(signal, b)
     expect(listeners(signal)).toBe(0)
-    const unwatchC = fanout.watch(signal, () => undefined)
+    fanout.watch(signal, a)
     expect(listeners(signal)).toBe(1)
-    unwatchC()
+    fanout.unwatch(signal, a)
     expect(listeners(signal)).toBe(0)
   })
 
-  it('calls every watcher once with the reason, and leaves nothing behind', () => {
-    const fanout = createAbortFanout()
+  it('hands every watcher over once with the reason, and leaves nothing behind', () => {
+    const { seen, fanout } = recorded()
     const controller = new AbortController()
-    const seen: unknown[] = []
-    const unwatchA = fanout.watch(controller.signal, (reason) => seen.push(['a', reason]))
-    fanout.watch(controller.signal, (reason) => seen.push(['b', reason]))
-    const onAbort = () => seen.push(['same callback twice'])
-    fanout.watch(controller.signal, onAbort)
-    fanout.watch(controller.signal, onAbort)
-    unwatchA()
+    const a = { name: 'a' }
+    const twice = { name: 'watched twice' }
+    fanout.watch(controller.signal, a)
+    fanout.watch(controller.signal, { name: 'b' })
+    fanout.watch(controller.signal, twice)
+    fanout.watch(controller.signal, twice)
+    fanout.unwatch(controller.signal, a)
     controller.abort('stop')
     controller.signal.dispatchEvent(new Event('abort'))
-    expect(seen).toEqual([['b', 'stop'], ['same callback twice'], ['same callback twice']])
+    expect(seen).toEqual([
+      ['b', 'stop'],
+      ['watched twice', 'stop'],
+    ])
     expect(listeners(controller.signal)).toBe(0)
+    fanout.unwatch(controller.signal, twice)
   })
 
-  it('keeps signals apart', () => {
-    const fanout = createAbortFanout()
+  it('keeps signals apart, and an unwatch on the wrong signal changes nothing', () => {
+    const { seen, fanout } = recorded()
     const first = new AbortController()
     const second = new AbortController()
-    const seen: string[] = []
-    fanout.watch(first.signal, () => seen.push('first'))
-    const unwatch = fanout.watch(second.signal, () => seen.push('second'))
-    first.abort()
-    expect(seen).toEqual(['first'])
+    const one = { name: 'first' }
+    const two = { name: 'second' }
+    fanout.watch(first.signal, one)
+    fanout.watch(second.signal, two)
+    fanout.unwatch(first.signal, two)
+    expect(listeners(first.signal)).toBe(1)
+    first.abort('why')
+    expect(seen).toEqual([['first', 'why']])
     expect(listeners(second.signal)).toBe(1)
-    unwatch()
+    fanout.unwatch(second.signal, two)
     expect(listeners(second.signal)).toBe(0)
+  })
+
+  it('says INVALID_REQUEST for a signal it cannot listen to, and survives one whose remove throws', () => {
+    const { fanout } = recorded()
+    const hostile = {
+      addEventListener() {
+        throw new Error('no')
+      },
+    } as unknown as AbortSignal
+    expect(() => fanout.watch(hostile, { name: 'a' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_REQUEST', details: { field: 'signal' } }),
+    )
+    const sticky = {
+      addEventListener() {},
+      removeEventListener() {
+        throw new Error('no')
+      },
+    } as unknown as AbortSignal
+    const a = { name: 'a' }
+    fanout.watch(sticky, a)
+    expect(() => fanout.unwatch(sticky, a)).not.toThrow()
   })
 })
