@@ -1,6 +1,7 @@
 import {
   LEASE_RETENTION_MS,
   isReplayedOutcome,
+  notifyEach,
   ownerGoneOutcome,
   parseAskRecord,
   timeoutOutcome,
@@ -44,9 +45,7 @@ export function createMemoryStore(): AskStore {
   const snapshot = (record: AskRecord): AskRecord => ({ ...record })
   const notify = (change: StoreChange): void => {
     // After the write's own promise settles, as a database's change feed would.
-    queueMicrotask(() => {
-      for (const listener of [...listeners]) listener(change)
-    })
+    queueMicrotask(() => notifyEach(listeners, change))
   }
   const open = (): void => {
     if (closed) throw new Error('the memory store is closed')

@@ -342,6 +342,40 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       expect(seen).toEqual([])
     })
 
+    it('tells every watcher even when one throws, and lets the throw reach the process', async () => {
+      const { store } = await setup()
+      const other = await second()
+      const uncaught: unknown[] = []
+      const onUncaught = (error: unknown) => uncaught.push(error)
+      // The runner's own handlers would fail the test for an error it expects.
+      const runners = process.listeners('uncaughtException')
+      process.removeAllListeners('uncaughtException')
+      process.on('uncaughtException', onUncaught)
+      try {
+        const seen: StoreChange[] = []
+        store.watch(() => {
+          throw new Error('listener fault')
+        })
+        store.watch((change) => seen.push(change))
+        const ask = newAsk()
+        await other.admit(ask)
+        await until(
+          () =>
+            seen.some(
+              (c) =>
+                c.type === 'resync' || (c.type === 'ask.admitted' && c.record.askId === ask.askId),
+            ),
+          'the second watcher',
+        )
+        await until(() => uncaught.length > 0, 'the listener fault')
+        expect(uncaught.length).toBeGreaterThan(0)
+        for (const error of uncaught) expect(error).toEqual(new Error('listener fault'))
+      } finally {
+        process.off('uncaughtException', onUncaught)
+        for (const listener of runners) process.on('uncaughtException', listener)
+      }
+    })
+
     it('tells watchers when another handle changes a lease', async () => {
       const { store } = await setup()
       const other = await second()
