@@ -87,11 +87,6 @@ export type Settlement<T> =
   | { status: 'fulfilled'; value: T }
   | { status: 'rejected'; reason: unknown }
 
-/**
- * Watches `promise` from now on: the rejection is handled at once (so a test
- * that inspects it later never trips the unhandled-rejection check), and
- * `count` says how many times a settlement callback ran.
- */
 /** A seam with a controllable provider registered; `dispose` unregisters it. */
 export function seamWithProvider(options: UserQuestionsOptions = {}): {
   seam: UserQuestions
@@ -104,6 +99,11 @@ export function seamWithProvider(options: UserQuestionsOptions = {}): {
   return { seam, provider, dispose }
 }
 
+/**
+ * Watches `promise` from now on: the rejection is handled at once (so a test
+ * that inspects it later never trips the unhandled-rejection check), and
+ * `count` says how many times a settlement callback ran.
+ */
 export function track<T>(promise: Promise<T>): {
   readonly settlement: Settlement<T>
   readonly count: number
