@@ -63,7 +63,7 @@ export { createMemoryStore } from './memory-store.js'
  */
 export { importPeer } from './peer.js'
 /** @internal The stores' row loop and listener fan-out; see their TSDoc in store.ts. */
-export { notifyEach, parseRows } from './store.js'
+export { notifyEach, parseRows, warnCorruptRowOnce } from './store.js'
 // For writing a store of one's own: the outcome rules and the row parser every
 // askseam store uses.
 export {

@@ -224,6 +224,23 @@ export class CorruptRowError extends Error {
 }
 
 /**
+ * @internal A durable store's default `onCorruptRow`: a process warning named
+ * `AskseamStore` with code `ASKSEAM_CORRUPT_ROW`, once per distinct fault, so a
+ * bad row read at every poll does not flood the log.
+ */
+export function warnCorruptRowOnce(store: string): (error: CorruptRowError) => void {
+  const said = new Set<string>()
+  return (error) => {
+    if (said.has(error.message)) return
+    said.add(error.message)
+    process.emitWarning(`askseam/${store} skipped a corrupt row: ${error.message}`, {
+      type: 'AskseamStore',
+      code: 'ASKSEAM_CORRUPT_ROW',
+    })
+  }
+}
+
+/**
  * @internal Parses each row of a call that lists many (pending asks, leases,
  * changes): a row whose `parse` throws {@link CorruptRowError} is skipped and
  * told to `onCorrupt`, not fatal to the list; any other error propagates.

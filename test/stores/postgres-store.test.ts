@@ -250,7 +250,7 @@ describePostgres('a corrupt row, without onCorruptRow', () => {
     await new Promise((resolve) => setImmediate(resolve))
     const ours = warnings.filter((w) => (w as { code?: string }).code === 'ASKSEAM_CORRUPT_ROW')
     expect(ours.map((w) => w.message)).toEqual([
-      'askseam/postgres: skipped a row: ask warned-ask: questions are not a list of questions',
+      'askseam/postgres skipped a corrupt row: ask warned-ask: questions are not a list of questions',
     ])
   })
 })

@@ -10,12 +10,12 @@ import {
   parseRows,
   parseStoredOutcome,
   timeoutOutcome,
+  warnCorruptRowOnce,
 } from '../../protocol/index.js'
 import type {
   AdmitResult,
   AskRecord,
   AskStore,
-  CorruptRowError,
   NewAskRecord,
   SeamLease,
   StoreChange,
@@ -63,16 +63,7 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
   if (ownsPool) pool.on('error', () => undefined)
 
   const report = (event: PostgresStoreEvent): void => options.onEvent?.(event)
-  const warned = new Set<string>()
-  const corrupt =
-    options.onCorruptRow ??
-    ((error: CorruptRowError): void => {
-      if (warned.has(error.message)) return
-      warned.add(error.message)
-      process.emitWarning(`askseam/postgres: skipped a row: ${error.message}`, {
-        code: 'ASKSEAM_CORRUPT_ROW',
-      })
-    })
+  const corrupt = options.onCorruptRow ?? warnCorruptRowOnce('postgres')
   const listeners = new Set<(change: StoreChange) => void>()
   let closed = false
   let closing: Promise<void> | undefined

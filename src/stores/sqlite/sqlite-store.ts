@@ -9,6 +9,7 @@ import {
   parseRows,
   parseStoredOutcome,
   timeoutOutcome,
+  warnCorruptRowOnce,
 } from '../../protocol/index.js'
 import type { AdmitResult, AskRecord, AskStore, CorruptRowError } from '../../protocol/index.js'
 import { createChangeFeed } from './change-feed.js'
@@ -77,7 +78,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
     path: options.path,
     busyTimeoutMs: options.busyTimeoutMs ?? 5_000,
   })
-  const onCorruptRow = options.onCorruptRow ?? warnOnce()
+  const onCorruptRow = options.onCorruptRow ?? warnCorruptRowOnce('sqlite')
   const feed = createChangeFeed(connection, {
     // Stryker disable next-line LogicalOperator: a poll every millisecond instead is timing, not behaviour
     intervalMs: options.pollIntervalMs ?? 25,
@@ -278,15 +279,5 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
       feed.close()
       connection.close()
     },
-  }
-}
-
-/** The default {@link SqliteStoreOptions.onCorruptRow}: says so once per distinct fault. */
-function warnOnce(): (error: CorruptRowError) => void {
-  const said = new Set<string>()
-  return (error) => {
-    if (said.has(error.message)) return
-    said.add(error.message)
-    process.emitWarning(`askseam/sqlite skipped a corrupt row: ${error.message}`, 'AskseamStore')
   }
 }

@@ -179,7 +179,9 @@ describe('a corrupt row, without onCorruptRow', () => {
     await store.pending()
     await store.pending()
     await new Promise((resolve) => setImmediate(resolve))
-    const ours = warnings.filter((w) => w.name === 'AskseamStore')
+    const ours = warnings.filter(
+      (w) => w.name === 'AskseamStore' && (w as { code?: string }).code === 'ASKSEAM_CORRUPT_ROW',
+    )
     expect(ours.map((w) => w.message)).toEqual([
       'askseam/sqlite skipped a corrupt row: ask warned-ask: questions is not valid JSON',
     ])
