@@ -1,4 +1,4 @@
-import { assertEvent, assign, raise, setup } from 'xstate'
+import { assertEvent, assign, enqueueActions, setup } from 'xstate'
 import type { PromiseActorLogic, PromiseSnapshot } from 'xstate'
 import { UserQuestionError, UserQuestionErrorCodes, validateAnswer } from '../vocabulary/index.js'
 import type {
@@ -256,6 +256,21 @@ export function outcomeError(error: AskErrorData): UserQuestionError {
   )
 }
 
+/** The final state a commit leads to: this ask's own proposal's when it won, the outcome's when not. */
+function committedEnding(context: AskContext, result: CommitResult): AskEnding {
+  return result.won && context.proposal !== undefined
+    ? context.proposal.ending
+    : endingOf(result.outcome)
+}
+
+/**
+ * The committing step's result, read from its done event (which the machine's
+ * event type does not name: XState builds it from the invoked actor's id).
+ */
+function commitResultOf(event: unknown): CommitResult {
+  return (event as { output: CommitResult }).output
+}
+
 const propose = (outcome: AskOutcome, ending: AskEnding, byProvider = false) => ({
   proposal: { outcome, ending, byProvider },
 })
@@ -282,7 +297,6 @@ export const askMachine = setup({
   },
   actors: { presentToProvider, commitOutcome },
   guards: {
-    hasDeadline: ({ context }) => context.deadline !== undefined,
     hasProviderHere: ({ context }) => context.providerHere,
     hasProviderElsewhere: ({ context }) => context.providerElsewhere,
     mayWaitForProvider: ({ context }) => context.waitForProviderMs > 0,
@@ -291,7 +305,12 @@ export const askMachine = setup({
       assertEvent(event, 'providers.elsewhere')
       return !event.active
     },
-    endsIn: ({ context }, ending: AskEnding) => context.ending === ending,
+    commitEndsIn: ({ context, event }, ending: AskEnding) =>
+      committedEnding(context, commitResultOf(event)) === ending,
+    settlesIn: ({ event }, ending: AskEnding) => {
+      assertEvent(event, 'ask.settled')
+      return endingOf(event.outcome) === ending
+    },
   },
   delays: {
     deadline: ({ context }) => Math.max(0, (context.deadline ?? 0) - Date.now()),
@@ -299,8 +318,22 @@ export const askMachine = setup({
     providerGrace: ({ context }) => context.providerGraceMs,
   },
   actions: {
-    // Taken only by an ask that has a deadline; the actor cancels the timer when it stops.
-    armDeadline: raise({ type: 'ask.deadline' }, { delay: 'deadline', id: 'deadline' }),
+    // Arms the deadline's one timer, for an ask that has one; the actor cancels it when it stops.
+    armDeadline: enqueueActions<
+      AskContext,
+      AskEvent,
+      undefined,
+      AskEvent,
+      never,
+      never,
+      never,
+      'deadline',
+      never
+    >(({ context, enqueue }) => {
+      if (context.deadline !== undefined) {
+        enqueue.raise({ type: 'ask.deadline' }, { delay: 'deadline', id: 'deadline' })
+      }
+    }),
     /** Effect: the seam aborts the presentation with a hand-over reason. A no-op on a bare machine. */
     takeBackPresentation: () => undefined,
     /**
@@ -344,19 +377,18 @@ export const askMachine = setup({
         'timedOut',
       ),
     ),
-    recordCommit: assign(({ context }, result: CommitResult) => ({
-      outcome: result.outcome,
-      committedHere: result.won,
-      ending:
-        result.won && context.proposal !== undefined
-          ? context.proposal.ending
-          : endingOf(result.outcome),
-    })),
-    recordSettledElsewhere: assign((_, outcome: AskOutcome) => ({
-      outcome,
-      committedHere: false,
-      ending: endingOf(outcome),
-    })),
+    recordCommit: assign(({ context, event }) => {
+      const result = commitResultOf(event)
+      return {
+        outcome: result.outcome,
+        committedHere: result.won,
+        ending: committedEnding(context, result),
+      }
+    }),
+    recordSettledElsewhere: assign(({ event }) => {
+      assertEvent(event, 'ask.settled')
+      return { outcome: event.outcome, committedHere: false, ending: endingOf(event.outcome) }
+    }),
     recordStoreFailure: assign(() => ({
       outcome: rejected('STORE_FAILED', 'the ask store could not record the outcome'),
       ending: 'failed' as const,
@@ -389,26 +421,41 @@ export const askMachine = setup({
   },
   states: {
     pending: {
-      initial: 'arming',
+      initial: 'starting',
+      entry: 'armDeadline',
       on: {
         'ask.aborted': { target: 'committing', actions: 'proposeCallerAbort' },
         'seam.closed': { target: 'committing', actions: 'proposeSeamClosed' },
         'ask.deadline': { target: 'committing', actions: 'proposeTimeout' },
-        'ask.settled': {
-          target: 'concluding',
-          actions: { type: 'recordSettledElsewhere', params: ({ event }) => event.outcome },
-        },
+        // The final state is chosen here, not in a transient state after: one step fewer per ask.
+        'ask.settled': [
+          {
+            guard: { type: 'settlesIn', params: 'answered' },
+            target: 'answered',
+            actions: 'recordSettledElsewhere',
+          },
+          {
+            guard: { type: 'settlesIn', params: 'cancelled' },
+            target: 'cancelled',
+            actions: 'recordSettledElsewhere',
+          },
+          {
+            guard: { type: 'settlesIn', params: 'timedOut' },
+            target: 'timedOut',
+            actions: 'recordSettledElsewhere',
+          },
+          {
+            guard: { type: 'settlesIn', params: 'aborted' },
+            target: 'aborted',
+            actions: 'recordSettledElsewhere',
+          },
+          { target: 'failed', actions: 'recordSettledElsewhere' },
+        ],
         'providers.elsewhere': {
           actions: 'markProvidersElsewhere',
         },
       },
       states: {
-        arming: {
-          always: [
-            { guard: 'hasDeadline', target: 'starting', actions: 'armDeadline' },
-            { target: 'starting' },
-          ],
-        },
         starting: {
           always: [
             { guard: 'hasProviderHere', target: 'presenting' },
@@ -505,22 +552,32 @@ export const askMachine = setup({
           askId: context.askId,
           outcome: (context.proposal as { outcome: AskOutcome }).outcome,
         }),
-        onDone: {
-          target: 'concluding',
-          actions: { type: 'recordCommit', params: ({ event }) => event.output },
-        },
         // The store's answer names the committed outcome whoever wrote it: no event needed here.
-        onError: { target: 'concluding', actions: 'recordStoreFailure' },
+        onDone: [
+          {
+            guard: { type: 'commitEndsIn', params: 'answered' },
+            target: 'answered',
+            actions: 'recordCommit',
+          },
+          {
+            guard: { type: 'commitEndsIn', params: 'cancelled' },
+            target: 'cancelled',
+            actions: 'recordCommit',
+          },
+          {
+            guard: { type: 'commitEndsIn', params: 'timedOut' },
+            target: 'timedOut',
+            actions: 'recordCommit',
+          },
+          {
+            guard: { type: 'commitEndsIn', params: 'aborted' },
+            target: 'aborted',
+            actions: 'recordCommit',
+          },
+          { target: 'failed', actions: 'recordCommit' },
+        ],
+        onError: { target: 'failed', actions: 'recordStoreFailure' },
       },
-    },
-    concluding: {
-      always: [
-        { guard: { type: 'endsIn', params: 'answered' }, target: 'answered' },
-        { guard: { type: 'endsIn', params: 'cancelled' }, target: 'cancelled' },
-        { guard: { type: 'endsIn', params: 'timedOut' }, target: 'timedOut' },
-        { guard: { type: 'endsIn', params: 'aborted' }, target: 'aborted' },
-        { target: 'failed' },
-      ],
     },
     answered: { type: 'final' },
     cancelled: { type: 'final' },
