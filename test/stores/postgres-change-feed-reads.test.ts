@@ -291,6 +291,15 @@ describe('the change feed’s reads after stop()', () => {
     await vi.advanceTimersByTimeAsync(10_000)
     expect(h.db.calls).toHaveLength(calls)
     expect(h.labels()).toEqual(['resync'])
+
+    await h.started()
+    await h.poll()
+    const failing = h.db.hold('poll')
+    await h.poll()
+    await h.feed.stop()
+    failing.reject(new Error('connection lost'))
+    await settle()
+    expect(h.events.filter((e) => e.type === 'poll.failed')).toEqual([])
   })
 
   it('tells nothing of a lease change or an overflow its poll sees after stop()', async () => {
@@ -303,6 +312,9 @@ describe('the change feed’s reads after stop()', () => {
     await h.feed.stop()
     leases.resolve()
     await settle()
+    // The next start's first look at the leases is a first look: no change
+    // against what the stopped poll read.
+    h.db.leases = 'seam-a:false'
 
     await h.started()
     await h.poll()
@@ -313,6 +325,34 @@ describe('the change feed’s reads after stop()', () => {
     newest.resolve()
     await settle()
     expect(h.labels()).toEqual(['resync', 'resync'])
+  })
+
+  it('keeps one poll chain, and a working poll, when stopped and started mid-poll', async () => {
+    const h = harness()
+    await h.started()
+    await h.poll()
+    h.db.write('a')
+    const rows = h.db.hold('poll')
+    await h.poll()
+    await h.feed.stop()
+    h.feed.start()
+    rows.resolve()
+    await settle()
+    // The new start's first poll learns the revisions afresh; one chain, so
+    // one baseline read and one leases read per interval.
+    const before = h.db.calls.length
+    await h.poll()
+    expect(h.db.calls.slice(before).map((call) => call.kind)).toEqual(['max', 'leases'])
+    h.db.write('b')
+    await h.poll()
+    expect(h.db.calls.slice(before).map((call) => call.kind)).toEqual([
+      'max',
+      'leases',
+      'poll',
+      'leases',
+    ])
+    expect(h.events.filter((e) => e.type === 'poll.failed')).toEqual([])
+    expect(h.labels()).toContain('ask.admitted b')
   })
 
   it('starts afresh: a baseline poll, and no notice left over from before', async () => {

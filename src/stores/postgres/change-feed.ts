@@ -47,8 +47,9 @@ export function createChangeFeed(deps: ChangeFeedDependencies) {
   let retryTimer: NodeJS.Timeout | undefined
   let pollTimer: NodeJS.Timeout | undefined
   let everConnected = false
-  // A poll still in flight when the feed stops and starts again must not
-  // start a second chain of polls.
+  // Each start() and stop() begins a generation. A poll still in flight from
+  // an earlier one must not start a second chain of polls, nor write its
+  // answers into the bookkeeping stop() cleared for the next start.
   let generation = 0
 
   // Ids named by notifications, read in one query per turn of the event loop.
@@ -187,12 +188,12 @@ export function createChangeFeed(deps: ChangeFeedDependencies) {
   const poll = async (own: number): Promise<void> => {
     await checkConnection()
     try {
-      await pollAsks()
-      await pollLeases()
+      await pollAsks(own)
+      await pollLeases(own)
     } catch (error: unknown) {
-      if (running) deps.report({ type: 'poll.failed', error })
+      if (own === generation) deps.report({ type: 'poll.failed', error })
     }
-    if (running && own === generation) schedulePoll()
+    if (own === generation) schedulePoll()
   }
 
   const schedulePoll = (): void => {
@@ -222,11 +223,10 @@ export function createChangeFeed(deps: ChangeFeedDependencies) {
     }
   }
 
-  const pollAsks = async (): Promise<void> => {
+  const pollAsks = async (own: number): Promise<void> => {
     if (seenLast === undefined) {
       // The first poll only learns where the revisions stand.
-      seenLast = await maxRevision()
-      seenBeforeLast = seenLast
+      await startAtNewest(own)
       return
     }
     const floor = seenBeforeLast ?? seenLast
@@ -234,38 +234,44 @@ export function createChangeFeed(deps: ChangeFeedDependencies) {
       `SELECT ${askColumns()} FROM askseam_asks WHERE revision > $1 ORDER BY revision LIMIT $2`,
       [floor, POLL_LIMIT + 1],
     )
+    if (own !== generation) return
     seenBeforeLast = seenLast
     if (rows.length > POLL_LIMIT) {
-      seenLast = await maxRevision()
-      seenBeforeLast = seenLast
-      emitted.clear()
-      if (running) deps.emit({ type: 'resync' })
+      if (await startAtNewest(own)) {
+        emitted.clear()
+        deps.emit({ type: 'resync' })
+      }
       return
     }
     const fresh = rows.filter((row) => (emitted.get(row.ask_id ?? '') ?? -1) < revisionOf(row))
     for (const row of rows) seenLast = Math.max(seenLast, revisionOf(row))
     for (const [askId, revision] of emitted) if (revision <= floor) emitted.delete(askId)
-    if (running && fresh.length > 0) emitRows(fresh)
+    emitRows(fresh)
   }
 
-  const maxRevision = async (): Promise<number> => {
+  /** Puts both floors at the newest revision; false, changing nothing, for a stale poll. */
+  const startAtNewest = async (own: number): Promise<boolean> => {
     const rows = await deps.query<{ revision: string | null }>(
       'SELECT max(revision) AS revision FROM askseam_asks',
       [],
     )
-    return Number(rows[0]?.revision ?? 0)
+    if (own !== generation) return false
+    seenLast = Number(rows[0]?.revision ?? 0)
+    seenBeforeLast = seenLast
+    return true
   }
 
-  const pollLeases = async (): Promise<void> => {
+  const pollLeases = async (own: number): Promise<void> => {
     const rows = await deps.query<{ leases: string | null }>(
       `SELECT string_agg(seam_id || ':' || provider_active::text, ',' ORDER BY seam_id COLLATE "C") AS leases
         FROM askseam_leases`,
       [],
     )
+    if (own !== generation) return
     const fingerprint = rows[0]?.leases ?? null
     const changed = leaseFingerprint !== undefined && leaseFingerprint !== fingerprint
     leaseFingerprint = fingerprint
-    if (changed && running) deps.emit({ type: 'leases.changed' })
+    if (changed) deps.emit({ type: 'leases.changed' })
   }
 
   return {
@@ -280,6 +286,7 @@ export function createChangeFeed(deps: ChangeFeedDependencies) {
     /** Closes the LISTEN connection and stops every timer; idempotent. */
     async stop(): Promise<void> {
       running = false
+      generation += 1
       clearTimeout(retryTimer)
       clearTimeout(pollTimer)
       retryTimer = undefined
