@@ -225,6 +225,32 @@ describe('the change feed stopped while it connects', () => {
     expect(h.events).toEqual([connected(false)])
     expect(h.labels()).toEqual(['resync'])
   })
+
+  it('does not carry a notification the closing attempt heard into the next start', async () => {
+    const h = harness()
+    const slow = new FakeConnection()
+    const listen = deferred<unknown>()
+    slow.listens = () => listen.promise
+    h.upcoming.push(slow)
+    h.feed.start()
+    await settle()
+    await h.feed.stop()
+    // LISTEN answers, and notifications follow in the same read from the
+    // socket, before the attempt sees it must close.
+    h.db.write('stale')
+    listen.resolve({ rows: [] })
+    slow.notify('leases')
+    slow.notify('settled:stale')
+    await settle()
+    expect(h.changes).toEqual([])
+
+    await h.started()
+    h.db.write('fresh')
+    h.latest().notify('admitted:fresh')
+    await settle()
+    expect(h.db.valuesOf('read')).toEqual([[['fresh']]])
+    expect(h.labels()).toEqual(['resync', 'ask.admitted fresh'])
+  })
 })
 
 describe('the change feed’s liveness check', () => {

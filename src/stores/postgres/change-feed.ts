@@ -124,6 +124,9 @@ export function createChangeFeed(deps: ChangeFeedDependencies) {
   }
 
   const onNotice = (payload: string): void => {
+    // A connection being closed can still hear one; what it heard must not
+    // be read out after the next start().
+    if (!running) return
     const colon = payload.indexOf(':')
     const kind = colon === -1 ? payload : payload.slice(0, colon)
     if (kind === 'admitted' || kind === 'settled') noticed.add(payload.slice(colon + 1))
@@ -137,7 +140,6 @@ export function createChangeFeed(deps: ChangeFeedDependencies) {
 
   const flush = async (): Promise<void> => {
     flushScheduled = false
-    if (!running) return
     const ids = [...noticed]
     noticed.clear()
     if (leasesNoticed) {
