@@ -6,8 +6,12 @@
  *   node --import tsx postgres-child.ts URL race-admit KEY     on `go`: admits with KEY, prints, exits
  *   node --import tsx postgres-child.ts URL race-settle ASKID  on `go`: settles ASKID, prints, exits
  *   node --import tsx postgres-child.ts URL churn              admits and settles until killed
+ *   node --import tsx postgres-child.ts URL cut-and-settle PID:ASKID
+ *       ends the backend PID (another store's LISTEN connection), waits until
+ *       it is gone, settles ASKID answered, prints the record, exits
  */
 import { createInterface } from 'node:readline'
+import pg from 'pg'
 import type { StoredOutcome } from '../../src/protocol/index.js'
 import { createPostgresStore } from '../../src/stores/postgres/index.js'
 
@@ -66,6 +70,24 @@ if (mode === 'admit-key') {
     await store.settle(ask.askId, { status: 'answered', answer: { answers: [] } }, Date.now())
     say({ written })
   }
+} else if (mode === 'cut-and-settle') {
+  const colon = arg.indexOf(':')
+  const pid = Number(arg.slice(0, colon))
+  const askId = arg.slice(colon + 1)
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  await admin.query('SELECT pg_terminate_backend($1)', [pid])
+  // Gone, so the settle's notification cannot reach that connection.
+  while ((await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  await admin.end()
+  const outcome: StoredOutcome = {
+    status: 'answered',
+    answer: { answers: [{ id: 'db', selected: ['SQLite'] }] },
+  }
+  say({ settled: await store.settle(askId, outcome, 4_242) })
+  await store.close()
 } else {
   throw new Error(`unknown mode ${mode ?? ''}`)
 }

@@ -12,6 +12,7 @@ import { createPostgresStore } from '../../src/stores/postgres/index.js'
 import type { PostgresStoreOptions } from '../../src/stores/postgres/index.js'
 import {
   describePostgres,
+  freshDatabase,
   freshSchema,
   postgresUrl,
   withClient,
@@ -43,17 +44,9 @@ async function schema() {
 
 /** A database of the test's own, so pg_stat_activity shows only this test's connections. */
 async function database(): Promise<{ url: string }> {
-  const name = `askseam_db_${process.pid}_${Date.now().toString(36)}`
-  const admin = postgresUrl as string
-  await withClient(admin, (client) => client.query(`CREATE DATABASE ${name}`))
-  cleanups.push(async () => {
-    await withClient(admin, (client) =>
-      client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-    )
-  })
-  const parsed = new URL(admin)
-  parsed.pathname = `/${name}`
-  return { url: parsed.toString() }
+  const fresh = await freshDatabase()
+  cleanups.push(fresh.drop)
+  return fresh
 }
 
 async function until(check: () => boolean, what: string, limitMs = 10_000): Promise<void> {

@@ -80,6 +80,28 @@ export async function freshSchema(
   }
 }
 
+/**
+ * A new database on the shared server, so that pg_stat_activity filtered by
+ * `datname` shows only the connections of the test that made it.
+ */
+export async function freshDatabase(
+  url = postgresUrl as string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  schemas += 1
+  const name = `askseam_db_${process.pid}_${Date.now().toString(36)}_${schemas}`
+  await withClient(url, (client) => client.query(`CREATE DATABASE ${name}`))
+  const parsed = new URL(url)
+  parsed.pathname = `/${name}`
+  return {
+    url: parsed.toString(),
+    drop: async () => {
+      await withClient(url, (client) =>
+        client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      )
+    },
+  }
+}
+
 /** The URL with `search_path` set for every connection opened with it. */
 export function withSearchPath(url: string, schema: string): string {
   const parsed = new URL(url)
