@@ -299,6 +299,8 @@ export function createChangeFeed(deps: ChangeFeedDependencies) {
     async stop(): Promise<void> {
       running = false
       generation += 1
+      // The next start's first connection is no reconnect: nobody watched in between.
+      everConnected = false
       clearTimeout(retryTimer)
       clearTimeout(pollTimer)
       retryTimer = undefined

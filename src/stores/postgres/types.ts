@@ -50,7 +50,7 @@ export interface PostgresStoreOptions {
 
 /** What {@link PostgresStoreOptions.onEvent} hears. */
 export type PostgresStoreEvent =
-  /** The LISTEN connection is up (`reconnect`: not for the first time); watchers got `resync`. */
+  /** The LISTEN connection is up (`reconnect`: not the first since the store began watching); watchers got `resync`. */
   | { type: 'listener.connected'; reconnect: boolean }
   /** The LISTEN connection dropped; it reconnects with backoff. */
   | { type: 'listener.lost'; error: unknown }
