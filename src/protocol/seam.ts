@@ -1,18 +1,15 @@
 import { createActor } from 'xstate'
 import {
-  askMachine,
   callerAbortOutcome,
-  createCommitter,
-  createPresenter,
   noProviderOutcome,
   outcomeError,
   seamClosedOutcome,
   seamMachine,
 } from '../machines/index.js'
-import type { AskContext, AskInput, AskOutput, CommitResult } from '../machines/index.js'
-import { createAbortFanout } from './abort-fanout.js'
+import type { AskInput } from '../machines/index.js'
 import { checkCaller } from './agents.js'
-import { sameData, sameOutcome } from './compare.js'
+import { createBoundAskMachine } from './bound-ask-machine.js'
+import { sameData } from './compare.js'
 import { createFleet } from './fleet.js'
 import { newId } from './ids.js'
 import type { Fleet } from './fleet.js'
@@ -20,16 +17,16 @@ import { createForeignPresenter } from './foreign.js'
 import { createMemoryStore } from './memory-store.js'
 import type { UserQuestions, UserQuestionsOptions } from './seam-api.js'
 import { AskEnding, attempt, checkDuration, coded, pendingAsk, storeFailed } from './seam-parts.js'
-import type { AskEndings, Caller, Entry } from './seam-parts.js'
-import { abortPresentation, openPresentation, settledElsewhereError } from './presentation.js'
+import type { Caller, Entry } from './seam-parts.js'
+import { createCallerSettling } from './settling.js'
+import { createStoreFollower } from './store-follower.js'
+import { abortPresentation } from './presentation.js'
 import type { Presentation } from './presentation.js'
-import { restoreError } from './store.js'
-import type { AdmitResult, AskRecord, NewAskRecord, StoreChange, StoredOutcome } from './store.js'
+import type { AdmitResult, AskRecord, NewAskRecord, StoredOutcome } from './store.js'
 import { UserQuestionError } from '../vocabulary/index.js'
 import type {
   Agent,
   AskUserQuestionAnswer,
-  AskUserQuestionItem,
   AskUserQuestionRequest,
   PendingAsk,
   UserQuestionProvider,
@@ -76,7 +73,6 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   const foreign = new Map<string, AskRecord>()
   /** What this seam's provider is showing, by `askId`. */
   const presentations = new Map<string, Presentation>()
-  const callerSignals = createAbortFanout<Caller>((caller, reason) => callerAborted(caller, reason))
   const inflight = new Set<Promise<unknown>>()
   let registrations = 0
   let closed = false
@@ -93,256 +89,19 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     return promise
   }
 
-  // ---- the ask machine, bound to this seam's live handles ----
+  // ---- settling callers, and the ask machine bound to this seam's live handles ----
 
-  const presentOwn = (input: { askId: string; questions: AskUserQuestionItem[] }) => {
-    const entry = entries.get(input.askId)
-    let presentation = presentations.get(input.askId)
-    if (presentation === undefined || presentation.ended) {
-      const provider = currentProvider()
-      if (provider === undefined) {
-        return Promise.reject(new UserQuestionError('no provider is active', 'PROVIDER_FAILED'))
-      }
-      presentation = openPresentation(provider, {
-        askId: input.askId,
-        questions: input.questions,
-        ...(entry?.agent === undefined ? {} : { agent: entry.agent }),
-        ...(entry?.deadline === undefined ? {} : { deadline: entry.deadline }),
-      })
-      presentations.set(input.askId, presentation)
-    }
-    return presentation.answer
-  }
-
-  const commit = async (input: {
-    askId: string
-    outcome: StoredOutcome
-  }): Promise<CommitResult> => {
-    const settledAt = Date.now()
-    let record: AskRecord | undefined
-    try {
-      record = await attempt(() => store.settle(input.askId, input.outcome, settledAt))
-      if (record?.outcome === undefined) {
-        throw new Error(`the store does not hold ask ${input.askId} as settled`)
-      }
-    } catch (error: unknown) {
-      const entry = entries.get(input.askId)
-      if (entry !== undefined) entry.storeCause = error
-      throw error
-    }
-    return {
-      outcome: record.outcome,
-      won: record.settledAt === settledAt && sameOutcome(record.outcome, input.outcome),
-    }
-  }
-
-  const machine = askMachine.provide({
-    actors: {
-      presentToProvider: createPresenter(presentOwn),
-      commitOutcome: createCommitter(commit),
-    },
-    actions: {
-      takeDownPresentation: ({ context }) => {
-        const proposal = context.proposal
-        const presentation = presentations.get(context.askId)
-        const entry = entries.get(context.askId)
-        if (presentation === undefined || entry === undefined || proposal === undefined) return
-        if (proposal.byProvider || proposal.outcome.status !== 'rejected') return
-        entry.localError = errorFor(entry, proposal.outcome)
-        abortPresentation(presentation, entry.localError)
-      },
-      takeBackPresentation: ({ context }) => {
-        const presentation = presentations.get(context.askId)
-        if (presentation === undefined) return
-        presentations.delete(context.askId)
-        abortPresentation(
-          presentation,
-          new UserQuestionError(
-            'the provider was disposed; the ask waits for the next one',
-            'ASK_ABORTED',
-            { details: { reason: 'provider-disposed', handOver: true } },
-          ),
-        )
-      },
-    },
+  const { deliver, deliverStored, errorFor, settleDirect, endings, watchCaller, unwatchCaller } =
+    createCallerSettling({ entries, presentations, store, track })
+  const machine = createBoundAskMachine({
+    store,
+    entries,
+    presentations,
+    currentProvider,
+    errorFor,
   })
 
-  // ---- settling callers ----
-
-  /** The one settle path: removes the entry, lets go of every signal, then resolves or rejects. */
-  const deliver = (
-    entry: Entry,
-    result: { answer: AskUserQuestionAnswer } | { error: UserQuestionError },
-  ) => {
-    if (entry.done) return
-    entry.done = true
-    if (entries.get(entry.askId) === entry) entries.delete(entry.askId)
-    const callers = entry.callers
-    entry.callers = []
-    for (const caller of callers) unwatchCaller(caller)
-    for (const caller of callers) {
-      if ('answer' in result) caller.resolve(result.answer)
-      else caller.reject(result.error)
-    }
-    entry.onDone?.()
-  }
-
-  const errorFor = (entry: Entry, error: StoredOutcome & { status: 'rejected' }) => {
-    const data = error.error
-    if (data.code === 'ASK_ABORTED' && data.details?.reason === 'caller-aborted') {
-      return new UserQuestionError(data.message, data.code, {
-        cause: entry.abortCause,
-        details: data.details,
-      })
-    }
-    return restoreError(data)
-  }
-
-  /** The error a caller gets for an outcome its own machine committed or learnt. */
-  const callerError = (
-    entry: Entry,
-    context: AskContext,
-    restored: UserQuestionError,
-    presentation: Presentation | undefined,
-  ) => {
-    const outcome = context.outcome as StoredOutcome
-    if (!context.committedHere || outcome.status !== 'rejected') return restored
-    const data = outcome.error
-    if (entry.localError?.code === data.code && entry.localError.message === data.message) {
-      return entry.localError
-    }
-    const fromProvider = presentation?.error
-    if (context.proposal?.byProvider === true && fromProvider?.code === data.code) {
-      return fromProvider
-    }
-    if (data.code === 'STORE_FAILED') {
-      return new UserQuestionError(data.message, data.code, { cause: entry.storeCause })
-    }
-    return errorFor(entry, outcome)
-  }
-
-  const concludeOwn = (entry: Entry) => {
-    const actor = entry.actor
-    if (entry.done || actor === undefined) return
-    const snapshot = actor.getSnapshot()
-    const output = snapshot.output as AskOutput
-    const context = snapshot.context
-    const presentation = presentations.get(entry.askId)
-    if (presentation !== undefined) presentations.delete(entry.askId)
-    if (output.status === 'answered') {
-      if (presentation !== undefined) endOwnPresentation(presentation, context, undefined)
-      deliver(entry, { answer: output.answer })
-      return
-    }
-    const error = callerError(entry, context, output.error, presentation)
-    if (presentation !== undefined) endOwnPresentation(presentation, context, error)
-    deliver(entry, { error })
-  }
-
-  const endOwnPresentation = (
-    presentation: Presentation,
-    context: AskContext,
-    error: UserQuestionError | undefined,
-  ) => {
-    if (presentation.ended) return
-    if (!presentation.providerSettled) {
-      abortPresentation(presentation, error ?? settledElsewhereError())
-      return
-    }
-    presentation.ended = true
-    const own = context.committedHere && context.proposal?.byProvider === true
-    if (own && error?.code !== 'BAD_ANSWER' && error?.code !== 'STORE_FAILED') {
-      presentation.tell({ status: 'accepted' })
-    } else
-      presentation.tell({
-        status: 'refused',
-        error: own && error ? error : settledElsewhereError(),
-      })
-  }
-
-  /** An internal fault in an ask's machine still settles the ask (issue 10). */
-  const faultOwn = (entry: Entry, fault: unknown) => {
-    if (entry.done) return
-    const error = new UserQuestionError('the ask failed inside the seam', 'PROVIDER_FAILED', {
-      cause: fault,
-    })
-    const presentation = presentations.get(entry.askId)
-    if (presentation !== undefined) {
-      presentations.delete(entry.askId)
-      abortPresentation(presentation, error)
-    }
-    void attempt(() =>
-      store.settle(
-        entry.askId,
-        { status: 'rejected', error: { code: error.code, message: error.message } },
-        Date.now(),
-      ),
-    ).catch(() => undefined)
-    deliver(entry, { error })
-  }
-
-  /** Settles an ask this seam runs no machine for (an attached one, or one still admitting). */
-  const settleDirect = (entry: Entry, outcome: StoredOutcome) => {
-    if (entry.settling || entry.done) return
-    entry.settling = true
-    const settledAt = Date.now()
-    void track(
-      attempt(() => store.settle(entry.askId, outcome, settledAt)).then(
-        (record) => {
-          entry.settling = false
-          if (record?.outcome === undefined) {
-            deliver(entry, {
-              error: storeFailed(new Error(`ask ${entry.askId} is not in the store`)),
-            })
-            return
-          }
-          deliverStored(entry, record.outcome)
-        },
-        (error: unknown) => {
-          entry.settling = false
-          deliver(entry, { error: storeFailed(error) })
-        },
-      ),
-    )
-  }
-
-  const deliverStored = (entry: Entry, outcome: StoredOutcome) => {
-    if (outcome.status === 'answered') deliver(entry, { answer: outcome.answer })
-    else deliver(entry, { error: errorFor(entry, outcome) })
-  }
-
-  const callerAborted = (caller: Caller, reason: unknown) => {
-    const entry = caller.entry
-    const index = entry.callers.indexOf(caller)
-    if (entry.done || index === -1) return
-    if (entry.callers.length > 1) {
-      // Another caller of this seam still waits: this one leaves, the ask goes on.
-      entry.callers.splice(index, 1)
-      unwatchCaller(caller)
-      const outcome = callerAbortOutcome() as StoredOutcome & { status: 'rejected' }
-      caller.reject(
-        new UserQuestionError(outcome.error.message, outcome.error.code, {
-          cause: reason,
-          details: outcome.error.details ?? {},
-        }),
-      )
-      return
-    }
-    entry.abortRequested = true
-    entry.abortCause = reason
-    if (entry.actor !== undefined) entry.actor.send({ type: 'ask.aborted', reason })
-    else if (!entry.admitting) settleDirect(entry, callerAbortOutcome())
-  }
-
-  const unwatchCaller = (caller: Caller) => {
-    if (caller.signal === undefined) return
-    callerSignals.unwatch(caller.signal, caller)
-    caller.signal = undefined
-  }
-
   // ---- asking ----
-
-  const endings: AskEndings = { concluded: concludeOwn, faulted: faultOwn }
 
   const startActor = (entry: Entry) => {
     const input: AskInput = {
@@ -484,7 +243,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       onDone: undefined,
     }
     const caller: Caller = { entry, resolve, reject, signal: admitted.signal }
-    if (caller.signal !== undefined) callerSignals.watch(caller.signal, caller)
+    watchCaller(caller)
     // A literal: an array grown by push reserves room for 16 more callers.
     entry.callers = [caller]
     entries.set(entry.askId, entry)
@@ -531,100 +290,9 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     }
   }
 
-  // ---- presenting other seams' asks ----
+  // ---- the fleet, other seams' asks and the store's changes ----
 
   const openForeign = createForeignPresenter({ store, presentations, currentProvider })
-
-  /** A pending ask of the store this seam runs no machine for. */
-  const noteForeign = (record: AskRecord) => {
-    if (record.state !== 'pending' || entries.get(record.askId)?.actor !== undefined) return
-    if (record.ownerSeamId === seamId && entries.get(record.askId)?.admitting === true) return
-    foreign.set(record.askId, record)
-    if (record.deadline !== undefined) fleet.watchDeadline(record.deadline)
-    openForeign(record)
-  }
-
-  const settledInStore = (record: AskRecord) => {
-    const outcome = record.outcome
-    if (outcome === undefined) return
-    if (foreign.delete(record.askId) && foreign.size === 0) fleet.watchDeadline(undefined)
-    const entry = entries.get(record.askId)
-    const actor = entry?.actor
-    if (actor !== undefined) {
-      // A commit in flight reads the committed outcome itself, and keeps its cause.
-      if (actor.getSnapshot().status === 'active' && !actor.getSnapshot().matches('committing')) {
-        actor.send({ type: 'ask.settled', outcome })
-      }
-      return
-    }
-    const presentation = presentations.get(record.askId)
-    if (presentation !== undefined && !presentation.providerSettled) {
-      presentations.delete(record.askId)
-      abortPresentation(
-        presentation,
-        outcome.status === 'answered' ? settledElsewhereError() : restoreError(outcome.error),
-      )
-    }
-    if (entry !== undefined && !entry.admitting && !entry.settling) deliverStored(entry, outcome)
-  }
-
-  const onChange = (change: StoreChange) => {
-    if (closed || crashed) return
-    if (change.type === 'ask.admitted') noteForeign(change.record)
-    else if (change.type === 'ask.settled') settledInStore(change.record)
-    else if (change.type === 'leases.changed') fleet.refresh()
-    else void resync()
-  }
-
-  /** Rereads the store's pending asks: on start, and whenever the change feed may have missed some. */
-  const resync = async () => {
-    let list: AskRecord[]
-    try {
-      list = await attempt(() => store.pending())
-    } catch {
-      return
-    }
-    if (closed || crashed) return
-    const seen = new Set<string>()
-    for (const record of list) {
-      seen.add(record.askId)
-      noteForeign(record)
-    }
-    const missing = [...foreign.keys()].filter((askId) => !seen.has(askId))
-    for (const entry of entries.values()) {
-      if (entry.actor !== undefined && !seen.has(entry.askId)) missing.push(entry.askId)
-    }
-    for (const askId of missing) {
-      let record: AskRecord | undefined
-      try {
-        record = await attempt(() => store.get(askId))
-      } catch {
-        continue // A failed read says nothing of the ask: the next resync asks again.
-      }
-      if (record?.state === 'settled') settledInStore(record)
-      else if (record === undefined) goneFromStore(askId)
-    }
-  }
-
-  /**
-   * An ask the store no longer holds: settled and purged before this seam
-   * heard how it ended. Its question comes down, and a caller waiting on it
-   * here gets `STORE_FAILED`, since nobody can learn its outcome any more.
-   */
-  const goneFromStore = (askId: string) => {
-    if (foreign.delete(askId) && foreign.size === 0) fleet.watchDeadline(undefined)
-    const presentation = presentations.get(askId)
-    if (presentation !== undefined) {
-      presentations.delete(askId)
-      abortPresentation(presentation, settledElsewhereError())
-    }
-    const entry = entries.get(askId)
-    if (entry === undefined || entry.admitting || entry.settling) return
-    // A commit in flight hears the same from the store, and fails the ask itself.
-    if (entry.actor?.getSnapshot().matches('committing') === true) return
-    deliver(entry, { error: storeFailed(new Error(`ask ${askId} is no longer in the store`)) })
-    entry.actor?.stop()
-  }
 
   const fleet: Fleet = createFleet({
     store,
@@ -644,6 +312,19 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       }
       return next
     },
+  })
+
+  const { noteForeign, onChange, resync } = createStoreFollower({
+    store,
+    seamId,
+    entries,
+    foreign,
+    presentations,
+    fleet,
+    openForeign,
+    deliver,
+    deliverStored,
+    stopped: () => closed || crashed,
   })
 
   // ---- the provider slot ----
