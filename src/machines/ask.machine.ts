@@ -202,25 +202,28 @@ export const commitOutcome = createCommitter((input) =>
   Promise.resolve({ outcome: input.outcome, won: true }),
 )
 
+/** An outcome that is an error: what every ending but an answer proposes. */
+type Rejection = { status: 'rejected'; error: AskErrorData }
+
 const rejected = (
   code: UserQuestionErrorCode,
   message: string,
   details?: Record<string, unknown>,
-): AskOutcome => ({
+): Rejection => ({
   status: 'rejected',
   error: details === undefined ? { code, message } : { code, message, details },
 })
 
 /** The outcome of a caller's abort (the seam keeps the signal's reason as `cause`). */
-export const callerAbortOutcome = (): AskOutcome =>
+export const callerAbortOutcome = (): Rejection =>
   rejected('ASK_ABORTED', 'the caller aborted the ask', { reason: 'caller-aborted' })
 
 /** The outcome of an ask no provider anywhere could take. */
-export const noProviderOutcome = (): AskOutcome =>
+export const noProviderOutcome = (): Rejection =>
   rejected('NO_PROVIDER', 'no question provider is registered to ask the user')
 
 /** The outcome of an ask whose seam closed while it was pending. */
-export const seamClosedOutcome = (): AskOutcome =>
+export const seamClosedOutcome = (): Rejection =>
   rejected('SEAM_CLOSED', 'the seam was closed while the ask was pending')
 
 /** An error read from a provider, as data. Reads nothing that could throw twice: see `errorData`. */

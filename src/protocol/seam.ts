@@ -139,7 +139,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       return
     }
     if (entry.abortRequested) {
-      deliver(entry, { error: errorFor(entry, callerAbortOutcome() as never) })
+      deliver(entry, { error: errorFor(entry, callerAbortOutcome()) })
       return
     }
     const held = entries.get(record.askId)
@@ -188,9 +188,9 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     if (entry.done || crashed) {
       // close() already told the callers; a keyless ask then ends in the store too.
       if (!crashed && record.key === undefined) {
-        await attempt(() =>
-          store.settle(record.askId, seamClosedOutcome() as StoredOutcome, Date.now()),
-        ).catch(() => undefined)
+        await attempt(() => store.settle(record.askId, seamClosedOutcome(), Date.now())).catch(
+          () => undefined,
+        )
       }
       return
     }
@@ -270,8 +270,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     }
   }
 
-  const noProviderError = () =>
-    outcomeError((noProviderOutcome() as StoredOutcome & { status: 'rejected' }).error)
+  const noProviderError = () => outcomeError(noProviderOutcome().error)
 
   const admitEntry = (entry: Entry, record: NewAskRecord) => {
     if (store.processLocal === true && store.admitNow !== undefined) {
@@ -419,9 +418,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       slot.send({ type: 'seam.closed' })
       unwatchStore()
       const waits: Promise<unknown>[] = [...inflight]
-      const error = outcomeError(
-        (seamClosedOutcome() as StoredOutcome & { status: 'rejected' }).error,
-      )
+      const error = outcomeError(seamClosedOutcome().error)
       for (const entry of [...entries.values()]) {
         const actor = entry.actor
         if (

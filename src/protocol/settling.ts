@@ -156,11 +156,14 @@ export function createCallerSettling(options: CallerSettlingOptions): CallerSett
       presentations.delete(entry.askId)
       abortPresentation(presentation, error)
     }
-    void attempt(() =>
-      store.settle(
-        entry.askId,
-        { status: 'rejected', error: { code: error.code, message: error.message } },
-        Date.now(),
+    // Tracked, so close() waits for this write as for every other settlement.
+    void track(
+      attempt(() =>
+        store.settle(
+          entry.askId,
+          { status: 'rejected', error: { code: error.code, message: error.message } },
+          Date.now(),
+        ),
       ),
     ).catch(() => undefined)
     deliver(entry, { error })
@@ -204,7 +207,7 @@ export function createCallerSettling(options: CallerSettlingOptions): CallerSett
       // Another caller of this seam still waits: this one leaves, the ask goes on.
       entry.callers.splice(index, 1)
       unwatchCaller(caller)
-      const outcome = callerAbortOutcome() as StoredOutcome & { status: 'rejected' }
+      const outcome = callerAbortOutcome()
       caller.reject(
         new UserQuestionError(outcome.error.message, outcome.error.code, {
           cause: reason,
