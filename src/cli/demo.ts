@@ -1,4 +1,10 @@
-import type { AskUserQuestionItem, UserQuestions } from '../protocol/index.js'
+import type {
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+  ProviderRequest,
+  UserQuestionProvider,
+  UserQuestions,
+} from '../protocol/index.js'
 import type { TerminalStyle } from '../providers/terminal/index.js'
 import { deploymentPlan, deploymentQuestions, planReviewQuestion } from './scenario.js'
 
@@ -32,6 +38,51 @@ export interface DemoOptions {
   answerAt?: string
   /** The terminal's width now, for wrapping the agent's steps. @default 80 columns */
   columns?: () => number
+}
+
+/** What a question is, for telling one call's batch from another: ids and wording. */
+const batchOf = (questions: readonly AskUserQuestionItem[]) =>
+  JSON.stringify(questions.map(({ id, question }) => [id, question]))
+
+/**
+ * Shows each ask only once the script has reached the call that makes it. A
+ * demo run again finds its open question in the store, and the seam presents
+ * it at once; the script first replays the steps before that call, and a
+ * prompt drawn then would sit among them. `calling` says which batch the
+ * script asks now; the provider holds any other until its turn comes.
+ */
+export function inScriptOrder(provider: UserQuestionProvider): {
+  provider: UserQuestionProvider
+  calling(questions: readonly AskUserQuestionItem[]): void
+} {
+  let current: string | undefined
+  const held = new Map<ProviderRequest, () => void>()
+  return {
+    provider: {
+      ask(request) {
+        if (batchOf(request.questions) === current) return provider.ask(request)
+        return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
+          const gone = () => {
+            held.delete(request)
+            reject(request.signal.reason)
+          }
+          held.set(request, () => {
+            request.signal.removeEventListener('abort', gone)
+            provider.ask(request).then(resolve, reject)
+          })
+          request.signal.addEventListener('abort', gone, { once: true })
+        })
+      },
+    },
+    calling(questions) {
+      current = batchOf(questions)
+      for (const [request, release] of [...held]) {
+        if (batchOf(request.questions) !== current) continue
+        held.delete(request)
+        release()
+      }
+    },
+  }
 }
 
 /** A step's words broken to the terminal's width, later lines under the first word. */

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { createUserQuestions } from '../protocol/index.js'
 import type { AskUserQuestionItem, UserQuestions } from '../protocol/index.js'
-import { runDemo } from './demo.js'
+import { inScriptOrder, runDemo } from './demo.js'
 import { openDemoStore, openStore } from './stores.js'
 import type { StoreChoice } from './stores.js'
 import type { AskTool } from './demo.js'
@@ -236,12 +236,18 @@ async function demo(options: {
     return
   }
   const terminal = createTerminalProvider()
-  const unregister = seam.registerProvider(terminal)
+  // A resumed demo's open question waits for the script to reach it.
+  const turns = inScriptOrder(terminal)
+  const unregister = seam.registerProvider(turns.provider)
+  const askInTurn: AskTool = (questions, signal) => {
+    turns.calling(questions)
+    return askTool(questions, signal)
+  }
   process.on('SIGINT', interrupted)
   const columns = () => process.stdout.columns ?? 80
   let completed = false
   try {
-    await runDemo({ seam, askTool, write, style, pause, columns })
+    await runDemo({ seam, askTool: askInTurn, write, style, pause, columns })
     completed = true
   } finally {
     process.off('SIGINT', interrupted)

@@ -143,6 +143,11 @@ describe('the demo resumes from its store', () => {
       expect((await second.exited).exitCode).toBe(0)
       const output = second.transcript()
       expect(output).not.toContain('Target · 1 of 3')
+      // The open question waits for the script: its prompt comes after the replayed steps.
+      expect(output.indexOf('Wrote the plan for')).toBeGreaterThan(-1)
+      expect(output.indexOf('Approve this deployment plan?')).toBeGreaterThan(
+        output.indexOf('Wrote the plan for'),
+      )
       expect(output).toContain('"custom":"Kept"')
       expect(output).toContain('Approved: the agent would deploy now')
       // A demo run to its end forgets its asks: the next one starts afresh.
