@@ -10,9 +10,9 @@ import type { AskRecord, AskStore, StoreChange } from './store.js'
 /*
  * How a seam follows its store (DESIGN §10): it hears of asks admitted and
  * settled anywhere, and of leases changing, through the store's change feed,
- * and rereads the pending asks when the feed may have missed some. Other seams' pending asks go to its
- * provider; a settlement committed anywhere ends this seam's presentation and
- * reaches its callers.
+ * and rereads the pending asks when the feed may have missed some. Other
+ * seams' pending asks go to its provider; a settlement committed anywhere
+ * ends this seam's presentation and reaches its callers.
  */
 
 /** What a seam lends the following of its store. */
