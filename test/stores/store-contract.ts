@@ -121,6 +121,29 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       expect((await store.pending()).map((r) => r.askId)).toEqual([early.askId, late.askId])
     })
 
+    it('lists asks started in the same millisecond by askId, and settled asks it has not', async () => {
+      const { store } = await setup()
+      const base = newAsk().askId
+      const [a, b, c] = ['a', 'b', 'c'].map((end) =>
+        newAsk({ startedAt: 5, askId: `${base}-${end}` }),
+      ) as [NewAskRecord, NewAskRecord, NewAskRecord]
+      for (const ask of [b, c, a]) await store.admit(ask)
+      expect((await store.pending()).map((r) => r.askId)).toEqual([a.askId, b.askId, c.askId])
+    })
+
+    it('leaves an ask alone once it is settled: no timeout, no owner-gone', async () => {
+      const { store } = await setup()
+      const overdue = newAsk({ deadline: 100, ownerSeamId: 'gone' })
+      const endless = newAsk({ ownerSeamId: 'gone', key: 'k-endless' })
+      await store.admit(overdue)
+      await store.admit(endless)
+      await store.settle(overdue.askId, answered, 50)
+      expect(await store.expireOverdue(1_000)).toEqual([])
+      expect(await store.endOrphans(1_000)).toEqual([])
+      expect((await store.get(overdue.askId))?.outcome).toEqual(answered)
+      expect((await store.get(endless.askId))?.state).toBe('pending')
+    })
+
     it('settles once: the first committed outcome wins and every later settle reads it', async () => {
       const { store } = await setup()
       const ask = newAsk()
@@ -292,6 +315,13 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       ])
     })
 
+    it('counts a lease live until the millisecond it expires, not at it', async () => {
+      const { store } = await setup()
+      await store.heartbeat({ seamId: 'edge', providerActive: true, expiresAt: 3_000 })
+      expect((await store.leases(2_999)).map((lease) => lease.seamId)).toEqual(['edge'])
+      expect(await store.leases(3_000)).toEqual([])
+    })
+
     it('keeps leases: renewed, filtered by time, released', async () => {
       const { store } = await setup()
       const other = await second()
@@ -400,7 +430,11 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       for (const ask of [old, recent, open]) await store.admit(ask)
       await store.settle(old.askId, answered, 100)
       await store.settle(recent.askId, answered, 300)
+      const atTheLine = newAsk()
+      await store.admit(atTheLine)
+      await store.settle(atTheLine.askId, answered, 200)
       expect(await store.purge({ settledBefore: 200 })).toBe(1)
+      expect(await store.get(atTheLine.askId)).toBeDefined()
       expect(await store.get(old.askId)).toBeUndefined()
       expect(await store.get(recent.askId)).toBeDefined()
       expect(await store.get(open.askId)).toBeDefined()

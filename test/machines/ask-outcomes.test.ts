@@ -1,0 +1,232 @@
+/**
+ * The bare askMachine's own rules, read through its final state and its
+ * output: which final state an outcome leads to, how errors become data and
+ * back, and how its presenting and committing steps settle.
+ */
+import { describe, expect, it } from 'vitest'
+import { createActor, toPromise } from 'xstate'
+import {
+  askMachine,
+  createCommitter,
+  createPresenter,
+  endingOf,
+  errorData,
+  outcomeError,
+} from '../../src/machines/index.js'
+import type { AskInput, AskOutcome, CommitInput } from '../../src/machines/index.js'
+import { UserQuestionError } from '../../src/protocol/index.js'
+
+const questions = [{ id: 'q', question: 'Go?', options: [{ label: 'Yes' }, { label: 'No' }] }]
+const input: AskInput = {
+  askId: 'a1',
+  questions,
+  startedAt: 0,
+  waitForProviderMs: 0,
+  providerGraceMs: 0,
+  providerHere: true,
+}
+const rejection = (code: string, details?: Record<string, unknown>): AskOutcome => ({
+  status: 'rejected',
+  error: { code: code as never, message: `${code} happened`, ...(details ? { details } : {}) },
+})
+const answer = { answers: [{ id: 'q', selected: ['Yes'] }] }
+const endings: [AskOutcome, string][] = [
+  [{ status: 'answered', answer }, 'answered'],
+  [rejection('ASK_CANCELLED'), 'cancelled'],
+  [rejection('ASK_TIMEOUT'), 'timedOut'],
+  [rejection('ASK_ABORTED'), 'aborted'],
+  [rejection('SEAM_CLOSED'), 'aborted'],
+  [rejection('NO_PROVIDER'), 'failed'],
+  [rejection('STORE_FAILED'), 'failed'],
+]
+
+/** A machine whose provider never answers and whose store commits what `commit` says. */
+function machineWith(
+  commit?: (offered: CommitInput) => Promise<{ outcome: AskOutcome; won: boolean }>,
+) {
+  return askMachine.provide({
+    actors: {
+      presentToProvider: createPresenter(() => new Promise(() => {})),
+      ...(commit === undefined ? {} : { commitOutcome: createCommitter(commit) }),
+    },
+  })
+}
+
+describe('askMachine: the final state an outcome leads to', () => {
+  it.each(endings)('%j settled elsewhere ends in %s', async (outcome, ending) => {
+    const actor = createActor(machineWith(), { input }).start()
+    actor.send({ type: 'ask.settled', outcome })
+    await toPromise(actor)
+    expect(actor.getSnapshot().value).toBe(ending)
+    expect(endingOf(outcome)).toBe(ending)
+  })
+
+  it.each(endings)(
+    'a commit lost to %j ends in %s, not in the proposal’s state',
+    async (outcome, ending) => {
+      const actor = createActor(
+        machineWith(async () => ({ outcome, won: false })),
+        { input },
+      ).start()
+      actor.send({ type: 'ask.deadline' })
+      await toPromise(actor)
+      expect(actor.getSnapshot().value).toBe(ending)
+      expect(actor.getSnapshot().context.committedHere).toBe(false)
+    },
+  )
+
+  it('a commit won ends in the proposal’s state, whatever its code would say', async () => {
+    const actor = createActor(
+      machineWith(async (offered) => ({ outcome: offered.outcome, won: true })),
+      { input },
+    ).start()
+    actor.send({ type: 'seam.closed' })
+    const output = await toPromise(actor)
+    expect(actor.getSnapshot().value).toBe('aborted')
+    expect(output).toMatchObject({ status: 'rejected', error: { code: 'SEAM_CLOSED' } })
+  })
+
+  it('a store that fails the commit ends the ask failed with STORE_FAILED', async () => {
+    const actor = createActor(
+      machineWith(() => Promise.reject(new Error('disk full'))),
+      { input },
+    ).start()
+    actor.send({ type: 'ask.aborted' })
+    const output = await toPromise(actor)
+    expect(actor.getSnapshot().value).toBe('failed')
+    expect(output).toMatchObject({ status: 'rejected', error: { code: 'STORE_FAILED' } })
+  })
+})
+
+describe('askMachine: errors as data', () => {
+  it('rebuilds an error with its code, message and details; an unknown code is PROVIDER_FAILED', () => {
+    const kept = outcomeError({ code: 'ASK_TIMEOUT', message: 'late', details: { deadline: 5 } })
+    expect(kept).toBeInstanceOf(UserQuestionError)
+    expect([kept.code, kept.message, kept.details]).toEqual([
+      'ASK_TIMEOUT',
+      'late',
+      { deadline: 5 },
+    ])
+    const plain = outcomeError({ code: 'ASK_CANCELLED', message: 'no' })
+    expect(plain.details).toBeUndefined()
+    expect(outcomeError({ code: 'NOT_A_CODE' as never, message: 'odd' }).code).toBe(
+      'PROVIDER_FAILED',
+    )
+  })
+
+  it('reads an error into data, with a copy of its details and none when it has none', () => {
+    const details = { rule: 'x' }
+    const data = errorData(new UserQuestionError('bad', 'BAD_ANSWER', { details }))
+    expect(data).toEqual({ code: 'BAD_ANSWER', message: 'bad', details: { rule: 'x' } })
+    expect(data.details).not.toBe(details)
+    expect(errorData(new UserQuestionError('gone', 'ASK_CANCELLED'))).toEqual({
+      code: 'ASK_CANCELLED',
+      message: 'gone',
+    })
+  })
+
+  it('proposes the caller’s abort, the seam’s close and the timeout with their details', async () => {
+    const offered: AskOutcome[] = []
+    const run = async (
+      event: Parameters<ReturnType<typeof createActor>['send']>[0],
+      deadline?: number,
+    ) => {
+      const actor = createActor(
+        machineWith(async (offer) => {
+          offered.push(offer.outcome)
+          return { outcome: offer.outcome, won: true }
+        }),
+        { input: deadline === undefined ? input : { ...input, deadline } },
+      ).start()
+      actor.send(event as never)
+      return toPromise(actor)
+    }
+    await run({ type: 'ask.aborted' })
+    await run({ type: 'seam.closed' })
+    await run({ type: 'ask.deadline' }, 9_999_999_999_999)
+    expect(offered).toEqual([
+      rejectionOf('ASK_ABORTED', 'the caller aborted the ask', { reason: 'caller-aborted' }),
+      rejectionOf('SEAM_CLOSED', 'the seam was closed while the ask was pending'),
+      rejectionOf('ASK_TIMEOUT', 'nobody answered before the deadline', {
+        deadline: 9_999_999_999_999,
+        startedAt: 0,
+      }),
+    ])
+  })
+})
+
+function rejectionOf(code: string, message: string, details?: Record<string, unknown>): AskOutcome {
+  return {
+    status: 'rejected',
+    error:
+      details === undefined
+        ? { code: code as never, message }
+        : { code: code as never, message, details },
+  }
+}
+
+describe('askMachine: its presenting step', () => {
+  const offeredBy = async (present: () => unknown) => {
+    let offered: AskOutcome | undefined
+    const machine = askMachine.provide({
+      actors: {
+        presentToProvider: createPresenter(present as never),
+        commitOutcome: createCommitter(async (offer) => {
+          offered = offer.outcome
+          return { outcome: offer.outcome, won: true }
+        }),
+      },
+    })
+    const actor = createActor(machine, { input }).start()
+    const output = await toPromise(actor)
+    return { offered, output, ending: actor.getSnapshot().value }
+  }
+
+  it('checks the answer: one that does not fit is BAD_ANSWER, proposed by the provider', async () => {
+    const { offered, ending } = await offeredBy(async () => ({
+      answers: [{ id: 'q', selected: ['Maybe'] }],
+    }))
+    expect(offered).toMatchObject({ status: 'rejected', error: { code: 'BAD_ANSWER' } })
+    expect(ending).toBe('failed')
+  })
+
+  it('reads a provider that throws at once, or rejects with no coded error, as PROVIDER_FAILED', async () => {
+    const thrown = await offeredBy(() => {
+      throw new Error('boom')
+    })
+    const odd = await offeredBy(() => Promise.reject(new Error('not coded')))
+    for (const { offered } of [thrown, odd]) {
+      expect(offered).toEqual({
+        status: 'rejected',
+        error: { code: 'PROVIDER_FAILED', message: 'The question provider failed' },
+      })
+    }
+  })
+
+  it('a bare machine has no provider to call: its default step fails PROVIDER_FAILED', async () => {
+    const actor = createActor(
+      askMachine.provide({
+        actors: {
+          commitOutcome: createCommitter(async (o) => ({ outcome: o.outcome, won: true })),
+        },
+      }),
+      { input },
+    ).start()
+    const output = await toPromise(actor)
+    expect(output).toMatchObject({
+      status: 'rejected',
+      error: { code: 'PROVIDER_FAILED', message: 'no provider is bound to this ask' },
+    })
+  })
+
+  it('keeps a presenting ask’s step in its persisted snapshot, as data', () => {
+    const actor = createActor(machineWith(), { input }).start()
+    const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot())) as {
+      children: Record<string, { snapshot: { status: string; input: { askId: string } } }>
+    }
+    const [step] = Object.values(persisted.children)
+    expect(step?.snapshot.status).toBe('active')
+    expect(step?.snapshot.input.askId).toBe('a1')
+    actor.stop()
+  })
+})
