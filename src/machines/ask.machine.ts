@@ -259,6 +259,26 @@ export function outcomeError(error: AskErrorData): UserQuestionError {
   )
 }
 
+/**
+ * The transitions from a committed outcome to its final state, tried in
+ * order: `guard` (given the ending) picks one of the four, and what is left
+ * ends `failed`. Chosen on the settling event itself, not in a transient
+ * state after it: one microstep fewer per ask.
+ */
+function toFinalStates<TGuard extends 'commitEndsIn' | 'settlesIn', TAction extends string>(
+  guard: TGuard,
+  action: TAction,
+) {
+  return [
+    ...(['answered', 'cancelled', 'timedOut', 'aborted'] as const).map((ending) => ({
+      guard: { type: guard, params: ending },
+      target: ending,
+      actions: action,
+    })),
+    { target: 'failed' as const, actions: action },
+  ]
+}
+
 /** The final state a commit leads to: this ask's own proposal's when it won, the outcome's when not. */
 function committedEnding(context: AskContext, result: CommitResult): AskEnding {
   return result.won && context.proposal !== undefined
@@ -430,30 +450,7 @@ export const askMachine = setup({
         'ask.aborted': { target: 'committing', actions: 'proposeCallerAbort' },
         'seam.closed': { target: 'committing', actions: 'proposeSeamClosed' },
         'ask.deadline': { target: 'committing', actions: 'proposeTimeout' },
-        // The final state is chosen here, not in a transient state after: one step fewer per ask.
-        'ask.settled': [
-          {
-            guard: { type: 'settlesIn', params: 'answered' },
-            target: 'answered',
-            actions: 'recordSettledElsewhere',
-          },
-          {
-            guard: { type: 'settlesIn', params: 'cancelled' },
-            target: 'cancelled',
-            actions: 'recordSettledElsewhere',
-          },
-          {
-            guard: { type: 'settlesIn', params: 'timedOut' },
-            target: 'timedOut',
-            actions: 'recordSettledElsewhere',
-          },
-          {
-            guard: { type: 'settlesIn', params: 'aborted' },
-            target: 'aborted',
-            actions: 'recordSettledElsewhere',
-          },
-          { target: 'failed', actions: 'recordSettledElsewhere' },
-        ],
+        'ask.settled': toFinalStates('settlesIn', 'recordSettledElsewhere'),
         'providers.elsewhere': {
           actions: 'markProvidersElsewhere',
         },
@@ -556,29 +553,7 @@ export const askMachine = setup({
           outcome: (context.proposal as { outcome: AskOutcome }).outcome,
         }),
         // The store's answer names the committed outcome whoever wrote it: no event needed here.
-        onDone: [
-          {
-            guard: { type: 'commitEndsIn', params: 'answered' },
-            target: 'answered',
-            actions: 'recordCommit',
-          },
-          {
-            guard: { type: 'commitEndsIn', params: 'cancelled' },
-            target: 'cancelled',
-            actions: 'recordCommit',
-          },
-          {
-            guard: { type: 'commitEndsIn', params: 'timedOut' },
-            target: 'timedOut',
-            actions: 'recordCommit',
-          },
-          {
-            guard: { type: 'commitEndsIn', params: 'aborted' },
-            target: 'aborted',
-            actions: 'recordCommit',
-          },
-          { target: 'failed', actions: 'recordCommit' },
-        ],
+        onDone: toFinalStates('commitEndsIn', 'recordCommit'),
         onError: { target: 'failed', actions: 'recordStoreFailure' },
       },
     },
