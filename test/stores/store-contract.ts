@@ -19,6 +19,7 @@ import type {
   StoreChange,
   StoredOutcome,
 } from '../../src/protocol/index.js'
+import { collectingUncaught } from '../support/uncaught.js'
 
 export interface StoreUnderTest {
   store: AskStore
@@ -375,13 +376,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
     it('tells every watcher even when one throws, and lets the throw reach the process', async () => {
       const { store } = await setup()
       const other = await second()
-      const uncaught: unknown[] = []
-      const onUncaught = (error: unknown) => uncaught.push(error)
-      // The runner's own handlers would fail the test for an error it expects.
-      const runners = process.listeners('uncaughtException')
-      process.removeAllListeners('uncaughtException')
-      process.on('uncaughtException', onUncaught)
-      try {
+      await collectingUncaught(async (uncaught) => {
         const seen: StoreChange[] = []
         store.watch(() => {
           throw new Error('listener fault')
@@ -400,10 +395,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         await until(() => uncaught.length > 0, 'the listener fault')
         expect(uncaught.length).toBeGreaterThan(0)
         for (const error of uncaught) expect(error).toEqual(new Error('listener fault'))
-      } finally {
-        process.off('uncaughtException', onUncaught)
-        for (const listener of runners) process.on('uncaughtException', listener)
-      }
+      })
     })
 
     it('tells watchers when another handle changes a lease', async () => {

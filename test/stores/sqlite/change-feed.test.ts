@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import type { StoreChange } from '../../../src/protocol/index.js'
 import { answered, cancelled, newAsk } from '../store-contract.js'
 import { rawConnection, setup, until } from './harness.js'
+import { collectingUncaught } from '../../support/uncaught.js'
 
 const label = (change: StoreChange): string =>
   'record' in change ? `${change.type} ${change.record.askId}` : change.type
@@ -149,13 +150,7 @@ describe('the change feed of one connection', () => {
     const { store, open } = setup()
     await store.pending()
     const other = open()
-    const uncaught: unknown[] = []
-    const onUncaught = (error: unknown) => uncaught.push(error)
-    // The runner's own handlers would fail the test for an error it expects.
-    const runners = process.listeners('uncaughtException')
-    process.removeAllListeners('uncaughtException')
-    process.on('uncaughtException', onUncaught)
-    try {
+    await collectingUncaught(async (uncaught) => {
       const seen: StoreChange[] = []
       store.watch(() => {
         throw new Error('listener fault')
@@ -167,9 +162,6 @@ describe('the change feed of one connection', () => {
       expect(seen.map(label)).toEqual(['ask.admitted own', 'ask.admitted polled'])
       await until(() => uncaught.length >= 2, 'the listener faults')
       expect(uncaught).toEqual([new Error('listener fault'), new Error('listener fault')])
-    } finally {
-      process.off('uncaughtException', onUncaught)
-      for (const listener of runners) process.on('uncaughtException', listener)
-    }
+    })
   })
 })
