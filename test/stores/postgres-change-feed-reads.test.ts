@@ -282,11 +282,7 @@ describe('the change feed’s reads after stop()', () => {
     await h.started()
     await h.poll()
     h.db.write('a')
-    const rows = h.db.hold('poll')
-    await h.poll()
-    await h.feed.stop()
-    rows.resolve()
-    await settle()
+    await h.stopMidPoll('poll', (held) => held.resolve())
     const calls = h.db.calls.length
     await vi.advanceTimersByTimeAsync(10_000)
     expect(h.db.calls).toHaveLength(calls)
@@ -294,11 +290,7 @@ describe('the change feed’s reads after stop()', () => {
 
     await h.started()
     await h.poll()
-    const failing = h.db.hold('poll')
-    await h.poll()
-    await h.feed.stop()
-    failing.reject(new Error('connection lost'))
-    await settle()
+    await h.stopMidPoll('poll', (held) => held.reject(new Error('connection lost')))
     expect(h.events.filter((e) => e.type === 'poll.failed')).toEqual([])
   })
 
@@ -307,11 +299,7 @@ describe('the change feed’s reads after stop()', () => {
     await h.started()
     await h.poll()
     h.db.leases = 'seam-a:true'
-    const leases = h.db.hold('leases')
-    await h.poll()
-    await h.feed.stop()
-    leases.resolve()
-    await settle()
+    await h.stopMidPoll('leases', (held) => held.resolve())
     // The next start's first look at the leases is a first look: no change
     // against what the stopped poll read.
     h.db.leases = 'seam-a:false'
@@ -319,11 +307,7 @@ describe('the change feed’s reads after stop()', () => {
     await h.started()
     await h.poll()
     for (let i = 0; i < 501; i += 1) h.db.write(`bulk-${i}`)
-    const newest = h.db.hold('max')
-    await h.poll()
-    await h.feed.stop()
-    newest.resolve()
-    await settle()
+    await h.stopMidPoll('max', (held) => held.resolve())
     expect(h.labels()).toEqual(['resync', 'resync'])
   })
 

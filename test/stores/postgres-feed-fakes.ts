@@ -258,6 +258,17 @@ export function feedOverFakes({ pollIntervalMs = 1_000 }: { pollIntervalMs?: num
     },
     /** Lets one poll interval pass. */
     poll: () => vi.advanceTimersByTimeAsync(pollIntervalMs),
+    /**
+     * Holds the poll's `kind` statement, lets the poll start it, stops the
+     * feed, and only then has the held statement `answer` (resolve or reject).
+     */
+    async stopMidPoll(kind: StatementKind, answer: (held: Deferred<void>) => void) {
+      const held = db.hold(kind)
+      await vi.advanceTimersByTimeAsync(pollIntervalMs)
+      await feed.stop()
+      answer(held)
+      await settle()
+    },
   }
 }
 
