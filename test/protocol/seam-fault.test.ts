@@ -1,0 +1,78 @@
+/**
+ * An ask whose machine faults (here: the seam's `inspect` observer throws
+ * while the ask takes its question down) still settles: the caller gets a
+ * coded error, the store holds the same, and close() waits for that write.
+ */
+import { describe, expect, it } from 'vitest'
+import type { InspectionEvent } from 'xstate'
+import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
+import type { AskStore, ProviderRequest } from '../../src/protocol/index.js'
+
+const questions = [{ id: 'go', question: 'Go?', options: [{ label: 'Yes' }, { label: 'No' }] }]
+
+/** A memory store whose settlements wait until `release()`. */
+function gatedStore() {
+  const inner = createMemoryStore()
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  const settled: string[] = []
+  const store: AskStore = {
+    ...inner,
+    async settle(askId, outcome, settledAt) {
+      await gate
+      settled.push(askId)
+      return inner.settle(askId, outcome, settledAt)
+    },
+  }
+  return { store, inner, settled, release }
+}
+
+describe('an ask whose machine faults inside the seam', () => {
+  it('rejects PROVIDER_FAILED, writes that outcome, takes the question down, and close() waits for the write', async () => {
+    const { store, inner, settled, release } = gatedStore()
+    const fault = new Error('inspector fault')
+    const seam = createUserQuestions({
+      store,
+      inspect: (event: InspectionEvent) => {
+        if (event.type === '@xstate.action' && event.action.type === 'takeDownPresentation') {
+          throw fault
+        }
+      },
+    })
+    const shown: ProviderRequest[] = []
+    seam.registerProvider({
+      ask: (request) => {
+        shown.push(request)
+        return new Promise(() => {})
+      },
+    })
+    const controller = new AbortController()
+    const asked = seam.ask({ questions, signal: controller.signal })
+    await expect.poll(() => shown.length).toBe(1)
+    controller.abort('changed my mind')
+
+    const error = await asked.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    )
+    expect(error).toMatchObject({
+      code: 'PROVIDER_FAILED',
+      message: 'the ask failed inside the seam',
+    })
+    expect((error as { cause?: unknown }).cause).toBe(fault)
+    expect(shown[0]?.signal.aborted).toBe(true)
+
+    let closed = false
+    const closing = seam.close().then(() => (closed = true))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(closed).toBe(false)
+    release()
+    await closing
+    const askId = shown[0]!.askId
+    expect(settled).toContain(askId)
+    expect((await inner.get(askId))?.outcome).toEqual({
+      status: 'rejected',
+      error: { code: 'PROVIDER_FAILED', message: 'the ask failed inside the seam' },
+    })
+  })
+})
