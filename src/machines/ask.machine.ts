@@ -342,6 +342,8 @@ export const askMachine = setup({
   },
   actions: {
     // Arms the deadline's one timer, for an ask that has one; the actor cancels it when it stops.
+    // The type arguments are spelled out because, inferred inside setup(), they lose the named
+    // 'deadline' delay (and the other actions' params); this one uses no actor, action or guard.
     armDeadline: enqueueActions<
       AskContext,
       AskEvent,
