@@ -193,12 +193,12 @@ export function createCommitter(
 }
 
 /** The default presenting step: a bare machine has no provider to call. */
-export const presentToProvider = createPresenter(() =>
+export const presentToProvider = /* @__PURE__ */ createPresenter(() =>
   Promise.reject(new UserQuestionError('no provider is bound to this ask', 'PROVIDER_FAILED')),
 )
 
 /** The default committing step: with no store, the outcome offered is the outcome. */
-export const commitOutcome = createCommitter((input) =>
+export const commitOutcome = /* @__PURE__ */ createCommitter((input) =>
   Promise.resolve({ outcome: input.outcome, won: true }),
 )
 
@@ -311,7 +311,7 @@ const propose = (outcome: AskOutcome, ending: AskEnding, byProvider = false) => 
  * `takeBackPresentation`. Transitions are pure: `getNextSnapshot` runs no
  * effect.
  */
-export const askMachine = setup({
+export const askMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as AskContext,
     events: {} as AskEvent,
@@ -452,7 +452,7 @@ export const askMachine = setup({
         'ask.aborted': { target: 'committing', actions: 'proposeCallerAbort' },
         'seam.closed': { target: 'committing', actions: 'proposeSeamClosed' },
         'ask.deadline': { target: 'committing', actions: 'proposeTimeout' },
-        'ask.settled': toFinalStates('settlesIn', 'recordSettledElsewhere'),
+        'ask.settled': /* @__PURE__ */ toFinalStates('settlesIn', 'recordSettledElsewhere'),
         'providers.elsewhere': {
           actions: 'markProvidersElsewhere',
         },
@@ -555,7 +555,7 @@ export const askMachine = setup({
           outcome: (context.proposal as { outcome: AskOutcome }).outcome,
         }),
         // The store's answer names the committed outcome whoever wrote it: no event needed here.
-        onDone: toFinalStates('commitEndsIn', 'recordCommit'),
+        onDone: /* @__PURE__ */ toFinalStates('commitEndsIn', 'recordCommit'),
         onError: { target: 'failed', actions: 'recordStoreFailure' },
       },
     },

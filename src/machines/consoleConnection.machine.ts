@@ -82,7 +82,7 @@ export const HOST_CLOSED_CODE = 1001
  * actor.start()
  * ```
  */
-export const consoleConnectionMachine = setup({
+export const consoleConnectionMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as ConsoleConnectionContext,
     events: {} as ConsoleConnectionEvent,

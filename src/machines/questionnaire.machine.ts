@@ -175,7 +175,7 @@ function draftWithCustom(draft: QuestionDraft, text: string | undefined): Questi
  * actor.getSnapshot().output // { status: 'submitted', answer: { answers: [...] } }
  * ```
  */
-export const questionnaireMachine = setup({
+export const questionnaireMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as QuestionnaireContext,
     events: {} as QuestionnaireEvent,

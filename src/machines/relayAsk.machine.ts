@@ -49,7 +49,7 @@ export type RelayAskEvent =
  * children on every spawn), and it needs no timer: the seam owns the deadline
  * and reports it through `ask.ended`.
  */
-export const relayAskMachine = setup({
+export const relayAskMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as RelayAskContext,
     events: {} as RelayAskEvent,

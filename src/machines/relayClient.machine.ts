@@ -48,7 +48,7 @@ export type RelayClientEmitted =
  * make the relay write an unbounded stream of receipts back to it. Timers run
  * only while a window is open.
  */
-export const relayClientMachine = setup({
+export const relayClientMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as RelayClientContext,
     events: {} as RelayClientEvent,

@@ -24,7 +24,7 @@ export type SeamEmitted =
  * `snapshot.can` and throws the matching code). A disposer frees the slot only
  * while its own registration holds it, so a stale one is harmless.
  */
-export const seamMachine = setup({
+export const seamMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as SeamContext,
     events: {} as SeamEvent,

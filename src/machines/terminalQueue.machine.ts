@@ -56,7 +56,7 @@ function idOf(event: TerminalQueueEvent): string | undefined {
  * queue.send({ type: 'ask.queued', askId: 'a1' })
  * ```
  */
-export const terminalQueueMachine = setup({
+export const terminalQueueMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as TerminalQueueContext,
     events: {} as TerminalQueueEvent,
