@@ -57,6 +57,7 @@ export type {
   ValidatedRequest,
 } from '../vocabulary/index.js'
 export { createMemoryStore } from './memory-store.js'
+export type { MemoryStoreOptions } from './memory-store.js'
 /**
  * @internal Shared with askseam's own layers above (they import it through this
  * index); not public API, left out of the declarations.

@@ -30,10 +30,22 @@ import type {
  * const worker = createUserQuestions({ store })
  * const console = createUserQuestions({ store }) // presents the worker's asks too
  * ```
+ *
+ * A settled ask with a key is kept until {@link AskStore.purge}: asking with
+ * the key again replays its outcome. Of the settled asks without one, the
+ * store keeps only the newest `keepSettled`, for late readers (a second UI's
+ * answer, told the ask is no longer pending); older ones are forgotten, so a
+ * long-running seam on the default store does not grow with every ask.
  */
-export function createMemoryStore(): AskStore {
+export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
+  const keepSettled = options.keepSettled ?? DEFAULT_KEEP_SETTLED
+  if (!Number.isSafeInteger(keepSettled) || keepSettled < 0) {
+    throw new TypeError('createMemoryStore: keepSettled must be a whole number of asks, 0 or more')
+  }
   // Insertion order is admission order, which pending() keeps.
   const asks = new Map<string, AskRecord>()
+  // Settled asks without a key, oldest settlement first: the ones forgotten past keepSettled.
+  const settledKeyless = new Set<string>()
   const byKey = new Map<string, string>()
   const leases = new Map<string, SeamLease>()
   const listeners = new Set<(change: StoreChange) => void>()
@@ -56,7 +68,16 @@ export function createMemoryStore(): AskStore {
     record.settledAt = settledAt
     const settled = snapshot(record)
     notify({ type: 'ask.settled', record: settled })
+    if (record.key === undefined) forgetPast(record.askId)
     return settled
+  }
+  const forgetPast = (askId: string): void => {
+    settledKeyless.add(askId)
+    while (settledKeyless.size > keepSettled) {
+      const oldest = settledKeyless.values().next().value as string
+      settledKeyless.delete(oldest)
+      asks.delete(oldest)
+    }
   }
 
   const admitNow = (ask: NewAskRecord): AdmitResult => {
@@ -70,6 +91,7 @@ export function createMemoryStore(): AskStore {
         }
         // Gives the key up: that outcome said nothing about the human.
         delete held.key
+        forgetPast(held.askId)
       }
     }
     // Parsed like any row read back, so a memory store is no more lenient than a database.
@@ -183,6 +205,7 @@ export function createMemoryStore(): AskStore {
       for (const [askId, record] of asks) {
         if (record.state === 'settled' && (record.settledAt as number) < settledBefore) {
           asks.delete(askId)
+          settledKeyless.delete(askId)
           if (record.key !== undefined && byKey.get(record.key) === askId) byKey.delete(record.key)
           purged += 1
         }
@@ -198,6 +221,18 @@ export function createMemoryStore(): AskStore {
     },
   }
 }
+
+/** Options of {@link createMemoryStore}. */
+export interface MemoryStoreOptions {
+  /**
+   * How many settled asks without a key the store keeps, newest first; the
+   * rest are forgotten (`get` no longer finds them). Asks with a key are kept
+   * until `purge`. @default 1000
+   */
+  keepSettled?: number
+}
+
+const DEFAULT_KEEP_SETTLED = 1_000
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createMemoryStore } from '../../src/protocol/index.js'
-import { answered, describeStoreContract, newAsk } from '../stores/store-contract.js'
+import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
+import { answered, cancelled, describeStoreContract, newAsk } from '../stores/store-contract.js'
 
 // Two handles on one memory store are the same object: in one process, seams
 // share a memory store by sharing the instance.
@@ -51,5 +51,75 @@ describe('a closed memory store', () => {
     await store.release('s')
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(seen).toEqual([{ type: 'leases.changed' }])
+  })
+})
+
+describe('what a memory store keeps of settled asks', () => {
+  it('keeps the newest keepSettled settled asks without a key and forgets the older ones', async () => {
+    const store = createMemoryStore({ keepSettled: 2 })
+    const asks = [newAsk(), newAsk(), newAsk()]
+    for (const ask of asks) {
+      await store.admit(ask)
+      await store.settle(ask.askId, answered, 5)
+    }
+    expect(await store.get(asks[0]!.askId)).toBeUndefined()
+    expect((await store.get(asks[1]!.askId))?.state).toBe('settled')
+    expect((await store.get(asks[2]!.askId))?.state).toBe('settled')
+    // A second settlement of a forgotten ask finds nothing; of a kept one, the first outcome.
+    expect(await store.settle(asks[0]!.askId, cancelled, 6)).toBeUndefined()
+    expect((await store.settle(asks[2]!.askId, cancelled, 6))?.outcome).toEqual(answered)
+  })
+
+  it('keeps settled asks with a key until purge, so the key replays its outcome', async () => {
+    const store = createMemoryStore({ keepSettled: 0 })
+    const keyed = newAsk({ key: 'deploy' })
+    await store.admit(keyed)
+    await store.settle(keyed.askId, answered, 5)
+    const other = newAsk()
+    await store.admit(other)
+    await store.settle(other.askId, answered, 5)
+    expect(await store.get(other.askId)).toBeUndefined()
+    const again = await store.admit(newAsk({ key: 'deploy' }))
+    expect(again).toMatchObject({ status: 'existing', record: { askId: keyed.askId } })
+    expect(await store.purge({ settledBefore: 6 })).toBe(1)
+    expect(await store.get(keyed.askId)).toBeUndefined()
+  })
+
+  it('forgets an ask whose key was given up, like any other without one', async () => {
+    const store = createMemoryStore({ keepSettled: 0 })
+    const keyed = newAsk({ key: 'deploy' })
+    await store.admit(keyed)
+    // Closing the seam is no answer from the human: the next ask with the key starts afresh.
+    await store.settle(
+      keyed.askId,
+      { status: 'rejected', error: { code: 'SEAM_CLOSED', message: 'closed' } },
+      5,
+    )
+    const fresh = newAsk({ key: 'deploy' })
+    expect(await store.admit(fresh)).toMatchObject({ status: 'admitted' })
+    expect(await store.get(keyed.askId)).toBeUndefined()
+  })
+
+  it('does not grow with every ask a long-running seam settles (keepSettled defaults to 1,000)', async () => {
+    const store = createMemoryStore()
+    const seam = createUserQuestions({ store })
+    const ids: string[] = []
+    seam.registerProvider({
+      ask: async ({ askId, questions }) => {
+        ids.push(askId)
+        return { answers: questions.map(({ id }) => ({ id, selected: [] })) }
+      },
+    })
+    for (let i = 0; i < 1_001; i++) await seam.ask({ questions: [{ id: 'q', question: 'Go on?' }] })
+    expect(await store.get(ids[0]!)).toBeUndefined()
+    expect((await store.get(ids[1]!))?.state).toBe('settled')
+    expect((await store.get(ids[1_000]!))?.state).toBe('settled')
+    await seam.close()
+  })
+
+  it.each([-1, 1.5, Number.NaN, Infinity, '10'])('refuses keepSettled %j', (keepSettled) => {
+    expect(() => createMemoryStore({ keepSettled: keepSettled as number })).toThrow(
+      new TypeError('createMemoryStore: keepSettled must be a whole number of asks, 0 or more'),
+    )
   })
 })
