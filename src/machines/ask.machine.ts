@@ -1,4 +1,4 @@
-import { assertEvent, assign, enqueueActions, setup } from 'xstate'
+import { assertEvent, assign, enqueueActions, raise, setup } from 'xstate'
 import type { PromiseActorLogic, PromiseSnapshot } from 'xstate'
 import { UserQuestionError, UserQuestionErrorCodes, validateAnswer } from '../vocabulary/index.js'
 import type {
@@ -71,7 +71,9 @@ export interface AskContext {
  * actor and watches the caller's signal; `provider.*` from the seam's
  * provider slot; `providers.elsewhere` when the fleet sharing the store gains
  * or loses its last other provider; `ask.settled` when a settlement committed
- * elsewhere reaches this seam through the store's change feed.
+ * elsewhere reaches this seam through the store's change feed; `commit.done`
+ * and `commit.failed` from the store the ask's own proposal was offered to
+ * (`offerCommit`).
  */
 export type AskEvent =
   | { type: 'provider.available' }
@@ -82,6 +84,9 @@ export type AskEvent =
   /** Raised by the ask itself at its deadline. */
   | { type: 'ask.deadline' }
   | { type: 'ask.settled'; outcome: AskOutcome }
+  /** What the store committed for this ask's proposal: `won` when it is the outcome offered. */
+  | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
+  | { type: 'commit.failed' }
 
 /** What the presenting step is given: data only; the seam binds the live provider and signal. */
 export interface PresentInput {
@@ -91,7 +96,7 @@ export interface PresentInput {
   deadline?: number
 }
 
-/** What the committing step offers the store. */
+/** What the committing effect offers the store. */
 export interface CommitInput {
   askId: string
   outcome: AskOutcome
@@ -107,13 +112,12 @@ const STEP_DONE = 'xstate.promise.resolve'
 const STEP_FAILED = 'xstate.promise.reject'
 
 /**
- * A promise actor for the ask's own steps: it settles, stops and reports
+ * A promise actor for the ask's presenting step: it settles, stops and reports
  * errors exactly as XState's `fromPromise`, but makes no `AbortController`.
- * Neither step has a use for one: the provider's signal is the seam's own,
- * which the machine's effects abort with the reason the question goes
- * (`takeDownPresentation`, `takeBackPresentation`), and a store write, once
- * sent, is not taken back. A controller per step was about 0.8 KB of every
- * pending ask, and one more signal built on every commit.
+ * It has no use for one: the provider's signal is the seam's own, which the
+ * machine's effects abort with the reason the question goes
+ * (`takeDownPresentation`, `takeBackPresentation`). A controller per step
+ * was about 0.8 KB of every pending ask.
  *
  * `finish` turns what `run` settled with into the step's output (a throw
  * fails the step), so checking the result costs no second promise.
@@ -185,22 +189,44 @@ export function createPresenter(
   return fromStep(ask, (input, raw) => validateAnswer(input.questions, raw))
 }
 
-/** The committing step as the seam provides it: `commit` offers the outcome to the store. */
-export function createCommitter(
-  commit: (input: CommitInput) => Promise<CommitResult>,
-): PromiseActorLogic<CommitResult, CommitInput> {
-  return fromStep(commit)
-}
-
 /** The default presenting step: a bare machine has no provider to call. */
 export const presentToProvider = /* @__PURE__ */ createPresenter(() =>
   Promise.reject(new UserQuestionError('no provider is bound to this ask', 'PROVIDER_FAILED')),
 )
 
-/** The default committing step: with no store, the outcome offered is the outcome. */
-export const commitOutcome = /* @__PURE__ */ createCommitter((input) =>
-  Promise.resolve({ outcome: input.outcome, won: true }),
-)
+/**
+ * The committing effect as the seam provides it: `commit` offers the proposal
+ * to the store, and what the store committed comes back to the ask as
+ * `commit.done` (or `commit.failed`). An effect and an event rather than an
+ * invoked actor: a store write, once sent, is not taken back, so a child
+ * actor would only cost every ask one more actor to build and stop (about a
+ * sixth of a memory round trip). A result that arrives after the actor
+ * stopped is dropped.
+ */
+export function createCommitOffer(
+  commit: (input: CommitInput) => Promise<CommitResult>,
+): (args: {
+  context: AskContext
+  self: { getSnapshot(): { status: string }; send(event: AskEvent): void }
+}) => void {
+  return ({ context, self }) => {
+    const proposal = context.proposal
+    if (proposal === undefined) return
+    const tell = (event: AskEvent) => {
+      if (self.getSnapshot().status === 'active') self.send(event)
+    }
+    let committed: Promise<CommitResult>
+    try {
+      committed = commit({ askId: context.askId, outcome: proposal.outcome })
+    } catch {
+      committed = Promise.reject(new Error('the commit threw'))
+    }
+    committed.then(
+      (result) => tell({ type: 'commit.done', outcome: result.outcome, won: result.won }),
+      () => tell({ type: 'commit.failed' }),
+    )
+  }
+}
 
 /** An outcome that is an error: what every ending but an answer proposes. */
 type Rejection = { status: 'rejected'; error: AskErrorData }
@@ -286,14 +312,6 @@ function committedEnding(context: AskContext, result: CommitResult): AskEnding {
     : endingOf(result.outcome)
 }
 
-/**
- * The committing step's result, read from its done event (which the machine's
- * event type does not name: XState builds it from the invoked actor's id).
- */
-function commitResultOf(event: unknown): CommitResult {
-  return (event as { output: CommitResult }).output
-}
-
 const propose = (outcome: AskOutcome, ending: AskEnding, byProvider = false) => ({
   proposal: { outcome, ending, byProvider },
 })
@@ -307,8 +325,8 @@ const propose = (outcome: AskOutcome, ending: AskEnding, byProvider = false) => 
  *
  * Each ask is its own root actor (DESIGN §6). The context is data; the
  * provider, the presentation's signal and the store live beside the actor in
- * the seam, which provides `presentToProvider`, `commitOutcome` and
- * `takeBackPresentation`. Transitions are pure: `getNextSnapshot` runs no
+ * the seam, which provides `presentToProvider`, `offerCommit`,
+ * `takeDownPresentation` and `takeBackPresentation`. Transitions are pure: `getNextSnapshot` runs no
  * effect.
  */
 export const askMachine = /* @__PURE__ */ setup({
@@ -318,7 +336,7 @@ export const askMachine = /* @__PURE__ */ setup({
     input: {} as AskInput,
     output: {} as AskOutput,
   },
-  actors: { presentToProvider, commitOutcome },
+  actors: { presentToProvider },
   guards: {
     hasProviderHere: ({ context }) => context.providerHere,
     hasProviderElsewhere: ({ context }) => context.providerElsewhere,
@@ -328,8 +346,10 @@ export const askMachine = /* @__PURE__ */ setup({
       assertEvent(event, 'providers.elsewhere')
       return !event.active
     },
-    commitEndsIn: ({ context, event }, ending: AskEnding) =>
-      committedEnding(context, commitResultOf(event)) === ending,
+    commitEndsIn: ({ context, event }, ending: AskEnding) => {
+      assertEvent(event, 'commit.done')
+      return committedEnding(context, event) === ending
+    },
     settlesIn: ({ event }, ending: AskEnding) => {
       assertEvent(event, 'ask.settled')
       return endingOf(event.outcome) === ending
@@ -359,6 +379,15 @@ export const askMachine = /* @__PURE__ */ setup({
         enqueue.raise({ type: 'ask.deadline' }, { delay: 'deadline', id: 'deadline' })
       }
     }),
+    /**
+     * Effect: offers the proposal to the store (see `createCommitOffer`). A bare machine
+     * has no store: the outcome offered is the outcome, committed at once.
+     */
+    offerCommit: raise(({ context }) => ({
+      type: 'commit.done' as const,
+      outcome: (context.proposal as { outcome: AskOutcome }).outcome,
+      won: true,
+    })),
     /** Effect: the seam aborts the presentation with a hand-over reason. A no-op on a bare machine. */
     takeBackPresentation: () => undefined,
     /**
@@ -403,11 +432,11 @@ export const askMachine = /* @__PURE__ */ setup({
       ),
     ),
     recordCommit: assign(({ context, event }) => {
-      const result = commitResultOf(event)
+      assertEvent(event, 'commit.done')
       return {
-        outcome: result.outcome,
-        committedHere: result.won,
-        ending: committedEnding(context, result),
+        outcome: event.outcome,
+        committedHere: event.won,
+        ending: committedEnding(context, event),
       }
     }),
     recordSettledElsewhere: assign(({ event }) => {
@@ -547,16 +576,11 @@ export const askMachine = /* @__PURE__ */ setup({
       },
     },
     committing: {
-      entry: 'takeDownPresentation',
-      invoke: {
-        src: 'commitOutcome',
-        input: ({ context }) => ({
-          askId: context.askId,
-          outcome: (context.proposal as { outcome: AskOutcome }).outcome,
-        }),
-        // The store's answer names the committed outcome whoever wrote it: no event needed here.
-        onDone: /* @__PURE__ */ toFinalStates('commitEndsIn', 'recordCommit'),
-        onError: { target: 'failed', actions: 'recordStoreFailure' },
+      entry: ['takeDownPresentation', 'offerCommit'],
+      on: {
+        // The store's answer names the committed outcome whoever wrote it: no other event needed.
+        'commit.done': /* @__PURE__ */ toFinalStates('commitEndsIn', 'recordCommit'),
+        'commit.failed': { target: 'failed', actions: 'recordStoreFailure' },
       },
     },
     answered: { type: 'final' },

@@ -17,8 +17,7 @@ export { askMachine } from './ask.machine.js'
  */
 export {
   callerAbortOutcome,
-  commitOutcome,
-  createCommitter,
+  createCommitOffer,
   createPresenter,
   endingOf,
   errorData,

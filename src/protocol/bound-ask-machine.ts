@@ -1,4 +1,4 @@
-import { askMachine, createCommitter, createPresenter } from '../machines/index.js'
+import { askMachine, createCommitOffer, createPresenter } from '../machines/index.js'
 import type { CommitResult } from '../machines/index.js'
 import { sameOutcome } from './compare.js'
 import { abortPresentation, openPresentation } from './presentation.js'
@@ -74,11 +74,9 @@ export function createBoundAskMachine(options: BoundAskMachineOptions): typeof a
   }
 
   const machine = askMachine.provide({
-    actors: {
-      presentToProvider: createPresenter(presentOwn),
-      commitOutcome: createCommitter(commit),
-    },
+    actors: { presentToProvider: createPresenter(presentOwn) },
     actions: {
+      offerCommit: createCommitOffer(commit),
       takeDownPresentation: ({ context }) => {
         const proposal = context.proposal
         const presentation = presentations.get(context.askId)

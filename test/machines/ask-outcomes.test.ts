@@ -3,11 +3,11 @@
  * output: which final state an outcome leads to, how errors become data and
  * back, and how its presenting and committing steps settle.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createActor, toPromise } from 'xstate'
 import {
   askMachine,
-  createCommitter,
+  createCommitOffer,
   createPresenter,
   endingOf,
   errorData,
@@ -45,10 +45,8 @@ function machineWith(
   commit?: (offered: CommitInput) => Promise<{ outcome: AskOutcome; won: boolean }>,
 ) {
   return askMachine.provide({
-    actors: {
-      presentToProvider: createPresenter(() => new Promise(() => {})),
-      ...(commit === undefined ? {} : { commitOutcome: createCommitter(commit) }),
-    },
+    actors: { presentToProvider: createPresenter(() => new Promise(() => {})) },
+    ...(commit === undefined ? {} : { actions: { offerCommit: createCommitOffer(commit) } }),
   })
 }
 
@@ -95,6 +93,57 @@ describe('askMachine: the final state an outcome leads to', () => {
     const output = await toPromise(actor)
     expect(actor.getSnapshot().value).toBe('failed')
     expect(output).toMatchObject({ status: 'rejected', error: { code: 'STORE_FAILED' } })
+  })
+})
+
+describe('askMachine: its committing effect', () => {
+  it('a commit that throws before it returns a promise ends the ask failed with STORE_FAILED', async () => {
+    const actor = createActor(
+      machineWith(() => {
+        throw new Error('no connection')
+      }),
+      { input },
+    ).start()
+    actor.send({ type: 'seam.closed' })
+    const output = await toPromise(actor)
+    expect(actor.getSnapshot().value).toBe('failed')
+    expect(output).toMatchObject({ status: 'rejected', error: { code: 'STORE_FAILED' } })
+  })
+
+  it('drops what the store says after the actor stopped', async () => {
+    let release!: () => void
+    const actor = createActor(
+      machineWith(
+        (offered) =>
+          new Promise((resolve) => {
+            release = () => resolve({ outcome: offered.outcome, won: true })
+          }),
+      ),
+      { input },
+    ).start()
+    actor.send({ type: 'ask.aborted' })
+    expect(actor.getSnapshot().value).toBe('committing')
+    actor.stop()
+    const send = vi.spyOn(actor, 'send')
+    release()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(send).not.toHaveBeenCalled()
+    expect(actor.getSnapshot().status).toBe('stopped')
+  })
+
+  it('a bare machine commits what it offers, in the same step', () => {
+    const actor = createActor(askMachine, { input }).start()
+    actor.send({ type: 'seam.closed' })
+    expect(actor.getSnapshot().value).toBe('aborted')
+    expect(actor.getSnapshot().context.committedHere).toBe(true)
+  })
+
+  it('ignores a commit result while nothing was offered', () => {
+    const actor = createActor(machineWith(), { input }).start()
+    actor.send({ type: 'commit.done', outcome: { status: 'answered', answer }, won: true })
+    actor.send({ type: 'commit.failed' })
+    expect(actor.getSnapshot().value).toEqual({ pending: 'presenting' })
+    actor.stop()
   })
 })
 
@@ -169,9 +218,9 @@ describe('askMachine: its presenting step', () => {
   const offeredBy = async (present: () => unknown) => {
     let offered: AskOutcome | undefined
     const machine = askMachine.provide({
-      actors: {
-        presentToProvider: createPresenter(present as never),
-        commitOutcome: createCommitter(async (offer) => {
+      actors: { presentToProvider: createPresenter(present as never) },
+      actions: {
+        offerCommit: createCommitOffer(async (offer) => {
           offered = offer.outcome
           return { outcome: offer.outcome, won: true }
         }),
@@ -204,14 +253,7 @@ describe('askMachine: its presenting step', () => {
   })
 
   it('a bare machine has no provider to call: its default step fails PROVIDER_FAILED', async () => {
-    const actor = createActor(
-      askMachine.provide({
-        actors: {
-          commitOutcome: createCommitter(async (o) => ({ outcome: o.outcome, won: true })),
-        },
-      }),
-      { input },
-    ).start()
+    const actor = createActor(askMachine, { input }).start()
     const output = await toPromise(actor)
     expect(output).toMatchObject({
       status: 'rejected',

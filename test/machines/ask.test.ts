@@ -64,12 +64,10 @@ describe('askMachine: which final state records the outcome', () => {
     })
   })
 
-  it('no provider and no wait ends in failed with NO_PROVIDER, once committed', async () => {
+  it('no provider and no wait ends in failed with NO_PROVIDER, committed in the same step', () => {
     const actor = createActor(askMachine, {
       input: { askId: 'a1', questions, startedAt: 0, waitForProviderMs: 0, providerGraceMs: 0 },
     }).start()
-    expect(actor.getSnapshot().value).toBe('committing')
-    await toPromise(actor)
     expect(actor.getSnapshot().value).toBe('failed')
     expect(actor.getSnapshot().output).toMatchObject({
       status: 'rejected',
