@@ -200,7 +200,7 @@ export const presentToProvider = /* @__PURE__ */ createPresenter(() =>
  * `commit.done` (or `commit.failed`). An effect and an event rather than an
  * invoked actor: a store write, once sent, is not taken back, so a child
  * actor would only cost every ask one more actor to build and stop (about a
- * sixth of a memory round trip). A result that arrives after the actor
+ * tenth of a memory round trip). A result that arrives after the actor
  * stopped is dropped.
  */
 export function createCommitOffer(
@@ -326,8 +326,8 @@ const propose = (outcome: AskOutcome, ending: AskEnding, byProvider = false) => 
  * Each ask is its own root actor (DESIGN §6). The context is data; the
  * provider, the presentation's signal and the store live beside the actor in
  * the seam, which provides `presentToProvider`, `offerCommit`,
- * `takeDownPresentation` and `takeBackPresentation`. Transitions are pure: `getNextSnapshot` runs no
- * effect.
+ * `takeDownPresentation` and `takeBackPresentation`. Transitions are pure:
+ * `getNextSnapshot` runs no effect.
  */
 export const askMachine = /* @__PURE__ */ setup({
   types: {
