@@ -6,7 +6,13 @@ import type {
   UserQuestions,
 } from '../protocol/index.js'
 import type { TerminalStyle } from '../providers/terminal/index.js'
-import { deploymentPlan, deploymentQuestions, planReviewQuestion } from './scenario.js'
+import {
+  DEFAULT_REGION,
+  deploymentPlan,
+  deploymentQuestions,
+  planReviewQuestion,
+  regionName,
+} from './scenario.js'
 
 /** One call of the model-facing tool: what the model sent and the exact string it got back. */
 export interface ToolCallRecord {
@@ -165,7 +171,7 @@ export async function runDemo(options: DemoOptions): Promise<ToolCallRecord[]> {
   } else {
     const region = answerOf(first, 'region')
     const checks = answerOf(first, 'checks')
-    const chosenRegion = region.custom ?? region.selected[0] ?? 'eu-west-1 (Recommended)'
+    const chosenRegion = regionName(region.custom ?? region.selected[0] ?? DEFAULT_REGION)
     const gates = [...checks.selected, ...(checks.custom === undefined ? [] : [checks.custom])]
     await step(`Wrote the plan for ${chosenRegion}`)
     await pause(250)

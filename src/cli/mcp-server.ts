@@ -4,7 +4,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { createUserQuestions, importPeer, isUserQuestionError } from '../protocol/index.js'
 import type { AskStore, AskUserQuestionAnswerItem, UserQuestions } from '../protocol/index.js'
 import { createElicitationProvider } from '../providers/mcp/index.js'
-import { deploymentPlan, deploymentQuestions, planReviewQuestion } from './scenario.js'
+import {
+  DEFAULT_REGION,
+  deploymentPlan,
+  deploymentQuestions,
+  planReviewQuestion,
+  regionName,
+} from './scenario.js'
 import { packageVersion } from './version.js'
 
 // Through importPeer, so `askseam mcp` without the SDK says in one line what to install.
@@ -24,9 +30,6 @@ const [{ McpServer: McpServerClass }, { StdioServerTransport }] = await Promise.
 /** The tool an MCP client calls to run the demo agent. */
 export const PLAN_DEPLOYMENT_TOOL = 'plan_deployment'
 
-/** The region the demo agent falls back to when the user skips the question. */
-const DEFAULT_REGION = 'eu-west-1 (Recommended)'
-
 function answerOf(answers: readonly AskUserQuestionAnswerItem[], id: string) {
   return answers.find((answer) => answer.id === id) ?? { id, selected: [] }
 }
@@ -44,7 +47,7 @@ export async function planDeployment(seam: UserQuestions, signal?: AbortSignal):
   const region = answerOf(first.answers, 'region')
   const checks = answerOf(first.answers, 'checks')
   const announce = answerOf(first.answers, 'announce')
-  const chosenRegion = region.custom ?? region.selected[0] ?? DEFAULT_REGION
+  const chosenRegion = regionName(region.custom ?? region.selected[0] ?? DEFAULT_REGION)
   const gates = [...checks.selected, ...(checks.custom === undefined ? [] : [checks.custom])]
   const plan = deploymentPlan(chosenRegion, gates)
   const review = planReviewQuestion(plan)

@@ -36,6 +36,18 @@ export const deploymentQuestions: AskUserQuestionItem[] = [
   },
 ]
 
+/**
+ * The region an answer names: the chosen label without the "(Recommended)"
+ * that marks the suggested option, which is part of the label (a label is
+ * its own value) but no part of the region's name.
+ */
+export function regionName(label: string): string {
+  return label.replace(/\s*\(Recommended\)$/, '')
+}
+
+/** The region the demo agent falls back to when the user skips the question. */
+export const DEFAULT_REGION = 'eu-west-1'
+
 /** The plan the demo agent submits for review once it has its answers. */
 export function deploymentPlan(region: string, checks: readonly string[]): string {
   const gates = checks.length === 0 ? ['(no gates chosen)'] : checks

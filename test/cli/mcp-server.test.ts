@@ -65,12 +65,21 @@ describe('the plan_deployment tool', () => {
     expect(text).toContain('No release note.')
   })
 
+  it('names the region a chosen label stands for, without its "(Recommended)"', async () => {
+    const { messages } = await callPlanDeployment([
+      { action: 'accept', content: { region: 'eu-west-1 (Recommended)' } },
+      { action: 'accept', content: { plan: 'Approve' } },
+    ])
+    expect(messages[1]).toContain('# Deploy checkout-service v2.4.0 to eu-west-1\n')
+    expect(messages[1]).not.toContain('Recommended')
+  })
+
   it('falls back to the recommended region when skipped, and does not deploy an unreviewed plan', async () => {
     const { text, messages } = await callPlanDeployment([
       { action: 'accept', content: {} },
       { action: 'accept', content: {} },
     ])
-    expect(messages[1]).toContain('to eu-west-1 (Recommended)')
+    expect(messages[1]).toContain('# Deploy checkout-service v2.4.0 to eu-west-1\n')
     expect(messages[1]).toContain('(no gates chosen)')
     expect(text).toMatch(/^The plan was neither approved nor refused/)
   })

@@ -116,7 +116,7 @@ describe('askseam mcp over stdio', () => {
     const refused = client.callTool({ name: 'plan_deployment' })
     ;(await inbox.next()).respond({ action: 'accept', content: {} })
     const review = await inbox.next()
-    expect(review.params.message).toContain('to eu-west-1 (Recommended)')
+    expect(review.params.message).toContain('# Deploy checkout-service v2.4.0 to eu-west-1\n')
     review.respond({ action: 'accept', content: { plan: 'Revise' } })
     expect(textOf(await refused)).toMatch(/^Sent back for revision \("Revise"\)/)
 
