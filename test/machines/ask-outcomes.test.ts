@@ -7,10 +7,12 @@ import { describe, expect, it, vi } from 'vitest'
 import { createActor, toPromise } from 'xstate'
 import {
   askMachine,
+  callerAbortOutcome,
   createCommitOffer,
   createPresenter,
   endingOf,
   errorData,
+  noProviderOutcome,
   outcomeError,
 } from '../../src/machines/index.js'
 import type { AskInput, AskOutcome, CommitInput } from '../../src/machines/index.js'
@@ -96,6 +98,82 @@ describe('askMachine: the final state an outcome leads to', () => {
   })
 })
 
+describe('askMachine: the final state of each local ending its commit won', () => {
+  const failing = (error: UserQuestionError) => () => Promise.reject(error)
+  const cases: [
+    string,
+    Partial<AskInput>,
+    (() => unknown) | undefined,
+    string | undefined,
+    string,
+  ][] = [
+    ['the caller’s abort', {}, undefined, 'ask.aborted', 'aborted'],
+    ['the deadline', { deadline: 9_999_999_999_999 }, undefined, 'ask.deadline', 'timedOut'],
+    ['the provider gone, with no grace', {}, undefined, 'provider.disposed', 'aborted'],
+    ['no provider, and no wait', { providerHere: false }, undefined, undefined, 'failed'],
+    [
+      'a UI cancel',
+      {},
+      failing(new UserQuestionError('dismissed', 'ASK_CANCELLED')),
+      undefined,
+      'cancelled',
+    ],
+    [
+      'a provider that failed',
+      {},
+      failing(new UserQuestionError('boom', 'PROVIDER_FAILED')),
+      undefined,
+      'failed',
+    ],
+  ]
+  it.each(cases)('%s ends in its own final state', async (_, extra, present, event, ending) => {
+    const machine = askMachine.provide({
+      actors: {
+        presentToProvider: createPresenter((present ?? (() => new Promise(() => {}))) as never),
+      },
+      actions: {
+        offerCommit: createCommitOffer(async (offer) => ({ outcome: offer.outcome, won: true })),
+      },
+    })
+    const actor = createActor(machine, { input: { ...input, ...extra } }).start()
+    if (event !== undefined) actor.send({ type: event } as never)
+    await toPromise(actor)
+    expect(actor.getSnapshot().value).toBe(ending)
+    expect(actor.getSnapshot().context.committedHere).toBe(true)
+  })
+})
+
+describe('askMachine: what its presenting step is given', () => {
+  const seenBy = (extra: Partial<AskInput>) => {
+    let seen: unknown
+    const machine = askMachine.provide({
+      actors: {
+        presentToProvider: createPresenter((given) => {
+          seen = given
+          return new Promise(() => {})
+        }),
+      },
+    })
+    createActor(machine, { input: { ...input, ...extra } })
+      .start()
+      .stop()
+    return seen
+  }
+
+  it('names the agent and the deadline when the ask has them', () => {
+    expect(seenBy({ agentId: 'agent-1', deadline: 5_000 })).toStrictEqual({
+      askId: 'a1',
+      questions,
+      agentId: 'agent-1',
+      deadline: 5_000,
+    })
+  })
+
+  it('leaves out the agent and the deadline when the ask has neither', () => {
+    expect(seenBy({})).toStrictEqual({ askId: 'a1', questions })
+  })
+})
+
 describe('askMachine: its committing effect', () => {
   it('a commit that throws before it returns a promise ends the ask failed with STORE_FAILED', async () => {
     const actor = createActor(
@@ -140,14 +218,21 @@ describe('askMachine: its committing effect', () => {
 
   it('ignores a commit result while nothing was offered', () => {
     const actor = createActor(machineWith(), { input }).start()
+    expect(actor.getSnapshot().context.committedHere).toBe(false)
     actor.send({ type: 'commit.done', outcome: { status: 'answered', answer }, won: true })
     actor.send({ type: 'commit.failed' })
     expect(actor.getSnapshot().value).toEqual({ pending: 'presenting' })
+    expect(actor.getSnapshot().context.committedHere).toBe(false)
     actor.stop()
   })
 })
 
 describe('askMachine: errors as data', () => {
+  it('keeps no details key on an outcome that has no details', () => {
+    expect(Object.keys(noProviderOutcome().error)).toEqual(['code', 'message'])
+    expect(Object.keys(callerAbortOutcome().error)).toEqual(['code', 'message', 'details'])
+  })
+
   it('rebuilds an error with its code, message and details; an unknown code is PROVIDER_FAILED', () => {
     const kept = outcomeError({ code: 'ASK_TIMEOUT', message: 'late', details: { deadline: 5 } })
     expect(kept).toBeInstanceOf(UserQuestionError)
@@ -259,6 +344,27 @@ describe('askMachine: its presenting step', () => {
       status: 'rejected',
       error: { code: 'PROVIDER_FAILED', message: 'no provider is bound to this ask' },
     })
+    // The code as committed, not as rebuilt for the caller (which reads an unknown code as this one).
+    expect(actor.getSnapshot().context.outcome).toMatchObject({
+      error: { code: 'PROVIDER_FAILED' },
+    })
+  })
+
+  it('restores a presenting ask’s step from its persisted snapshot, still waiting on the provider', () => {
+    const actor = createActor(machineWith(), { input }).start()
+    const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot())) as never
+    actor.stop()
+    const restored = createActor(machineWith(), { snapshot: persisted, input }).start()
+    const [step] = Object.values(restored.getSnapshot().children)
+    expect(step?.getSnapshot()).toMatchObject({ status: 'active', input: { askId: 'a1' } })
+    restored.stop()
+  })
+
+  it('a step its ask leaves is stopped, and lets go of its input', () => {
+    const actor = createActor(machineWith(), { input }).start()
+    const [step] = Object.values(actor.getSnapshot().children)
+    actor.send({ type: 'ask.aborted' })
+    expect(step?.getSnapshot()).toMatchObject({ status: 'stopped', input: undefined })
   })
 
   it('keeps a presenting ask’s step in its persisted snapshot, as data', () => {

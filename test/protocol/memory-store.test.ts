@@ -54,6 +54,65 @@ describe('a closed memory store', () => {
   })
 })
 
+describe('what a memory store tells its watchers', () => {
+  const changesOf = async (
+    act: (store: ReturnType<typeof createMemoryStore>) => Promise<unknown>,
+  ) => {
+    const store = createMemoryStore()
+    await store.heartbeat({ seamId: 's', providerActive: true, expiresAt: 10 })
+    const ask = newAsk()
+    await store.admit(ask)
+    await store.settle(ask.askId, answered, 5)
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    const seen: unknown[] = []
+    store.watch((change) => seen.push(change))
+    await act(store)
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    return seen
+  }
+
+  it('says nothing of a heartbeat that changes no lease, and tells one that does', async () => {
+    expect(
+      await changesOf((store) =>
+        store.heartbeat({ seamId: 's', providerActive: true, expiresAt: 10 }),
+      ),
+    ).toEqual([])
+    expect(
+      await changesOf((store) =>
+        store.heartbeat({ seamId: 's', providerActive: false, expiresAt: 10 }),
+      ),
+    ).toEqual([{ type: 'leases.changed' }])
+    expect(
+      await changesOf((store) =>
+        store.heartbeat({ seamId: 's', providerActive: true, expiresAt: 11 }),
+      ),
+    ).toEqual([{ type: 'leases.changed' }])
+  })
+
+  it('asks for no resync after a purge that deleted nothing', async () => {
+    expect(await changesOf((store) => store.purge({ settledBefore: 5 }))).toEqual([])
+    expect(await changesOf((store) => store.purge({ settledBefore: 6 }))).toEqual([
+      { type: 'resync' },
+    ])
+  })
+})
+
+describe('what a memory store hands out', () => {
+  it('a settled outcome frozen all the way down, and its own copy of what it was given', async () => {
+    const store = createMemoryStore()
+    const ask = newAsk()
+    await store.admit(ask)
+    const given = structuredClone(answered) as { answer: { answers: { selected: string[] }[] } }
+    const record = await store.settle(ask.askId, given as never, 5)
+    given.answer.answers[0]!.selected.push('changed afterwards')
+    const outcome = record?.outcome as typeof given
+    expect(Object.isFrozen(outcome)).toBe(true)
+    expect(Object.isFrozen(outcome.answer.answers)).toBe(true)
+    expect(Object.isFrozen(outcome.answer.answers[0]!.selected)).toBe(true)
+    expect((await store.get(ask.askId))?.outcome).toEqual(answered)
+  })
+})
+
 describe('what a memory store keeps of settled asks', () => {
   it('keeps the newest keepSettled settled asks without a key and forgets the older ones', async () => {
     const store = createMemoryStore({ keepSettled: 2 })
