@@ -226,8 +226,12 @@ describe('bad input', () => {
     session.type(Keys.down)
     await session.waitForScreen('❯ 2. us-east-1')
     session.resize(44, 16)
+    // The whole frame, down to its key hints: a read in the middle of the redraw would miss them.
     await session.waitForScreen(
-      (screen) => screen.includes('❯ 2. us-east-1') && screen.includes('○ Target'),
+      (screen) =>
+        screen.includes('❯ 2. us-east-1') &&
+        screen.includes('○ Target') &&
+        screen.includes('enter choose'),
     )
     const narrow = session.screen()
     // One frame, no stale copies: the progress line appears exactly once, and it all fits.
