@@ -210,16 +210,14 @@ export function createCommitOffer(
   self: { getSnapshot(): { status: string }; send(event: AskEvent): void }
 }) => void {
   return ({ context, self }) => {
-    const proposal = context.proposal
-    if (proposal === undefined) return
     const tell = (event: AskEvent) => {
       if (self.getSnapshot().status === 'active') self.send(event)
     }
     let committed: Promise<CommitResult>
     try {
-      committed = commit({ askId: context.askId, outcome: proposal.outcome })
-    } catch {
-      committed = Promise.reject(new Error('the commit threw'))
+      committed = commit({ askId: context.askId, outcome: proposedOutcome(context) })
+    } catch (error: unknown) {
+      committed = Promise.reject(error as Error)
     }
     committed.then(
       (result) => tell({ type: 'commit.done', outcome: result.outcome, won: result.won }),
@@ -305,6 +303,11 @@ function toFinalStates<TGuard extends 'commitEndsIn' | 'settlesIn', TAction exte
   ]
 }
 
+/** The outcome `committing` offers: every transition into it proposes one first. */
+function proposedOutcome(context: AskContext): AskOutcome {
+  return (context.proposal as { outcome: AskOutcome }).outcome
+}
+
 /** The final state a commit leads to: this ask's own proposal's when it won, the outcome's when not. */
 function committedEnding(context: AskContext, result: CommitResult): AskEnding {
   return result.won && context.proposal !== undefined
@@ -385,7 +388,7 @@ export const askMachine = /* @__PURE__ */ setup({
      */
     offerCommit: raise(({ context }) => ({
       type: 'commit.done' as const,
-      outcome: (context.proposal as { outcome: AskOutcome }).outcome,
+      outcome: proposedOutcome(context),
       won: true,
     })),
     /** Effect: the seam aborts the presentation with a hand-over reason. A no-op on a bare machine. */
