@@ -15,18 +15,17 @@ import {
   noProviderOutcome,
   outcomeError,
 } from '../../src/machines/index.js'
-import type { AskInput, AskOutcome, CommitInput } from '../../src/machines/index.js'
+import type {
+  AskEvent,
+  AskInput,
+  AskOutcome,
+  CommitInput,
+  PresentInput,
+} from '../../src/machines/index.js'
 import { UserQuestionError } from '../../src/protocol/index.js'
+import { askInput, questions } from './ask-input.js'
 
-const questions = [{ id: 'q', question: 'Go?', options: [{ label: 'Yes' }, { label: 'No' }] }]
-const input: AskInput = {
-  askId: 'a1',
-  questions,
-  startedAt: 0,
-  waitForProviderMs: 0,
-  providerGraceMs: 0,
-  providerHere: true,
-}
+const input = askInput()
 const rejection = (code: string, details?: Record<string, unknown>): AskOutcome => ({
   status: 'rejected',
   error: { code: code as never, message: `${code} happened`, ...(details ? { details } : {}) },
@@ -42,15 +41,23 @@ const endings: [AskOutcome, string][] = [
   [rejection('STORE_FAILED'), 'failed'],
 ]
 
-/** A machine whose provider never answers and whose store commits what `commit` says. */
+/**
+ * A machine whose provider does what `present` does (by default: never answers)
+ * and whose store commits what `commit` says (by default: a bare machine's, at once).
+ */
 function machineWith(
   commit?: (offered: CommitInput) => Promise<{ outcome: AskOutcome; won: boolean }>,
+  present: (given: PresentInput) => unknown = () => new Promise(() => {}),
 ) {
   return askMachine.provide({
-    actors: { presentToProvider: createPresenter(() => new Promise(() => {})) },
+    actors: {
+      presentToProvider: createPresenter(present as (given: PresentInput) => Promise<unknown>),
+    },
     ...(commit === undefined ? {} : { actions: { offerCommit: createCommitOffer(commit) } }),
   })
 }
+/** A store that commits every outcome offered to it. */
+const commitsOffer = async (offered: CommitInput) => ({ outcome: offered.outcome, won: true })
 
 describe('askMachine: the final state an outcome leads to', () => {
   it.each(endings)('%j settled elsewhere ends in %s', async (outcome, ending) => {
@@ -76,66 +83,42 @@ describe('askMachine: the final state an outcome leads to', () => {
   )
 
   it('a commit won ends in the proposal’s state, whatever its code would say', async () => {
-    const actor = createActor(
-      machineWith(async (offered) => ({ outcome: offered.outcome, won: true })),
-      { input },
-    ).start()
+    const actor = createActor(machineWith(commitsOffer), { input }).start()
     actor.send({ type: 'seam.closed' })
     const output = await toPromise(actor)
     expect(actor.getSnapshot().value).toBe('aborted')
     expect(output).toMatchObject({ status: 'rejected', error: { code: 'SEAM_CLOSED' } })
   })
-
-  it('a store that fails the commit ends the ask failed with STORE_FAILED', async () => {
-    const actor = createActor(
-      machineWith(() => Promise.reject(new Error('disk full'))),
-      { input },
-    ).start()
-    actor.send({ type: 'ask.aborted' })
-    const output = await toPromise(actor)
-    expect(actor.getSnapshot().value).toBe('failed')
-    expect(output).toMatchObject({ status: 'rejected', error: { code: 'STORE_FAILED' } })
-  })
 })
 
 describe('askMachine: the final state of each local ending its commit won', () => {
   const failing = (error: UserQuestionError) => () => Promise.reject(error)
-  const cases: [
-    string,
-    Partial<AskInput>,
-    (() => unknown) | undefined,
-    string | undefined,
-    string,
-  ][] = [
-    ['the caller’s abort', {}, undefined, 'ask.aborted', 'aborted'],
-    ['the deadline', { deadline: 9_999_999_999_999 }, undefined, 'ask.deadline', 'timedOut'],
-    ['the provider gone, with no grace', {}, undefined, 'provider.disposed', 'aborted'],
-    ['no provider, and no wait', { providerHere: false }, undefined, undefined, 'failed'],
-    [
-      'a UI cancel',
-      {},
-      failing(new UserQuestionError('dismissed', 'ASK_CANCELLED')),
-      undefined,
-      'cancelled',
-    ],
-    [
-      'a provider that failed',
-      {},
-      failing(new UserQuestionError('boom', 'PROVIDER_FAILED')),
-      undefined,
-      'failed',
-    ],
+  const cases: {
+    ending: string
+    name: string
+    extra?: Partial<AskInput>
+    present?: () => unknown
+    event?: AskEvent['type']
+  }[] = [
+    { ending: 'aborted', name: 'the caller’s abort', event: 'ask.aborted' },
+    { ending: 'timedOut', name: 'the deadline', extra: { deadline: 9e12 }, event: 'ask.deadline' },
+    { ending: 'aborted', name: 'the provider gone, with no grace', event: 'provider.disposed' },
+    { ending: 'failed', name: 'no provider, and no wait', extra: { providerHere: false } },
+    {
+      ending: 'cancelled',
+      name: 'a UI cancel',
+      present: failing(new UserQuestionError('dismissed', 'ASK_CANCELLED')),
+    },
+    {
+      ending: 'failed',
+      name: 'a provider that failed',
+      present: failing(new UserQuestionError('boom', 'PROVIDER_FAILED')),
+    },
   ]
-  it.each(cases)('%s ends in its own final state', async (_, extra, present, event, ending) => {
-    const machine = askMachine.provide({
-      actors: {
-        presentToProvider: createPresenter((present ?? (() => new Promise(() => {}))) as never),
-      },
-      actions: {
-        offerCommit: createCommitOffer(async (offer) => ({ outcome: offer.outcome, won: true })),
-      },
-    })
-    const actor = createActor(machine, { input: { ...input, ...extra } }).start()
+  it.each(cases)('$name ends in $ending', async ({ ending, extra, present, event }) => {
+    const actor = createActor(machineWith(commitsOffer, present), {
+      input: askInput(extra),
+    }).start()
     if (event !== undefined) actor.send({ type: event } as never)
     await toPromise(actor)
     expect(actor.getSnapshot().value).toBe(ending)
@@ -146,15 +129,11 @@ describe('askMachine: the final state of each local ending its commit won', () =
 describe('askMachine: what its presenting step is given', () => {
   const seenBy = (extra: Partial<AskInput>) => {
     let seen: unknown
-    const machine = askMachine.provide({
-      actors: {
-        presentToProvider: createPresenter((given) => {
-          seen = given
-          return new Promise(() => {})
-        }),
-      },
+    const machine = machineWith(undefined, (given) => {
+      seen = given
+      return new Promise(() => {})
     })
-    createActor(machine, { input: { ...input, ...extra } })
+    createActor(machine, { input: askInput(extra) })
       .start()
       .stop()
     return seen
@@ -175,18 +154,25 @@ describe('askMachine: what its presenting step is given', () => {
 })
 
 describe('askMachine: its committing effect', () => {
-  it('a commit that throws before it returns a promise ends the ask failed with STORE_FAILED', async () => {
-    const actor = createActor(
-      machineWith(() => {
+  const failingStores: [string, () => Promise<never>][] = [
+    ['rejects the commit', () => Promise.reject(new Error('disk full'))],
+    [
+      'throws before it returns a promise',
+      () => {
         throw new Error('no connection')
-      }),
-      { input },
-    ).start()
-    actor.send({ type: 'seam.closed' })
-    const output = await toPromise(actor)
-    expect(actor.getSnapshot().value).toBe('failed')
-    expect(output).toMatchObject({ status: 'rejected', error: { code: 'STORE_FAILED' } })
-  })
+      },
+    ],
+  ]
+  it.each(failingStores)(
+    'a store that %s ends the ask failed with STORE_FAILED',
+    async (_, commit) => {
+      const actor = createActor(machineWith(commit), { input }).start()
+      actor.send({ type: 'ask.aborted' })
+      const output = await toPromise(actor)
+      expect(actor.getSnapshot().value).toBe('failed')
+      expect(output).toMatchObject({ status: 'rejected', error: { code: 'STORE_FAILED' } })
+    },
+  )
 
   it('drops what the store says after the actor stopped', async () => {
     let release!: () => void
@@ -266,11 +252,11 @@ describe('askMachine: errors as data', () => {
       deadline?: number,
     ) => {
       const actor = createActor(
-        machineWith(async (offer) => {
+        machineWith((offer) => {
           offered.push(offer.outcome)
-          return { outcome: offer.outcome, won: true }
+          return commitsOffer(offer)
         }),
-        { input: deadline === undefined ? input : { ...input, deadline } },
+        { input: askInput(deadline === undefined ? {} : { deadline }) },
       ).start()
       actor.send(event as never)
       return toPromise(actor)
@@ -302,15 +288,10 @@ function rejectionOf(code: string, message: string, details?: Record<string, unk
 describe('askMachine: its presenting step', () => {
   const offeredBy = async (present: () => unknown) => {
     let offered: AskOutcome | undefined
-    const machine = askMachine.provide({
-      actors: { presentToProvider: createPresenter(present as never) },
-      actions: {
-        offerCommit: createCommitOffer(async (offer) => {
-          offered = offer.outcome
-          return { outcome: offer.outcome, won: true }
-        }),
-      },
-    })
+    const machine = machineWith((offer) => {
+      offered = offer.outcome
+      return commitsOffer(offer)
+    }, present)
     const actor = createActor(machine, { input }).start()
     const output = await toPromise(actor)
     return { offered, output, ending: actor.getSnapshot().value }

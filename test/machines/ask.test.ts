@@ -4,8 +4,7 @@ import { askMachine, createPresenter } from '../../src/machines/index.js'
 import type { AskInput } from '../../src/machines/index.js'
 import { UserQuestionError, createUserQuestions } from '../../src/protocol/index.js'
 import type { ProviderRequest, UserQuestionProvider } from '../../src/protocol/index.js'
-
-const questions = [{ id: 'q', question: 'Go?', options: [{ label: 'Yes' }, { label: 'No' }] }]
+import { askInput, questions } from './ask-input.js'
 
 /** A bare ask machine whose presenting step calls `provider` (the seam binds its live one the same way). */
 function withProvider(provider: UserQuestionProvider) {
@@ -19,17 +18,7 @@ function withProvider(provider: UserQuestionProvider) {
 }
 
 function run(provider: UserQuestionProvider, extra: Partial<AskInput> = {}) {
-  const actor = createActor(withProvider(provider), {
-    input: {
-      askId: 'a1',
-      questions,
-      startedAt: 0,
-      waitForProviderMs: 0,
-      providerGraceMs: 0,
-      providerHere: true,
-      ...extra,
-    },
-  })
+  const actor = createActor(withProvider(provider), { input: askInput(extra) })
   actor.start()
   return actor
 }
@@ -66,7 +55,7 @@ describe('askMachine: which final state records the outcome', () => {
 
   it('no provider and no wait ends in failed with NO_PROVIDER, committed in the same step', () => {
     const actor = createActor(askMachine, {
-      input: { askId: 'a1', questions, startedAt: 0, waitForProviderMs: 0, providerGraceMs: 0 },
+      input: askInput({ providerHere: false }),
     }).start()
     expect(actor.getSnapshot().value).toBe('failed')
     expect(actor.getSnapshot().output).toMatchObject({
@@ -83,15 +72,7 @@ describe('askMachine is pure and its context is data', () => {
       actions: { takeBackPresentation: takeBack },
     })
     const actor = createActor(machine, {
-      input: {
-        askId: 'a1',
-        questions,
-        startedAt: 1_000,
-        deadline: 61_000,
-        waitForProviderMs: 0,
-        providerGraceMs: 5_000,
-        providerHere: true,
-      },
+      input: askInput({ startedAt: 1_000, deadline: 61_000, providerGraceMs: 5_000 }),
     }).start()
     return { machine, actor, takeBack }
   }
