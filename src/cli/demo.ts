@@ -6,13 +6,7 @@ import type {
   UserQuestions,
 } from '../protocol/index.js'
 import type { TerminalStyle } from '../providers/terminal/index.js'
-import {
-  DEFAULT_REGION,
-  deploymentPlan,
-  deploymentQuestions,
-  planReviewQuestion,
-  regionName,
-} from './scenario.js'
+import { deploymentQuestions, draftPlan, planReviewQuestion } from './scenario.js'
 
 /** One call of the model-facing tool: what the model sent and the exact string it got back. */
 export interface ToolCallRecord {
@@ -169,13 +163,10 @@ export async function runDemo(options: DemoOptions): Promise<ToolCallRecord[]> {
   if (first === undefined) {
     await step('No answers, so the agent stops here and will ask in the chat instead')
   } else {
-    const region = answerOf(first, 'region')
-    const checks = answerOf(first, 'checks')
-    const chosenRegion = regionName(region.custom ?? region.selected[0] ?? DEFAULT_REGION)
-    const gates = [...checks.selected, ...(checks.custom === undefined ? [] : [checks.custom])]
-    await step(`Wrote the plan for ${chosenRegion}`)
+    const { region, plan } = draftPlan(first.answers ?? [])
+    await step(`Wrote the plan for ${region}`)
     await pause(250)
-    const review = planReviewQuestion(deploymentPlan(chosenRegion, gates))
+    const review = planReviewQuestion(plan)
     const verdict = parseAnswers(await call('The plan needs approval', [review]))
     const decision = verdict === undefined ? undefined : answerOf(verdict, review.id)
     if (decision === undefined) {

@@ -4,13 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { createUserQuestions, importPeer, isUserQuestionError } from '../protocol/index.js'
 import type { AskStore, AskUserQuestionAnswerItem, UserQuestions } from '../protocol/index.js'
 import { createElicitationProvider } from '../providers/mcp/index.js'
-import {
-  DEFAULT_REGION,
-  deploymentPlan,
-  deploymentQuestions,
-  planReviewQuestion,
-  regionName,
-} from './scenario.js'
+import { deploymentQuestions, draftPlan, planReviewQuestion } from './scenario.js'
 import { packageVersion } from './version.js'
 
 // Through importPeer, so `askseam mcp` without the SDK says in one line what to install.
@@ -44,12 +38,8 @@ export async function planDeployment(seam: UserQuestions, signal?: AbortSignal):
     questions: deploymentQuestions,
     ...(signal === undefined ? {} : { signal }),
   })
-  const region = answerOf(first.answers, 'region')
-  const checks = answerOf(first.answers, 'checks')
   const announce = answerOf(first.answers, 'announce')
-  const chosenRegion = regionName(region.custom ?? region.selected[0] ?? DEFAULT_REGION)
-  const gates = [...checks.selected, ...(checks.custom === undefined ? [] : [checks.custom])]
-  const plan = deploymentPlan(chosenRegion, gates)
+  const { plan } = draftPlan(first.answers)
   const review = planReviewQuestion(plan)
   const second = await seam.ask({
     questions: [review],

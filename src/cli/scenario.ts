@@ -36,17 +36,36 @@ export const deploymentQuestions: AskUserQuestionItem[] = [
   },
 ]
 
-/**
- * The region an answer names: the chosen label without the "(Recommended)"
- * that marks the suggested option, which is part of the label (a label is
- * its own value) but no part of the region's name.
- */
-export function regionName(label: string): string {
-  return label.replace(/\s*\(Recommended\)$/, '')
+/** One answer as the demo agents read it (the demo reads it back from the tool's JSON). */
+interface AnswerRead {
+  id?: string
+  selected?: readonly string[]
+  custom?: string
 }
 
 /** The region the demo agent falls back to when the user skips the question. */
-export const DEFAULT_REGION = 'eu-west-1'
+const DEFAULT_REGION = 'eu-west-1'
+
+/**
+ * The plan the demo agent drafts from the first batch's answers, and the
+ * region it names: the typed region, else the chosen one without the
+ * "(Recommended)" that marks the suggested option (part of the label, since a
+ * label is its own value, but no part of the region's name), else the default.
+ */
+export function draftPlan(answers: readonly AnswerRead[]): { region: string; plan: string } {
+  const answerOf = (id: string) => answers.find((answer) => answer.id === id)
+  const region = answerOf('region')
+  const checks = answerOf('checks')
+  const named = (region?.custom ?? region?.selected?.[0] ?? DEFAULT_REGION).replace(
+    /\s*\(Recommended\)$/,
+    '',
+  )
+  const gates = [
+    ...(checks?.selected ?? []),
+    ...(checks?.custom === undefined ? [] : [checks.custom]),
+  ]
+  return { region: named, plan: deploymentPlan(named, gates) }
+}
 
 /** The plan the demo agent submits for review once it has its answers. */
 export function deploymentPlan(region: string, checks: readonly string[]): string {

@@ -33,7 +33,7 @@ async function rejection(promise: Promise<unknown>): Promise<UserQuestionError> 
   return error as UserQuestionError
 }
 
-const plan = planReviewQuestion(deploymentPlan('eu-west-1 (Recommended)', ['Smoke tests']))
+const plan = planReviewQuestion(deploymentPlan('eu-west-1', ['Smoke tests']))
 
 describe('the elicitation request', () => {
   it('carries every question, header, detail and option in the message, one property per question, nothing required', async () => {

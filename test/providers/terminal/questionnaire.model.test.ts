@@ -43,9 +43,7 @@ const TERMINAL_EVENTS = [
   'plan.discussed',
 ] as const
 
-const planQuestions = [
-  planReviewQuestion(deploymentPlan('eu-west-1 (Recommended)', ['Smoke tests'])),
-]
+const planQuestions = [planReviewQuestion(deploymentPlan('eu-west-1', ['Smoke tests']))]
 
 /** What the harness knows of the UI beyond the model: the review overlay and the text row. */
 interface UiPosition {
