@@ -128,7 +128,9 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       const [a, b, c] = ['a', 'b', 'c'].map((end) =>
         newAsk({ startedAt: 5, askId: `${base}-${end}` }),
       ) as [NewAskRecord, NewAskRecord, NewAskRecord]
-      for (const ask of [b, c, a]) await store.admit(ask)
+      const settled = newAsk({ startedAt: 5, askId: `${base}-0` })
+      for (const ask of [b, settled, c, a]) await store.admit(ask)
+      await store.settle(settled.askId, answered, 6)
       expect((await store.pending()).map((r) => r.askId)).toEqual([a.askId, b.askId, c.askId])
     })
 
