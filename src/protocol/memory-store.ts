@@ -53,7 +53,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
 
   // Records handed out are copies whose nested parts (questions, outcome) are
   // deeply frozen and shared: no holder can change what the store holds, and
-  // an ask costs no deep copy per read.
+  // an ask costs no deep copy per read. What is written is kept as JSON would
+  // keep it, as a database's JSON column does.
   const snapshot = (record: AskRecord): AskRecord => ({ ...record })
   const notify = (change: StoreChange): void => {
     // After the write's own promise settles, as a database's change feed would.
@@ -64,7 +65,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
   }
   const settleNow = (record: AskRecord, outcome: StoredOutcome, settledAt: number): AskRecord => {
     record.state = 'settled'
-    record.outcome = deepFreeze(structuredClone(outcome))
+    record.outcome = frozenJson(outcome)
     record.settledAt = settledAt
     const settled = snapshot(record)
     notify({ type: 'ask.settled', record: settled })
@@ -97,9 +98,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
     // Parsed like any row read back, so a memory store is no more lenient than a database.
     const record = parseAskRecord({
       ...ask,
-      questions: Object.isFrozen(ask.questions)
-        ? ask.questions
-        : deepFreeze(structuredClone(ask.questions)),
+      questions: Object.isFrozen(ask.questions) ? ask.questions : frozenJson(ask.questions),
       state: 'pending',
     })
     asks.set(record.askId, record)
@@ -233,6 +232,55 @@ export interface MemoryStoreOptions {
 }
 
 const DEFAULT_KEEP_SETTLED = 1_000
+
+/**
+ * A deeply frozen copy of `value` as `JSON.parse(JSON.stringify(value))`
+ * would give it, so the memory store keeps what a database's JSON column
+ * keeps. Plain objects, arrays and JSON's own values are copied in one pass;
+ * anything else (a `toJSON`, a class instance, a number JSON cannot write)
+ * goes through JSON itself.
+ */
+function frozenJson(value: unknown): never {
+  return copyJson(value) as never
+}
+
+function copyJson(value: unknown): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      if (value === 0) return 0 // JSON writes -0 as 0
+      return Number.isFinite(value) ? value : null
+    case 'object': {
+      if (value === null) return null
+      if (Array.isArray(value)) {
+        const copy = new Array<unknown>(value.length)
+        for (let i = 0; i < value.length; i++) {
+          const item = copyJson(value[i])
+          copy[i] = item === undefined ? null : item
+        }
+        return Object.freeze(copy)
+      }
+      const proto = Object.getPrototypeOf(value) as unknown
+      if ((proto !== Object.prototype && proto !== null) || 'toJSON' in value) {
+        return deepFreeze(JSON.parse(JSON.stringify(value)) as unknown)
+      }
+      const copy: Record<string, unknown> = {}
+      for (const key of Object.keys(value)) {
+        const item = copyJson((value as Record<string, unknown>)[key])
+        if (item !== undefined) copy[key] = item
+      }
+      return Object.freeze(copy)
+    }
+    case 'bigint':
+      // Throws as JSON.stringify does: a database could not keep it either.
+      return JSON.stringify(value)
+    default:
+      // Functions, symbols and undefined: JSON leaves them out.
+      return undefined
+  }
+}
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

@@ -462,6 +462,40 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       await until(() => seen.some((c) => c.type === 'resync'), 'the resync')
     })
 
+    it('keeps an outcome as JSON keeps it: dates as text, nothing JSON cannot write', async () => {
+      const { store } = await setup()
+      const ask = newAsk()
+      await store.admit(ask)
+      const details = {
+        at: new Date(1_700_000_000_000),
+        gone: undefined,
+        call: () => 'never stored',
+        notANumber: Number.NaN,
+        list: [1, undefined, 'two'],
+        nested: { negativeZero: -0 },
+      }
+      const withDetails = (given: Record<string, unknown>): StoredOutcome => ({
+        status: 'rejected',
+        error: {
+          code: 'ASK_CANCELLED',
+          message: 'the user dismissed the questions',
+          details: given,
+        },
+      })
+      await store.settle(ask.askId, withDetails(details), 7)
+      const expected = JSON.parse(JSON.stringify(details)) as Record<string, unknown>
+      expect(expected).toEqual({
+        at: '2023-11-14T22:13:20.000Z',
+        notANumber: null,
+        list: [1, null, 'two'],
+        nested: { negativeZero: 0 },
+      })
+      for (const handle of [store, await second()]) {
+        const record = await handle.get(ask.askId)
+        expect(record?.outcome).toEqual(withDetails(expected))
+      }
+    })
+
     it('round-trips every field of questions and outcomes exactly', async () => {
       const { store } = await setup()
       const ask = newAsk({
