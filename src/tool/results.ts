@@ -1,4 +1,5 @@
 import type { UserQuestionError, UserQuestionErrorCode } from '../protocol/index.js'
+import { durationInWords } from '../vocabulary/index.js'
 
 /**
  * For each code, one sentence telling the model what to do next. Written for
@@ -37,17 +38,6 @@ export const nextStepByCode: Readonly<Record<UserQuestionErrorCode, string>> = {
 /** The plan-review variant of a cancellation: the user wants to discuss the plan first. */
 export const discussNextStep =
   'Do not carry the plan out: stop and wait for their message about what to change.'
-
-/** A length of time in words: `45 seconds`, `2 minutes`, `1 hour 30 minutes`. */
-export function durationInWords(milliseconds: number): string {
-  const seconds = Math.max(0, Math.round(milliseconds / 1000))
-  const unit = (count: number, name: string) => `${count} ${name}${count === 1 ? '' : 's'}`
-  if (seconds < 60) return unit(seconds, 'second')
-  const minutes = Math.round(seconds / 60)
-  if (minutes < 60) return unit(minutes, 'minute')
-  const rest = minutes % 60
-  return `${unit(Math.floor(minutes / 60), 'hour')}${rest === 0 ? '' : ` ${unit(rest, 'minute')}`}`
-}
 
 function waited(details: Readonly<Record<string, unknown>> | undefined): number | undefined {
   const deadline = details?.deadline

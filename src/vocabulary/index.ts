@@ -15,6 +15,7 @@ export type {
   UserQuestionErrorCode,
   UserQuestionErrorDetails,
 } from './errors.js'
+export { durationInWords } from './words.js'
 export { checkIntent, describePlanReview, qualifiesForPlanReview } from './intent.js'
 export type { PlanReviewChoice } from './intent.js'
 export type {

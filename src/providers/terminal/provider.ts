@@ -6,6 +6,7 @@ import {
 } from '../../machines/index.js'
 import type { TerminalQueueDropReason } from '../../machines/index.js'
 import { UserQuestionError, importPeer, toUserQuestionError } from '../../protocol/index.js'
+import { durationInWords } from '../../vocabulary/index.js'
 import type {
   AskUserQuestionAnswer,
   AskUserQuestionItem,
@@ -17,7 +18,7 @@ import type { MarkdownLexer } from './markdown.js'
 import { runQuestionnairePrompt } from './prompt.js'
 import { createStyle, supportsColor } from './style.js'
 import type { TerminalStyle } from './style.js'
-import { durationText, sanitize, truncate } from './text.js'
+import { sanitize, truncate } from './text.js'
 
 /** Options of {@link createTerminalProvider}. */
 export interface TerminalProviderOptions {
@@ -120,7 +121,7 @@ function withdrawnLine(error: UserQuestionError, style: TerminalStyle): string {
   const reason = error.details?.reason
   const waited =
     typeof error.details?.deadline === 'number' && typeof error.details.startedAt === 'number'
-      ? ` after ${durationText(error.details.deadline - error.details.startedAt)}`
+      ? ` after ${durationInWords(error.details.deadline - error.details.startedAt)}`
       : ''
   const why =
     error.code === 'ASK_CANCELLED'
