@@ -11,6 +11,27 @@ const endedColumns = sweptColumns('ended')
 const SWEEP_NOTICES = 100
 
 /**
+ * A sweep: `due` (the first common table expressions) names the asks to end,
+ * each is settled with `outcome` at $1, and the ended rows come back oldest
+ * first with one notification each, or one `resync` for a large sweep on
+ * channel $4.
+ */
+function sweep(due: string, outcome: string): string {
+  return `WITH ${due}, ended AS (
+      UPDATE askseam_asks AS asks
+      SET state = 'settled', settled_at = $1, outcome = ${outcome},
+          revision = (SELECT nextval('askseam_revision'))
+      FROM due
+      WHERE asks.ask_id = due.ask_id AND asks.state = 'pending'
+      RETURNING asks.*
+    ), total AS (SELECT count(*) AS n FROM ended)
+    SELECT ${endedColumns},
+      pg_notify($4, CASE WHEN total.n <= ${SWEEP_NOTICES} THEN ${askNotice('settled', 'ended.ask_id')} ELSE 'resync' END)
+    FROM ended, total
+    ORDER BY ended.started_at, ended.ask_id COLLATE "C"`
+}
+
+/**
  * The statements of the Postgres store. Each write notifies in the same
  * statement, so the notification goes out exactly when the write commits.
  */
@@ -64,27 +85,19 @@ export const statements = {
    * revision for the whole sweep (a sub-select runs once): the change feed
    * only asks which rows moved past its last revision.
    */
-  expireOverdue: `WITH due AS (
+  expireOverdue: sweep(
+    `due AS (
       SELECT ask_id FROM askseam_asks
       WHERE state = 'pending' AND deadline <= $1 AND schema_version = $3
       FOR UPDATE SKIP LOCKED
-    ), ended AS (
-      UPDATE askseam_asks AS asks
-      SET state = 'settled', settled_at = $1, revision = (SELECT nextval('askseam_revision')),
-          outcome = json_build_object(
-            'status', 'rejected',
-            'error', json_build_object(
-              'code', 'ASK_TIMEOUT',
-              'message', $2::text,
-              'details', json_build_object('deadline', asks.deadline, 'startedAt', asks.started_at)))
-      FROM due
-      WHERE asks.ask_id = due.ask_id AND asks.state = 'pending'
-      RETURNING asks.*
-    ), total AS (SELECT count(*) AS n FROM ended)
-    SELECT ${endedColumns},
-      pg_notify($4, CASE WHEN total.n <= ${SWEEP_NOTICES} THEN ${askNotice('settled', 'ended.ask_id')} ELSE 'resync' END)
-    FROM ended, total
-    ORDER BY ended.started_at, ended.ask_id COLLATE "C"`,
+    )`,
+    `json_build_object(
+      'status', 'rejected',
+      'error', json_build_object(
+        'code', 'ASK_TIMEOUT',
+        'message', $2::text,
+        'details', json_build_object('deadline', asks.deadline, 'startedAt', asks.started_at)))`,
+  ),
 
   /**
    * $1 now, $2 the owner-gone outcome, $3 schema version, $4 channel, $5 the
@@ -92,7 +105,8 @@ export const statements = {
    * later ask with the key resumes them. Leases long expired are deleted in
    * the same statement, unannounced: they counted as dead already.
    */
-  endOrphans: `WITH pruned AS (
+  endOrphans: sweep(
+    `pruned AS (
       DELETE FROM askseam_leases WHERE expires_at <= $5
     ), due AS (
       SELECT asks.ask_id FROM askseam_asks AS asks
@@ -101,18 +115,9 @@ export const statements = {
           SELECT 1 FROM askseam_leases AS leases
           WHERE leases.seam_id = asks.owner_seam_id AND leases.expires_at > $1)
       FOR UPDATE OF asks SKIP LOCKED
-    ), ended AS (
-      UPDATE askseam_asks AS asks
-      SET state = 'settled', settled_at = $1, outcome = $2::json,
-          revision = (SELECT nextval('askseam_revision'))
-      FROM due
-      WHERE asks.ask_id = due.ask_id AND asks.state = 'pending'
-      RETURNING asks.*
-    ), total AS (SELECT count(*) AS n FROM ended)
-    SELECT ${endedColumns},
-      pg_notify($4, CASE WHEN total.n <= ${SWEEP_NOTICES} THEN ${askNotice('settled', 'ended.ask_id')} ELSE 'resync' END)
-    FROM ended, total
-    ORDER BY ended.started_at, ended.ask_id COLLATE "C"`,
+    )`,
+    '$2::json',
+  ),
 
   /**
    * $1 seamId, $2 providerActive, $3 expiresAt, $4 schema version,
