@@ -119,30 +119,37 @@ async function probeLatency(subject: Subject, pending: number): Promise<number> 
 
 /**
  * What XState itself costs per live actor, for reading the heap row: a bare
- * root actor, and one that invokes a single pending promise — the least an
- * ask that is "its own root actor" with "an invoked promise actor" can hold.
+ * root actor, one that invokes a single pending promise — the least an ask
+ * that is "its own root actor" with "an invoked promise actor" can hold — and
+ * one waiting on a delayed event, as an ask's deadline does.
  */
-function xstateFloor(): { root: number; rootWithPromise: number } {
+function xstateFloor(): { root: number; rootWithPromise: number; rootWithDelay: number } {
   const bare = setup({}).createMachine({ initial: 'idle', states: { idle: {} } })
+  const delayed = setup({ delays: { deadline: 3_600_000 } }).createMachine({
+    initial: 'waiting',
+    states: { waiting: { after: { deadline: 'over' } }, over: {} },
+  })
   const invoking = setup({
     actors: { wait: fromPromise(() => new Promise<never>(() => {})) },
   }).createMachine({
     initial: 'waiting',
     states: { waiting: { invoke: { src: 'wait' } } },
   })
-  const measure = (make: () => unknown) => {
-    const keep: unknown[] = []
+  const measure = (make: () => { stop(): void }) => {
+    const keep: { stop(): void }[] = []
     gc()
     const before = process.memoryUsage().heapUsed
     for (let i = 0; i < PENDING; i++) keep.push(make())
     gc()
     const bytes = (process.memoryUsage().heapUsed - before) / PENDING
+    for (const actor of keep) actor.stop()
     keep.length = 0
     return bytes
   }
   return {
     root: measure(() => createActor(bare).start()),
     rootWithPromise: measure(() => createActor(invoking).start()),
+    rootWithDelay: measure(() => createActor(delayed).start()),
   }
 }
 
@@ -194,8 +201,8 @@ console.log(
         "≤ 1.3× XState's floor",
       ],
       [
-        "XState's floor: a root actor / one invoking an unsettled promise",
-        `${kb(floorOfXState.root)} / ${kb(floorOfXState.rootWithPromise)}`,
+        "XState's floor: a root actor / one invoking an unsettled promise / one with a pending delayed event",
+        `${kb(floorOfXState.root)} / ${kb(floorOfXState.rootWithPromise)} / ${kb(floorOfXState.rootWithDelay)}`,
         '',
         '',
         '',
