@@ -16,7 +16,9 @@
  *
  *   npm run bench -- sqlite
  *
- * Environment: BENCH_SQLITE_ASKS (default 200) round trips per round, 5 rounds.
+ * Environment: BENCH_SQLITE_ASKS (default 1000) round trips per round, 5 rounds: each
+ * commit waits for the disk, so fewer swing the ratio with every stall of a
+ * shared disk.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -27,7 +29,7 @@ import type { AskStore, NewAskRecord, StoreChange, StoredOutcome } from '../src/
 import { createSqliteStore } from '../src/stores/sqlite/index.js'
 import { median, percentile, table } from './measure.js'
 
-const ASKS = Number(process.env.BENCH_SQLITE_ASKS ?? 200)
+const ASKS = Number(process.env.BENCH_SQLITE_ASKS ?? 1_000)
 const ROUNDS = 5
 const OVERDUE = 10_000
 const EXPIRY_ROUNDS = 5
