@@ -255,10 +255,10 @@ function copyJson(value: unknown): unknown {
     case 'object': {
       if (value === null) return null
       if (Array.isArray(value)) {
-        const copy = new Array<unknown>(value.length)
-        for (let i = 0; i < value.length; i++) {
-          const item = copyJson(value[i])
-          copy[i] = item === undefined ? null : item
+        const copy: unknown[] = []
+        for (const each of value as unknown[]) {
+          const item = copyJson(each)
+          copy.push(item === undefined ? null : item)
         }
         return Object.freeze(copy)
       }
