@@ -264,7 +264,8 @@ function copyJson(value: unknown): unknown {
       }
       const proto = Object.getPrototypeOf(value) as unknown
       if ((proto !== Object.prototype && proto !== null) || 'toJSON' in value) {
-        return deepFreeze(JSON.parse(JSON.stringify(value)) as unknown)
+        const text = JSON.stringify(value) as string | undefined
+        return text === undefined ? undefined : deepFreeze(JSON.parse(text) as unknown)
       }
       const copy: Record<string, unknown> = {}
       for (const key of Object.keys(value)) {

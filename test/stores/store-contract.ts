@@ -470,6 +470,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         at: new Date(1_700_000_000_000),
         gone: undefined,
         call: () => 'never stored',
+        hidden: { toJSON: () => undefined },
         notANumber: Number.NaN,
         list: [1, undefined, 'two'],
         nested: { negativeZero: -0 },
