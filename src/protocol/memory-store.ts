@@ -240,8 +240,8 @@ const DEFAULT_KEEP_SETTLED = 1_000
  * anything else (a `toJSON`, a class instance, a number JSON cannot write)
  * goes through JSON itself.
  */
-function frozenJson(value: unknown): never {
-  return copyJson(value) as never
+function frozenJson<T>(value: T): T {
+  return copyJson(value) as T
 }
 
 function copyJson(value: unknown): unknown {
