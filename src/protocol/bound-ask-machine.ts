@@ -1,12 +1,11 @@
 import { askMachine, createCommitOffer, createPresenter } from '../machines/index.js'
 import type { CommitResult } from '../machines/index.js'
-import { sameOutcome } from './compare.js'
 import { abortPresentation, openPresentation } from './presentation.js'
 import type { Presentation } from './presentation.js'
 import { attempt } from './seam-parts.js'
 import type { Entry } from './seam-parts.js'
 import type { CallerSettling } from './settling.js'
-import type { AskRecord, AskStore, StoredOutcome } from './store.js'
+import type { AskStore, SettleResult, StoredOutcome } from './store.js'
 import { UserQuestionError } from '../vocabulary/index.js'
 import type { AskUserQuestionItem, UserQuestionProvider } from '../vocabulary/index.js'
 
@@ -55,11 +54,10 @@ export function createBoundAskMachine(options: BoundAskMachineOptions): typeof a
     askId: string
     outcome: StoredOutcome
   }): Promise<CommitResult> => {
-    const settledAt = Date.now()
-    let record: AskRecord | undefined
+    let settled: SettleResult | undefined
     try {
-      record = await attempt(() => store.settle(input.askId, input.outcome, settledAt))
-      if (record?.outcome === undefined) {
+      settled = await attempt(() => store.settle(input.askId, input.outcome, Date.now()))
+      if (settled?.record.outcome === undefined) {
         throw new Error(`the store does not hold ask ${input.askId} as settled`)
       }
     } catch (error: unknown) {
@@ -67,10 +65,7 @@ export function createBoundAskMachine(options: BoundAskMachineOptions): typeof a
       if (entry !== undefined) entry.storeCause = error
       throw error
     }
-    return {
-      outcome: record.outcome,
-      won: record.settledAt === settledAt && sameOutcome(record.outcome, input.outcome),
-    }
+    return { outcome: settled.record.outcome, won: settled.won }
   }
 
   const machine = askMachine.provide({

@@ -1,5 +1,3 @@
-import type { StoredOutcome } from './store.js'
-
 /**
  * Deep equality of plain data, as DESIGN §10 reads "the same questions": key
  * order does not matter, and a property whose value is `undefined` counts as
@@ -25,18 +23,4 @@ export function sameData(a: unknown, b: unknown): boolean {
 
 function definedKeys(value: Record<string, unknown>): string[] {
   return Object.keys(value).filter((key) => value[key] !== undefined)
-}
-
-/** Whether the store committed the very outcome a seam offered (it may hold another's). */
-export function sameOutcome(committed: StoredOutcome, offered: StoredOutcome): boolean {
-  if (committed.status !== offered.status) return false
-  if (committed.status === 'answered') {
-    return sameData(committed.answer, (offered as typeof committed).answer)
-  }
-  const offeredError = (offered as typeof committed).error
-  return (
-    committed.error.code === offeredError.code &&
-    committed.error.message === offeredError.message &&
-    sameData(committed.error.details, offeredError.details)
-  )
 }

@@ -1,6 +1,5 @@
 import { openPresentation, safeProviderError, settledElsewhereError } from './presentation.js'
 import type { Presentation } from './presentation.js'
-import { sameOutcome } from './compare.js'
 import { attempt, storeFailed } from './seam-parts.js'
 import { restoreError } from './store.js'
 import type { AskRecord, AskStore, StoredOutcome } from './store.js'
@@ -69,10 +68,10 @@ export function createForeignPresenter(
 
   const commit = async (presentation: Presentation, outcome: StoredOutcome) => {
     if (presentation.ended) return
-    const settledAt = Date.now()
-    let record: AskRecord | undefined
+    let won: boolean
     try {
-      record = await attempt(() => store.settle(presentation.askId, outcome, settledAt))
+      won =
+        (await attempt(() => store.settle(presentation.askId, outcome, Date.now())))?.won === true
     } catch (error: unknown) {
       presentation.ended = true
       presentation.tell({ status: 'refused', error: storeFailed(error) })
@@ -84,10 +83,6 @@ export function createForeignPresenter(
     }
     if (presentation.ended) return
     presentation.ended = true
-    const won =
-      record?.outcome !== undefined &&
-      record.settledAt === settledAt &&
-      sameOutcome(record.outcome, outcome)
     if (won && !(outcome.status === 'rejected' && outcome.error.code === 'BAD_ANSWER')) {
       presentation.tell({ status: 'accepted' })
     } else {

@@ -87,6 +87,7 @@ export type {
   AskStore,
   NewAskRecord,
   SeamLease,
+  SettleResult,
   StoreChange,
   StoredError,
   StoredOutcome,

@@ -121,7 +121,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
       open()
       const record = asks.get(askId)
       if (record === undefined) return undefined
-      return record.state === 'pending' ? settleNow(record, outcome, settledAt) : snapshot(record)
+      return record.state === 'pending'
+        ? { record: settleNow(record, outcome, settledAt), won: true }
+        : { record: snapshot(record), won: false }
     },
 
     async get(askId) {

@@ -91,11 +91,14 @@ export function createCallerSettling(options: CallerSettlingOptions): CallerSett
     presentation: Presentation | undefined,
   ) => {
     const outcome = context.outcome as StoredOutcome
-    if (!context.committedHere || outcome.status !== 'rejected') return restored
+    if (outcome.status !== 'rejected') return restored
     const data = outcome.error
+    // The presentation was taken down with this very ending, whoever committed it
+    // (a sweep ends an overdue ask as its own deadline does): the caller gets the same error.
     if (entry.localError?.code === data.code && entry.localError.message === data.message) {
       return entry.localError
     }
+    if (!context.committedHere) return restored
     const fromProvider = presentation?.error
     if (context.proposal?.byProvider === true && fromProvider?.code === data.code) {
       return fromProvider
@@ -173,11 +176,11 @@ export function createCallerSettling(options: CallerSettlingOptions): CallerSett
   const settleDirect = (entry: Entry, outcome: StoredOutcome) => {
     if (entry.settling || entry.done) return
     entry.settling = true
-    const settledAt = Date.now()
     void track(
-      attempt(() => store.settle(entry.askId, outcome, settledAt)).then(
-        (record) => {
+      attempt(() => store.settle(entry.askId, outcome, Date.now())).then(
+        (settled) => {
           entry.settling = false
+          const record = settled?.record
           if (record?.outcome === undefined) {
             deliver(entry, {
               error: storeFailed(new Error(`ask ${entry.askId} is not in the store`)),

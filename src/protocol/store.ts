@@ -43,10 +43,15 @@ export interface AskStore {
   /**
    * The one conditional write: settles `askId` with `outcome` if, and only
    * if, it is still pending. Resolves with the ask as the store now holds it,
-   * whoever won (`record.outcome` is the committed outcome), or `undefined`
-   * for an ask the store does not hold.
+   * whoever won (`record.outcome` is the committed outcome), and whether this
+   * call's write is the one committed; or `undefined` for an ask the store
+   * does not hold.
    */
-  settle(askId: string, outcome: StoredOutcome, settledAt: number): Promise<AskRecord | undefined>
+  settle(
+    askId: string,
+    outcome: StoredOutcome,
+    settledAt: number,
+  ): Promise<SettleResult | undefined>
   /** The ask with this id, pending or settled. */
   get(askId: string): Promise<AskRecord | undefined>
   /** Every pending ask, oldest first (by `startedAt`, then `askId`). */
@@ -129,6 +134,19 @@ export interface AskRecord extends NewAskRecord {
 /** The answer of {@link AskStore.admit}. */
 export type AdmitResult =
   { status: 'admitted'; record: AskRecord } | { status: 'existing'; record: AskRecord }
+
+/**
+ * The answer of {@link AskStore.settle}. `won` comes from the write itself
+ * (the conditional update changed the row), never from comparing what was
+ * read back: two seams may offer the same outcome in the same millisecond,
+ * and only one of them wrote it.
+ */
+export interface SettleResult {
+  /** The ask as the store now holds it: `record.outcome` is the committed outcome, whoever wrote it. */
+  record: AskRecord
+  /** Whether this call's write is the one committed. */
+  won: boolean
+}
 
 /** A live seam's claim to be alive, and whether it has a provider. */
 export interface SeamLease {

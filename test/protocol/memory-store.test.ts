@@ -103,9 +103,9 @@ describe('what a memory store hands out', () => {
     const ask = newAsk()
     await store.admit(ask)
     const given = structuredClone(answered) as { answer: { answers: { selected: string[] }[] } }
-    const record = await store.settle(ask.askId, given as never, 5)
+    const settled = await store.settle(ask.askId, given as never, 5)
     given.answer.answers[0]!.selected.push('changed afterwards')
-    const outcome = record?.outcome as typeof given
+    const outcome = settled?.record.outcome as typeof given
     expect(Object.isFrozen(outcome)).toBe(true)
     expect(Object.isFrozen(outcome.answer.answers)).toBe(true)
     expect(Object.isFrozen(outcome.answer.answers[0]!.selected)).toBe(true)
@@ -126,7 +126,10 @@ describe('what a memory store keeps of settled asks', () => {
     expect((await store.get(asks[2]!.askId))?.state).toBe('settled')
     // A second settlement of a forgotten ask finds nothing; of a kept one, the first outcome.
     expect(await store.settle(asks[0]!.askId, cancelled, 6)).toBeUndefined()
-    expect((await store.settle(asks[2]!.askId, cancelled, 6))?.outcome).toEqual(answered)
+    expect(await store.settle(asks[2]!.askId, cancelled, 6)).toMatchObject({
+      record: { outcome: answered },
+      won: false,
+    })
   })
 
   it('keeps settled asks with a key until purge, so the key replays its outcome', async () => {

@@ -55,12 +55,12 @@ if (mode === 'admit-key') {
     status: 'answered',
     answer: { answers: [{ id: 'db', selected: [], custom: `process ${process.pid}` }] },
   }
-  const record = await store.settle(arg, outcome, Date.now())
+  const settled = await store.settle(arg, outcome, Date.now())
   // Compared by content, not by the text of the JSON.
-  const won = record?.outcome
+  const won = settled?.record.outcome
   const mine =
     won?.status === 'answered' && won.answer.answers[0]?.custom === `process ${process.pid}`
-  say({ outcome: won, mine })
+  say({ outcome: won, mine, wrote: settled?.won })
   await store.close()
 } else if (mode === 'churn') {
   store.watch(() => undefined)
@@ -86,7 +86,7 @@ if (mode === 'admit-key') {
     status: 'answered',
     answer: { answers: [{ id: 'db', selected: ['SQLite'] }] },
   }
-  say({ settled: await store.settle(askId, outcome, 4_242) })
+  say({ settled: (await store.settle(askId, outcome, 4_242))?.record })
   await store.close()
 } else {
   throw new Error(`unknown mode ${mode ?? ''}`)

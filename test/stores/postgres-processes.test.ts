@@ -94,7 +94,7 @@ describePostgres('postgres store across processes', () => {
 
     // Answered while no process asking is alive.
     const settled = await store.settle(admitted.askId as string, answered, Date.now())
-    expect(settled).toMatchObject({ state: 'settled', outcome: answered })
+    expect(settled).toMatchObject({ record: { state: 'settled', outcome: answered }, won: true })
 
     const second = start(url, 'admit-key', 'deploy-42')
     expect(await second.next()).toEqual({ admitted: 'existing', askId: admitted.askId })
@@ -110,6 +110,10 @@ describePostgres('postgres store across processes', () => {
     for (const child of children) child.process.stdin!.write('go\n')
     const results = await Promise.all(children.map((child) => child.next((l) => 'mine' in l)))
     expect(results.filter((result) => result.mine === true)).toHaveLength(1)
+    // The process whose write committed is told so, and only that one.
+    expect(results.filter((result) => result.wrote === true)).toEqual(
+      results.filter((result) => result.mine === true),
+    )
     const stored = (await store.get(ask.askId))?.outcome
     for (const result of results) expect(result.outcome).toEqual(stored)
   }, 60_000)

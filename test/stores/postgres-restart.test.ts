@@ -85,7 +85,7 @@ describePostgres(
       // The first write after the restart: the asker's listener is still
       // backing off or reconnecting, so its notification may never reach it.
       const settled = await eventually(() => answerer.settle(ask.askId, answered, 1234))
-      expect(settled).toMatchObject({ state: 'settled', outcome: answered })
+      expect(settled).toMatchObject({ record: { state: 'settled', outcome: answered }, won: true })
 
       await until(() => reconnects(asker.events) >= 1, 'the reconnect')
       expect(asker.events.some((e) => e.type === 'listener.lost')).toBe(true)
@@ -178,7 +178,8 @@ describePostgres(
       }
       const outcome: StoredOutcome = answered
       expect(await eventually(() => store.settle(ask.askId, outcome, 6))).toMatchObject({
-        settledAt: 6,
+        record: { settledAt: 6 },
+        won: true,
       })
       await until(() => reconnects(events) >= 1, 'the reconnect')
     }, 120_000)

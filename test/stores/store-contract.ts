@@ -152,9 +152,15 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       const ask = newAsk()
       await store.admit(ask)
       const first = await store.settle(ask.askId, answered, 100)
-      expect(first).toMatchObject({ state: 'settled', outcome: answered, settledAt: 100 })
+      expect(first).toMatchObject({
+        record: { state: 'settled', outcome: answered, settledAt: 100 },
+        won: true,
+      })
       const second = await store.settle(ask.askId, cancelled, 200)
-      expect(second).toMatchObject({ state: 'settled', outcome: answered, settledAt: 100 })
+      expect(second).toMatchObject({
+        record: { state: 'settled', outcome: answered, settledAt: 100 },
+        won: false,
+      })
       expect(await store.get(ask.askId)).toMatchObject({ outcome: answered })
       expect(await store.settle('no-such-ask', answered, 1)).toBeUndefined()
     })
@@ -171,9 +177,27 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       const results = await Promise.all(
         outcomes.map((outcome, i) => (i % 2 === 0 ? store : other).settle(ask.askId, outcome, i)),
       )
-      const winners = new Set(results.map((r) => JSON.stringify(r?.outcome)))
+      const winners = new Set(results.map((r) => JSON.stringify(r?.record.outcome)))
       expect(winners.size).toBe(1)
-      expect(await other.get(ask.askId)).toEqual(results[0])
+      expect(await other.get(ask.askId)).toEqual(results[0]?.record)
+      const wrote = results.flatMap((r, i) => (r?.won === true ? [outcomes[i]] : []))
+      expect(wrote).toEqual([results[0]?.record.outcome])
+    })
+
+    it('tells only the writer that won, when two handles offer the same outcome in the same millisecond', async () => {
+      const { store } = await setup()
+      const other = await second()
+      const ask = newAsk()
+      await store.admit(ask)
+      const results = await Promise.all([
+        store.settle(ask.askId, answered, 42),
+        other.settle(ask.askId, answered, 42),
+      ])
+      expect(results.map((r) => r?.record)).toEqual([
+        await store.get(ask.askId),
+        await store.get(ask.askId),
+      ])
+      expect(results.filter((r) => r?.won === true)).toHaveLength(1)
     })
 
     it('returns the held ask for a key that is pending or settled with a replayed outcome', async () => {

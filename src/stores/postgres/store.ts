@@ -196,10 +196,10 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
         STORE_SCHEMA_VERSION,
         channel,
       ])
-      // Stryker disable next-line ConditionalExpression: the read-back below returns the same row, one round trip later
-      if (won[0] !== undefined) return toAskRecord(won[0])
+      if (won[0] !== undefined) return { record: toAskRecord(won[0]), won: true }
       // Lost (or no such ask): the committed row is the answer.
-      return one(await query<AskRow>(statements.get, [askId]))
+      const record = one(await query<AskRow>(statements.get, [askId]))
+      return record === undefined ? undefined : { record, won: false }
     },
 
     async get(askId) {

@@ -181,10 +181,14 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
       const { result, revision } = await write('settle', (s, revision) => {
         const { changes } = s.settle.run({ outcome: json, settledAt, revision, askId })
         const row = s.byId.get(askId) as AskRow | undefined
+        const won = changes === 1
         // Decoded inside the transaction: a corrupt ask rejects and is left as it was.
-        return { result: row === undefined ? undefined : decodeAsk(row), changed: changes === 1 }
+        return {
+          result: row === undefined ? undefined : { record: decodeAsk(row), won },
+          changed: won,
+        }
       })
-      if (result !== undefined && revision !== undefined) settled([result], revision)
+      if (result !== undefined && revision !== undefined) settled([result.record], revision)
       return result
     },
 

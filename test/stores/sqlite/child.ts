@@ -44,14 +44,16 @@ if (mode === 'admit-race') {
 } else if (mode === 'settle-race') {
   await go()
   const mine = `answered by ${process.pid}`
-  const record = await store.settle(
+  const settled = await store.settle(
     arg as string,
     { status: 'answered', answer: { answers: [{ id: 'db', selected: [], custom: mine }] } },
     Date.now(),
   )
+  const outcome = settled?.record.outcome
   say({
     mine,
-    winner: record?.outcome?.status === 'answered' && record.outcome.answer.answers[0]?.custom,
+    winner: outcome?.status === 'answered' && outcome.answer.answers[0]?.custom,
+    wrote: settled?.won,
   })
 } else if (mode === 'admit-loop') {
   for (;;) {

@@ -35,7 +35,9 @@ describe('a file locked by another writer', () => {
 
     holder.exec('ROLLBACK')
     expect((await store.admit(blocked)).status).toBe('admitted')
-    expect(await store.settle(before.askId, answered, 1)).toMatchObject({ outcome: answered })
+    expect(await store.settle(before.askId, answered, 1)).toMatchObject({
+      record: { outcome: answered },
+    })
   })
 
   it('waits out a lock released within the busy timeout', async () => {
@@ -192,7 +194,9 @@ describe('rows of garbage inserted by hand', () => {
     // The store keeps serving other asks.
     const later = newAsk()
     expect((await store.admit(later)).status).toBe('admitted')
-    expect(await store.settle(later.askId, answered, 7)).toMatchObject({ outcome: answered })
+    expect(await store.settle(later.askId, answered, 7)).toMatchObject({
+      record: { outcome: answered },
+    })
   })
 
   it('tells a watcher in another connection to resync when a changed row does not parse', async () => {

@@ -76,11 +76,14 @@ describe('several processes on one SQLite file', () => {
     )) as Array<{
       mine: string
       winner: string
+      wrote: boolean
     }>
     const winners = new Set(results.map((r) => r.winner))
     expect(winners.size).toBe(1)
     const [winner] = winners
     expect(results.filter((r) => r.mine === winner)).toHaveLength(1)
+    // The process whose write committed is told so, and only that one.
+    expect(results.filter((r) => r.wrote).map((r) => r.mine)).toEqual([winner])
     const held = await store.get(ask.askId)
     expect(held?.outcome).toMatchObject({ answer: { answers: [{ custom: winner }] } })
   }, 60_000)
@@ -106,7 +109,9 @@ describe('several processes on one SQLite file', () => {
     // The lock died with the process: the next write goes straight through.
     const after = newAsk()
     expect((await store.admit(after)).status).toBe('admitted')
-    expect(await store.settle(after.askId, answered, 1)).toMatchObject({ outcome: answered })
+    expect(await store.settle(after.askId, answered, 1)).toMatchObject({
+      record: { outcome: answered },
+    })
   }, 60_000)
 
   it('drops the open transaction of a process killed while holding the write lock', async () => {

@@ -1,0 +1,78 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
+import type { AskStore, ProviderSettlement, UserQuestions } from '../../src/protocol/index.js'
+import { createControllableProvider } from '../support/controllable-provider.js'
+
+/**
+ * Two providers on two seams sharing a store gave the same answer in the same
+ * millisecond, and both heard "accepted": whether a seam's commit won was read
+ * back from the store (same time, same outcome) rather than learnt from the
+ * write. The store now says which write committed, so exactly one wins.
+ */
+
+const questions = [{ id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }] }]
+const answer = { answers: [{ id: 'db', selected: ['SQLite'] }] }
+
+let seams: UserQuestions[] = []
+beforeEach(() => {
+  // The clock stands still: every commit below happens in the same millisecond.
+  vi.useFakeTimers()
+  vi.setSystemTime(5_000_000)
+  seams = []
+})
+afterEach(async () => {
+  for (const seam of seams) await seam.close()
+  vi.useRealTimers()
+})
+
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await vi.advanceTimersByTimeAsync(0)
+}
+
+async function twoPresentingSeams(store: AskStore) {
+  const [worker, console_] = [createUserQuestions({ store }), createUserQuestions({ store })]
+  seams.push(worker, console_)
+  const here = createControllableProvider()
+  const there = createControllableProvider()
+  worker.registerProvider(here)
+  console_.registerProvider(there)
+  await settle()
+  return { worker, here, there }
+}
+
+describe('the same answer from two providers in the same millisecond', () => {
+  it('one seam’s own ask: exactly one provider hears accepted, the other settled-elsewhere', async () => {
+    const { worker, here, there } = await twoPresentingSeams(createMemoryStore())
+    const asked = worker.ask({ questions })
+    await settle()
+    here.last().resolve(answer)
+    there.last().resolve(answer)
+    await expect(asked).resolves.toEqual(answer)
+    await settle()
+    const verdicts = await Promise.all(
+      [here, there].map((provider) => provider.last().request.settlement),
+    )
+    expect(verdicts.filter((v) => v?.status === 'accepted')).toHaveLength(1)
+    const refused = verdicts.find((v) => v?.status === 'refused') as ProviderSettlement & {
+      status: 'refused'
+    }
+    expect(refused.error.details).toEqual({ reason: 'settled-elsewhere' })
+  })
+
+  it('another seam’s ask presented on two consoles: exactly one hears accepted', async () => {
+    const store = createMemoryStore()
+    const asker = createUserQuestions({ store })
+    seams.push(asker)
+    const { here, there } = await twoPresentingSeams(store)
+    const asked = asker.ask({ questions })
+    await settle()
+    there.last().resolve(answer)
+    here.last().resolve(answer)
+    await expect(asked).resolves.toEqual(answer)
+    await settle()
+    const verdicts = await Promise.all(
+      [here, there].map((provider) => provider.last().request.settlement),
+    )
+    expect(verdicts.map((v) => v?.status).sort()).toEqual(['accepted', 'refused'])
+  })
+})
