@@ -179,23 +179,31 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     await afterAdmission(entry, record, result)
   }
 
-  const afterAdmission = async (entry: Entry, record: NewAskRecord, result: AdmitResult) => {
+  /**
+   * Runs an admitted ask, or attaches to the one the store already held.
+   * Synchronous on an ask's way, so an in-process admission allocates no
+   * promise; only the store write for an ask admitted after close() is async.
+   */
+  const afterAdmission = (
+    entry: Entry,
+    record: NewAskRecord,
+    result: AdmitResult,
+  ): Promise<unknown> | undefined => {
     if (result.status === 'existing') {
       if (!entry.done) attach(entry, result.record)
-      return
+      return undefined
     }
     entry.admitting = false
     if (entry.done || crashed) {
       // close() already told the callers; a keyless ask then ends in the store too.
-      if (!crashed && record.key === undefined) {
-        await attempt(() => store.settle(record.askId, seamClosedOutcome(), Date.now())).catch(
-          () => undefined,
-        )
-      }
-      return
+      if (crashed || record.key !== undefined) return undefined
+      return attempt(() => store.settle(record.askId, seamClosedOutcome(), Date.now())).catch(
+        () => undefined,
+      )
     }
     if (entry.abortRequested) settleDirect(entry, callerAbortOutcome())
     else startActor(entry)
+    return undefined
   }
 
   const start = (
@@ -283,7 +291,8 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
         deliver(entry, { error: storeFailed(error) })
         return
       }
-      void track(afterAdmission(entry, record, result))
+      const write = afterAdmission(entry, record, result)
+      if (write !== undefined) void track(write)
     } else {
       void track(admit(entry, record))
     }
