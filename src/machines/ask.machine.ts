@@ -119,12 +119,14 @@ const STEP_FAILED = 'xstate.promise.reject'
  * (`takeDownPresentation`, `takeBackPresentation`). A controller per step
  * was about 0.8 KB of every pending ask.
  *
- * `finish` turns what `run` settled with into the step's output (a throw
- * fails the step), so checking the result costs no second promise.
+ * `finish` turns what `run` fulfilled with into the step's output (a throw
+ * fails the step), and `fail` what it rejected with into the step's error, so
+ * neither costs a second promise.
  */
 function fromStep<TOutput, TInput, TRaw = TOutput>(
   run: (input: TInput) => PromiseLike<TRaw> | TRaw,
-  finish: (input: TInput, raw: TRaw) => TOutput = (_, raw) => raw as unknown as TOutput,
+  finish: (input: TInput, raw: TRaw) => TOutput,
+  fail: (input: TInput, error: unknown) => unknown,
 ): PromiseActorLogic<TOutput, TInput> {
   return {
     config: run,
@@ -162,8 +164,15 @@ function fromStep<TOutput, TInput, TRaw = TOutput>(
           }
           self.send({ type: STEP_DONE, data })
         },
-        (data: unknown) => {
-          if (self.getSnapshot().status === 'active') self.send({ type: STEP_FAILED, data })
+        (error: unknown) => {
+          if (self.getSnapshot().status !== 'active') return
+          let data: unknown
+          try {
+            data = fail(input, error)
+          } catch (thrown: unknown) {
+            data = thrown
+          }
+          self.send({ type: STEP_FAILED, data })
         },
       )
     },
@@ -179,14 +188,33 @@ function fromStep<TOutput, TInput, TRaw = TOutput>(
 }
 
 /**
+ * What the seam hears of its provider's promise, on the presenting step's own
+ * chain: no second promise per ask. Called only while the step runs.
+ */
+export interface PresenterHooks {
+  /** The provider fulfilled (before its answer is checked). */
+  answered?(input: PresentInput): void
+  /** The provider rejected: returns the error the step fails with. */
+  failed?(input: PresentInput, error: unknown): unknown
+}
+
+/**
  * The presenting step as the seam provides it: `ask` hands the request to the
  * live provider (the seam keeps it, and the signal, beside the actor); the
  * answer is validated here, so the rule lives with the machine.
  */
 export function createPresenter(
-  ask: (input: PresentInput) => Promise<unknown>,
+  ask: (input: PresentInput) => PromiseLike<unknown>,
+  hooks: PresenterHooks = {},
 ): PromiseActorLogic<AskUserQuestionAnswer, PresentInput> {
-  return fromStep(ask, (input, raw) => validateAnswer(input.questions, raw))
+  return fromStep(
+    ask,
+    (input, raw) => {
+      hooks.answered?.(input)
+      return validateAnswer(input.questions, raw)
+    },
+    (input, error) => (hooks.failed === undefined ? error : hooks.failed(input, error)),
+  )
 }
 
 /** The default presenting step: a bare machine has no provider to call. */

@@ -37,6 +37,7 @@ export type {
   CommitInput,
   CommitResult,
   PresentInput,
+  PresenterHooks,
 } from './ask.machine.js'
 export { seamMachine } from './seam.machine.js'
 export type { SeamContext, SeamEmitted, SeamEvent } from './seam.machine.js'

@@ -1,6 +1,12 @@
 import { askMachine, createCommitOffer, createPresenter } from '../machines/index.js'
 import type { CommitResult } from '../machines/index.js'
-import { abortPresentation, openPresentation } from './presentation.js'
+import {
+  abortPresentation,
+  openPresentation,
+  providerAnswered,
+  providerFailed,
+  safeProviderError,
+} from './presentation.js'
 import type { Presentation } from './presentation.js'
 import { attempt } from './seam-parts.js'
 import type { Entry } from './seam-parts.js'
@@ -69,7 +75,20 @@ export function createBoundAskMachine(options: BoundAskMachineOptions): typeof a
   }
 
   const machine = askMachine.provide({
-    actors: { presentToProvider: createPresenter(presentOwn) },
+    actors: {
+      presentToProvider: createPresenter(presentOwn, {
+        answered: (input) => {
+          const presentation = presentations.get(input.askId)
+          if (presentation !== undefined) providerAnswered(presentation)
+        },
+        failed: (input, error) => {
+          const presentation = presentations.get(input.askId)
+          return presentation === undefined
+            ? safeProviderError(error)
+            : providerFailed(presentation, error)
+        },
+      }),
+    },
     actions: {
       offerCommit: createCommitOffer(commit),
       takeDownPresentation: ({ context }) => {

@@ -1,4 +1,10 @@
-import { openPresentation, safeProviderError, settledElsewhereError } from './presentation.js'
+import {
+  openPresentation,
+  providerAnswered,
+  providerFailed,
+  safeProviderError,
+  settledElsewhereError,
+} from './presentation.js'
 import type { Presentation } from './presentation.js'
 import { attempt, storeFailed } from './seam-parts.js'
 import { restoreError } from './store.js'
@@ -37,12 +43,12 @@ export function createForeignPresenter(
     presentations.set(record.askId, presentation)
     presentation.answer
       .then(
-        (raw): StoredOutcome => ({
-          status: 'answered',
-          answer: validateAnswer(record.questions, raw),
-        }),
+        (raw): StoredOutcome => {
+          providerAnswered(presentation)
+          return { status: 'answered', answer: validateAnswer(record.questions, raw) }
+        },
         (error: unknown): StoredOutcome => {
-          const safe = error as UserQuestionError
+          const safe = providerFailed(presentation, error)
           return {
             status: 'rejected',
             error:

@@ -18,13 +18,18 @@ import type {
 export interface Presentation {
   readonly askId: string
   readonly controller: AbortController
-  /** The provider's raw answer; rejects with a `UserQuestionError` that is safe to read. */
+  /**
+   * The provider's own promise. Whoever reads it handles it in the turn the
+   * presentation opens, and first records how it settled with
+   * {@link providerAnswered} or {@link providerFailed}: one chain from the
+   * provider to the reader, not one more promise per ask.
+   */
   readonly answer: Promise<unknown>
-  /** Whether the provider's own promise has settled. */
+  /** Whether the provider's own promise has settled (as recorded by its reader). */
   providerSettled: boolean
   /** Whether the presentation is over (taken back, aborted or its settlement told). */
   ended: boolean
-  /** What `answer` rejected with, once it did: the error the caller gets when the provider's ending is committed. */
+  /** What `answer` rejected with, made safe: the error the caller gets when the provider's ending is committed. */
   error: UserQuestionError | undefined
   /** Resolves `ProviderRequest.settlement` (once). */
   tell(settlement: ProviderSettlement): void
@@ -92,29 +97,27 @@ export function openPresentation(
   }
   if (subject.agent !== undefined) request.agent = subject.agent
   if (subject.deadline !== undefined) request.deadline = subject.deadline
-  const presentation: Presentation = {
+  return {
     askId: subject.askId,
     controller,
-    answer: undefined as unknown as Promise<unknown>,
+    answer: callProvider(provider, request),
     providerSettled: false,
     ended: false,
     error: undefined,
     tell,
   }
-  // Whoever opens a presentation handles `answer` in the same turn: the ask's
-  // presenting step, or the seam's commit of another seam's ask.
-  ;(presentation as { answer: Promise<unknown> }).answer = callProvider(provider, request).then(
-    (value) => {
-      presentation.providerSettled = true
-      return value
-    },
-    (error: unknown) => {
-      presentation.providerSettled = true
-      presentation.error = safeProviderError(error)
-      throw presentation.error
-    },
-  )
-  return presentation
+}
+
+/** Records that the provider fulfilled its promise. */
+export function providerAnswered(presentation: Presentation): void {
+  presentation.providerSettled = true
+}
+
+/** Records that the provider rejected: returns the error made safe to read, kept as `presentation.error`. */
+export function providerFailed(presentation: Presentation, error: unknown): UserQuestionError {
+  presentation.providerSettled = true
+  presentation.error = safeProviderError(error)
+  return presentation.error
 }
 
 function callProvider(provider: UserQuestionProvider, request: ProviderRequest): Promise<unknown> {
