@@ -78,7 +78,12 @@ function holdingProvider() {
   }
 }
 
-async function heapPerPendingAsk(subject: Subject): Promise<number> {
+/**
+ * The heap each pending ask holds once it is presented: measured after the
+ * microtasks of the burst have run, since a pending ask is one waiting for a
+ * human, not one half-way through its admission.
+ */
+async function heapPerPendingAsk(subject: Subject, timeoutMs?: number): Promise<number> {
   const seam = subject.make()
   const { provider } = holdingProvider()
   seam.registerProvider(provider)
@@ -86,8 +91,9 @@ async function heapPerPendingAsk(subject: Subject): Promise<number> {
   gc()
   const before = process.memoryUsage().heapUsed
   const promises: Promise<unknown>[] = []
-  for (let i = 0; i < PENDING; i++)
-    promises.push(seam.ask({ questions, signal, timeoutMs: 3_600_000 }))
+  const request = timeoutMs === undefined ? { questions, signal } : { questions, signal, timeoutMs }
+  for (let i = 0; i < PENDING; i++) promises.push(seam.ask(request))
+  await new Promise((resolve) => setImmediate(resolve))
   gc()
   const after = process.memoryUsage().heapUsed
   const bytes = (after - before) / PENDING
@@ -170,15 +176,24 @@ const results: Record<string, { rate: number; heap: number; p50One: number; p50M
 for (const subject of subjects) {
   results[subject.name] = {
     rate: median(rates.get(subject.name)!),
-    heap: await heapPerPendingAsk(subject),
+    heap: await heapPerPendingAsk(subject, 3_600_000),
     p50One: await probeLatency(subject, 1),
     p50Many: await probeLatency(subject, PENDING),
   }
 }
 
+const plainWithoutTimer = await heapPerPendingAsk(subjects[1]!)
 const floorOfXState = xstateFloor()
 const seam = results['askseam']!
 const floor = results['plain promise']!
+// An ask as DESIGN §6 builds it: its own root actor invoking the provider's
+// call, one delayed event for its deadline, and the checks and bookkeeping
+// any seam needs (what the plain seam holds, less the timer XState replaces).
+const leastOfParts =
+  floorOfXState.rootWithPromise +
+  floorOfXState.rootWithDelay -
+  floorOfXState.root +
+  plainWithoutTimer
 const micros = (ms: number) => `${(ms * 1000).toFixed(1)} µs`
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`
 console.log('## Core seam\n')
@@ -208,10 +223,10 @@ console.log(
         '',
       ],
       [
-        "the least an ask holds: XState's floor + the plain seam's ask",
-        kb(floorOfXState.rootWithPromise + floor.heap),
-        '',
-        `askseam ${(seam.heap / (floorOfXState.rootWithPromise + floor.heap)).toFixed(2)}× that`,
+        "what its parts cost apart: XState's floor + its pending delayed event + the plain seam's ask without a timer",
+        kb(leastOfParts),
+        kb(plainWithoutTimer),
+        `askseam ${(seam.heap / leastOfParts).toFixed(2)}× that`,
         '',
       ],
       ['answer latency p50, 1 pending', micros(seam.p50One), micros(floor.p50One), '', ''],
