@@ -40,18 +40,23 @@ async function twoPresentingSeams(store: AskStore) {
   return { worker, here, there }
 }
 
+type Provider = ReturnType<typeof createControllableProvider>
+
+/** `asker` asks; both providers answer the same, in that order: the verdict each one hears. */
+async function bothAnswer(asker: UserQuestions, first: Provider, second: Provider) {
+  const asked = asker.ask({ questions })
+  await settle()
+  first.last().resolve(answer)
+  second.last().resolve(answer)
+  await expect(asked).resolves.toEqual(answer)
+  await settle()
+  return Promise.all([first, second].map((provider) => provider.last().request.settlement))
+}
+
 describe('the same answer from two providers in the same millisecond', () => {
   it('one seam’s own ask: exactly one provider hears accepted, the other settled-elsewhere', async () => {
     const { worker, here, there } = await twoPresentingSeams(createMemoryStore())
-    const asked = worker.ask({ questions })
-    await settle()
-    here.last().resolve(answer)
-    there.last().resolve(answer)
-    await expect(asked).resolves.toEqual(answer)
-    await settle()
-    const verdicts = await Promise.all(
-      [here, there].map((provider) => provider.last().request.settlement),
-    )
+    const verdicts = await bothAnswer(worker, here, there)
     expect(verdicts.filter((v) => v?.status === 'accepted')).toHaveLength(1)
     const refused = verdicts.find((v) => v?.status === 'refused') as ProviderSettlement & {
       status: 'refused'
@@ -64,15 +69,7 @@ describe('the same answer from two providers in the same millisecond', () => {
     const asker = createUserQuestions({ store })
     seams.push(asker)
     const { here, there } = await twoPresentingSeams(store)
-    const asked = asker.ask({ questions })
-    await settle()
-    there.last().resolve(answer)
-    here.last().resolve(answer)
-    await expect(asked).resolves.toEqual(answer)
-    await settle()
-    const verdicts = await Promise.all(
-      [here, there].map((provider) => provider.last().request.settlement),
-    )
+    const verdicts = await bothAnswer(asker, there, here)
     expect(verdicts.map((v) => v?.status).sort()).toEqual(['accepted', 'refused'])
   })
 })
