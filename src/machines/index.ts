@@ -37,8 +37,9 @@ export type {
   CommitInput,
   CommitResult,
   PresentInput,
-  PresenterHooks,
 } from './ask.machine.js'
+/** @internal What the seam gives `createPresenter`; not public API. */
+export type { PresenterHooks } from './ask.machine.js'
 export { seamMachine } from './seam.machine.js'
 export type { SeamContext, SeamEmitted, SeamEvent } from './seam.machine.js'
 export {
