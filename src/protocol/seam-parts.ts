@@ -1,5 +1,8 @@
-import type { Actor } from 'xstate'
+import type { Actor, InspectionEvent } from 'xstate'
 import type { askMachine } from '../machines/index.js'
+import type { InspectionObserver } from './seam-api.js'
+import { CorruptRowError, parseAskRecord } from './store.js'
+import type { AdmitResult } from './store.js'
 import { MAX_TIMEOUT_MS, UserQuestionError } from '../vocabulary/index.js'
 import type {
   Agent,
@@ -125,4 +128,38 @@ export function pendingAsk(
   if (ask.agentId !== undefined) entry.agentId = ask.agentId
   if (ask.deadline !== undefined) entry.deadline = ask.deadline
   return entry
+}
+
+/**
+ * The caller's inspection observer, made unable to break an ask. XState calls
+ * it inside sends and transitions, where a throw would fault the ask's actor
+ * or the send of whoever told it something; the throw reaches the process on
+ * a turn of its own instead, as a store watcher's does.
+ */
+export function guardInspection(observer: InspectionObserver): (event: InspectionEvent) => void {
+  return (event) => {
+    try {
+      if (typeof observer === 'function') observer(event)
+      else observer.next?.(event)
+    } catch (error: unknown) {
+      queueMicrotask(() => {
+        throw error
+      })
+    }
+  }
+}
+
+/**
+ * A store's answer to an admission, read as untrusted (the store is a trust
+ * boundary, DESIGN §10): a held ask is parsed like any row; anything else
+ * throws, for the seam to answer `STORE_FAILED`.
+ */
+export function readAdmission(result: unknown): AdmitResult {
+  const status = (result as { status?: unknown } | null | undefined)?.status
+  // The seam reads nothing of an admitted record: it wrote it.
+  if (status === 'admitted') return result as AdmitResult
+  if (status === 'existing') {
+    return { status, record: parseAskRecord((result as { record?: unknown }).record) }
+  }
+  throw new CorruptRowError('the store answered an admission with neither admitted nor existing')
 }

@@ -16,7 +16,16 @@ import type { Fleet } from './fleet.js'
 import { createForeignPresenter } from './foreign.js'
 import { createMemoryStore } from './memory-store.js'
 import type { UserQuestions, UserQuestionsOptions } from './seam-api.js'
-import { AskEnding, attempt, checkDuration, coded, pendingAsk, storeFailed } from './seam-parts.js'
+import {
+  AskEnding,
+  attempt,
+  checkDuration,
+  coded,
+  guardInspection,
+  pendingAsk,
+  readAdmission,
+  storeFailed,
+} from './seam-parts.js'
 import type { Caller, Entry } from './seam-parts.js'
 import { createCallerSettling } from './settling.js'
 import { createStoreFollower } from './store-follower.js'
@@ -62,7 +71,8 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   checkDuration('timeoutMs', options.timeoutMs, true)
   checkDuration('waitForProviderMs', options.waitForProviderMs, false)
   checkDuration('providerGraceMs', options.providerGraceMs, false)
-  const { agents, inspect } = options
+  const { agents } = options
+  const inspect = options.inspect === undefined ? undefined : guardInspection(options.inspect)
   const store = options.store ?? createMemoryStore()
   const waitForProviderMs = options.waitForProviderMs ?? 0
   const providerGraceMs = options.providerGraceMs ?? 0
@@ -170,13 +180,13 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     let result: AdmitResult
     try {
       await fleet.ready()
-      result = await attempt(() => store.admit(record))
+      result = readAdmission(await attempt(() => store.admit(record)))
     } catch (error: unknown) {
       entry.admitting = false
       deliver(entry, { error: storeFailed(error) })
       return
     }
-    await afterAdmission(entry, record, result)
+    runAdmitted(entry, record, result)
   }
 
   /**
@@ -204,6 +214,18 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     if (entry.abortRequested) settleDirect(entry, callerAbortOutcome())
     else startActor(entry)
     return undefined
+  }
+
+  /** {@link afterAdmission}, where a fault that escapes it still settles the ask (issue 10). */
+  const runAdmitted = (entry: Entry, record: NewAskRecord, result: AdmitResult) => {
+    let write: Promise<unknown> | undefined
+    try {
+      write = afterAdmission(entry, record, result)
+    } catch (fault: unknown) {
+      endings.faulted(entry, fault)
+      return
+    }
+    if (write !== undefined) void track(write)
   }
 
   const start = (
@@ -285,14 +307,13 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       // In-process: admitted, and presented, in the same turn (the store is written first).
       let result: AdmitResult
       try {
-        result = store.admitNow(record)
+        result = readAdmission(store.admitNow(record))
       } catch (error: unknown) {
         entry.admitting = false
         deliver(entry, { error: storeFailed(error) })
         return
       }
-      const write = afterAdmission(entry, record, result)
-      if (write !== undefined) void track(write)
+      runAdmitted(entry, record, result)
     } else {
       void track(admit(entry, record))
     }

@@ -1,12 +1,26 @@
 /**
- * An ask whose machine faults (here: the seam's `inspect` observer throws
- * while the ask takes its question down) still settles: the caller gets a
+ * An ask whose machine faults (here: taking its question down throws, inside
+ * the ask's `takeDownPresentation` action) still settles: the caller gets a
  * coded error, the store holds the same, and close() waits for that write.
  */
-import { describe, expect, it } from 'vitest'
-import type { InspectionEvent } from 'xstate'
+import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
 import type { AskStore, ProviderRequest } from '../../src/protocol/index.js'
+
+/** The next fault taking a presentation down throws (once), inside whichever action does it. */
+const faults = vi.hoisted(() => ({ next: undefined as Error | undefined }))
+vi.mock('../../src/protocol/presentation.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/protocol/presentation.js')>()
+  return {
+    ...actual,
+    abortPresentation: (...args: Parameters<typeof actual.abortPresentation>) => {
+      const fault = faults.next
+      faults.next = undefined
+      if (fault !== undefined) throw fault
+      actual.abortPresentation(...args)
+    },
+  }
+})
 
 const questions = [{ id: 'go', question: 'Go?', options: [{ label: 'Yes' }, { label: 'No' }] }]
 
@@ -30,15 +44,8 @@ function gatedStore() {
 describe('an ask whose machine faults inside the seam', () => {
   it('rejects PROVIDER_FAILED, writes that outcome, takes the question down, and close() waits for the write', async () => {
     const { store, inner, settled, release } = gatedStore()
-    const fault = new Error('inspector fault')
-    const seam = createUserQuestions({
-      store,
-      inspect: (event: InspectionEvent) => {
-        if (event.type === '@xstate.action' && event.action.type === 'takeDownPresentation') {
-          throw fault
-        }
-      },
-    })
+    const fault = new Error('the presentation could not be taken down')
+    const seam = createUserQuestions({ store })
     const shown: ProviderRequest[] = []
     seam.registerProvider({
       ask: (request) => {
@@ -49,6 +56,7 @@ describe('an ask whose machine faults inside the seam', () => {
     const controller = new AbortController()
     const asked = seam.ask({ questions, signal: controller.signal })
     await expect.poll(() => shown.length).toBe(1)
+    faults.next = fault
     controller.abort('changed my mind')
 
     const error = await asked.then(

@@ -5,6 +5,7 @@ import {
   createUserQuestions,
 } from '../../src/protocol/index.js'
 import type {
+  AdmitResult,
   AskStore,
   AskUserQuestionItem,
   UserQuestions,
@@ -323,6 +324,38 @@ describe('store failures', () => {
     expect(error.cause).toBe(failure)
     await expect(provider.last().request.settlement).resolves.toMatchObject({ status: 'refused' })
   })
+
+  it.each([
+    ['neither admitted nor existing', () => ({ status: 'queued' })],
+    ['an existing ask that is not an ask', () => ({ status: 'existing', record: { askId: 7 } })],
+    ['nothing at all', () => undefined],
+  ])(
+    'STORE_FAILED when the store answers an admission with %s, on either path; the seam goes on working',
+    async (_name, answerAdmission) => {
+      for (const inProcess of [true, false]) {
+        const inner = createMemoryStore()
+        let broken = true
+        const store: AskStore = Object.create(inner) as AskStore
+        const admit = (ask: Parameters<AskStore['admit']>[0]) =>
+          broken ? (answerAdmission() as AdmitResult) : inner.admitNow!(ask)
+        if (inProcess) store.admitNow = admit
+        else {
+          Object.defineProperty(store, 'processLocal', { value: false })
+          store.admit = async (ask) => admit(ask)
+        }
+        const seam = seamOn(store)
+        seam.registerProvider({ ask: async () => answer })
+        const error = (await seam
+          .ask({ questions, key: 'k' })
+          .catch((e: unknown) => e)) as UserQuestionError
+        expect(error).toBeInstanceOf(UserQuestionError)
+        expect(error.code).toBe('STORE_FAILED')
+        expect(seam.pending()).toEqual([])
+        broken = false
+        await expect(seam.ask({ questions })).resolves.toEqual(answer)
+      }
+    },
+  )
 
   it('creating a seam on an unreachable store never throws; asks get STORE_FAILED', async () => {
     const down = new Error('connection refused')
