@@ -6,11 +6,12 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
 import type { AskStore, ProviderRequest } from '../../src/protocol/index.js'
+import type * as Presentations from '../../src/protocol/presentation.js'
 
 /** The next fault taking a presentation down throws (once), inside whichever action does it. */
 const faults = vi.hoisted(() => ({ next: undefined as Error | undefined }))
 vi.mock('../../src/protocol/presentation.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../src/protocol/presentation.js')>()
+  const actual = await importOriginal<typeof Presentations>()
   return {
     ...actual,
     abortPresentation: (...args: Parameters<typeof actual.abortPresentation>) => {

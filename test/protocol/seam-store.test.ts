@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
+  CorruptRowError,
   UserQuestionError,
   createMemoryStore,
   createUserQuestions,
@@ -326,12 +327,20 @@ describe('store failures', () => {
   })
 
   it.each([
-    ['neither admitted nor existing', () => ({ status: 'queued' })],
-    ['an existing ask that is not an ask', () => ({ status: 'existing', record: { askId: 7 } })],
-    ['nothing at all', () => undefined],
+    [
+      'neither admitted nor existing',
+      () => ({ status: 'queued' }),
+      /neither admitted nor existing/,
+    ],
+    [
+      'an existing ask that is not an ask',
+      () => ({ status: 'existing', record: { askId: 7 } }),
+      /no askId/,
+    ],
+    ['nothing at all', () => undefined, /neither admitted nor existing/],
   ])(
     'STORE_FAILED when the store answers an admission with %s, on either path; the seam goes on working',
-    async (_name, answerAdmission) => {
+    async (_name, answerAdmission, why) => {
       for (const inProcess of [true, false]) {
         const inner = createMemoryStore()
         let broken = true
@@ -350,6 +359,8 @@ describe('store failures', () => {
           .catch((e: unknown) => e)) as UserQuestionError
         expect(error).toBeInstanceOf(UserQuestionError)
         expect(error.code).toBe('STORE_FAILED')
+        expect(error.cause).toBeInstanceOf(CorruptRowError)
+        expect((error.cause as Error).message).toMatch(why)
         expect(seam.pending()).toEqual([])
         broken = false
         await expect(seam.ask({ questions })).resolves.toEqual(answer)

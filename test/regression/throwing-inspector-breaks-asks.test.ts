@@ -62,4 +62,13 @@ describe('an inspection observer that throws', () => {
       expect(thrown.every((error) => error === broke)).toBe(true)
     },
   )
+
+  it('an observer object with no next is read as one that listens to nothing', async () => {
+    const thrown = catchMicrotaskThrows()
+    const seam = createUserQuestions({ inspect: { complete: () => undefined } })
+    seam.registerProvider({ ask: async () => answer })
+    await expect(seam.ask({ questions })).resolves.toEqual(answer)
+    await seam.close()
+    expect(thrown).toEqual([])
+  })
 })
