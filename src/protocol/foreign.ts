@@ -1,3 +1,4 @@
+import { errorData } from '../machines/index.js'
 import {
   openPresentation,
   providerAnswered,
@@ -48,14 +49,7 @@ export function createForeignPresenter(
           return { status: 'answered', answer: validateAnswer(record.questions, raw) }
         },
         (error: unknown): StoredOutcome => {
-          const safe = providerFailed(presentation, error)
-          return {
-            status: 'rejected',
-            error:
-              safe.details === undefined
-                ? { code: safe.code, message: safe.message }
-                : { code: safe.code, message: safe.message, details: { ...safe.details } },
-          }
+          return { status: 'rejected', error: errorData(providerFailed(presentation, error)) }
         },
       )
       .catch((error: unknown): StoredOutcome => ({
