@@ -4,11 +4,13 @@ import {
   UserQuestionError,
   createMemoryStore,
   createUserQuestions,
+  validateAnswer,
 } from '../../src/protocol/index.js'
 import type {
   AdmitResult,
   AskStore,
   AskUserQuestionItem,
+  ProviderRequest,
   UserQuestions,
   UserQuestionsOptions,
 } from '../../src/protocol/index.js'
@@ -224,6 +226,108 @@ describe('one console for a fleet', () => {
     there.last().resolve(answer)
     await settle()
     expect(asked.value).toEqual(answer)
+  })
+})
+
+/** The error a provider's settlement refused it with; fails the test if it was not refused. */
+async function refusalOf(request: ProviderRequest): Promise<UserQuestionError> {
+  const told = await request.settlement
+  if (told?.status !== 'refused') throw new Error(`the settlement was ${String(told?.status)}`)
+  return told.error
+}
+
+/** What another seam's provider hears and commits for an ask it presents (the foreign presenter). */
+describe('a provider presenting another seam’s ask', () => {
+  it('is told the ask’s deadline, and no deadline for an ask without one', async () => {
+    const { worker, there } = await fleetWithConsole()
+    void worker.ask({ questions, timeoutMs: 5_000 }).catch(() => undefined)
+    await settle()
+    expect(there.last().request.deadline).toBe(worker.pending()[0]!.deadline)
+    expect(there.last().request.deadline).toBe(1_000_000 + 5_000)
+    void worker.ask({ questions }).catch(() => undefined)
+    await settle()
+    expect(there.calls).toHaveLength(2)
+    expect('deadline' in there.last().request).toBe(false)
+  })
+
+  it.each([
+    ['with details', { reason: 'user-cancelled', by: 'console' }],
+    ['without details', undefined],
+  ])(
+    'a coded refusal %s is the committed outcome: the asker gets it whole, the provider hears it accepted',
+    async (_name, details) => {
+      const { store, worker, there } = await fleetWithConsole()
+      const asked = worker.ask({ questions }).catch((e: unknown) => e)
+      await settle()
+      there
+        .last()
+        .reject(
+          new UserQuestionError(
+            'not now',
+            'ASK_CANCELLED',
+            details === undefined ? {} : { details },
+          ),
+        )
+      const error = (await asked) as UserQuestionError
+      expect(error).toBeInstanceOf(UserQuestionError)
+      expect([error.code, error.message, error.details]).toEqual([
+        'ASK_CANCELLED',
+        'not now',
+        details,
+      ])
+      const stored = { code: 'ASK_CANCELLED', message: 'not now', ...(details && { details }) }
+      const { askId } = there.last().request
+      expect((await store.get(askId))?.outcome).toEqual({ status: 'rejected', error: stored })
+      await expect(there.last().request.settlement).resolves.toEqual({ status: 'accepted' })
+    },
+  )
+
+  it('an answer that does not fit ends the ask BAD_ANSWER with the rule’s details; the provider is refused', async () => {
+    const { worker, there } = await fleetWithConsole()
+    const asked = worker.ask({ questions }).catch((e: unknown) => e)
+    await settle()
+    const misfit = { answers: [{ id: 'db', selected: ['MySQL'] }] }
+    const expected = (() => {
+      try {
+        validateAnswer(questions, misfit)
+      } catch (error: unknown) {
+        return error as UserQuestionError
+      }
+      throw new Error('the misfit answer passed validation')
+    })()
+    there.last().resolve(misfit)
+    const error = (await asked) as UserQuestionError
+    expect([error.code, error.message, error.details]).toEqual([
+      'BAD_ANSWER',
+      expected.message,
+      expected.details,
+    ])
+    expect(error.details).toBeDefined()
+    const refused = await refusalOf(there.last().request)
+    expect([refused.code, refused.details]).toEqual(['BAD_ANSWER', expected.details])
+  })
+
+  it('a commit the store refuses tells the provider STORE_FAILED and leaves the ask pending for its asker', async () => {
+    const inner = createMemoryStore()
+    const failure = new Error('disk I/O error')
+    const store: AskStore = Object.create(inner) as AskStore
+    let failing = false
+    store.settle = (...args) => (failing ? Promise.reject(failure) : inner.settle(...args))
+    const worker = seamOn(store)
+    const console_ = seamOn(store)
+    const there = createControllableProvider()
+    console_.registerProvider(there)
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions, timeoutMs: 60_000 }))
+    await settle()
+    failing = true
+    there.last().resolve(answer)
+    const refused = await refusalOf(there.last().request)
+    expect([refused.code, refused.cause]).toEqual(['STORE_FAILED', failure])
+    await settle()
+    expect(asked.settled).toBe(false)
+    expect(worker.pending().map((each) => each.askId)).toEqual([there.last().request.askId])
+    failing = false
   })
 })
 
