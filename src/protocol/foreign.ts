@@ -10,7 +10,7 @@ import type { Presentation } from './presentation.js'
 import { attempt, storeFailed } from './seam-parts.js'
 import { restoreError } from './store.js'
 import type { AskRecord, AskStore, StoredOutcome } from './store.js'
-import { UserQuestionError, validateAnswer } from '../vocabulary/index.js'
+import { validateAnswer } from '../vocabulary/index.js'
 import type { UserQuestionProvider } from '../vocabulary/index.js'
 
 /** What a seam lends the presenting of other seams' asks. */
@@ -52,15 +52,10 @@ export function createForeignPresenter(
           return { status: 'rejected', error: errorData(providerFailed(presentation, error)) }
         },
       )
+      // Only the answer's check throws here: its error, kept as data, is a BAD_ANSWER.
       .catch((error: unknown): StoredOutcome => ({
         status: 'rejected',
-        error: {
-          code: 'BAD_ANSWER',
-          message: safeProviderError(error).message,
-          ...(error instanceof UserQuestionError && error.details !== undefined
-            ? { details: { ...error.details } }
-            : {}),
-        },
+        error: { ...errorData(safeProviderError(error)), code: 'BAD_ANSWER' },
       }))
       .then((outcome) => commit(presentation, outcome))
       .catch(() => undefined)

@@ -5,6 +5,7 @@ import type { SnapshotFrom } from 'xstate'
 import { askMachine } from '../../src/machines/index.js'
 import type { AskEvent, AskInput, AskOutcome } from '../../src/machines/index.js'
 import { UserQuestionError, createUserQuestions, validateAnswer } from '../../src/protocol/index.js'
+import { thrownBy } from '../support/controllable-provider.js'
 import type {
   AskStore,
   AskUserQuestionAnswer,
@@ -59,14 +60,7 @@ const providerFailure = new UserQuestionError(
   'The question provider failed: boom',
   'PROVIDER_FAILED',
 )
-const badAnswer = (() => {
-  try {
-    validateAnswer(questions, badReply)
-  } catch (error: unknown) {
-    return error as UserQuestionError
-  }
-  throw new Error('badReply must not fit the questions')
-})()
+const badAnswer = thrownBy(() => validateAnswer(questions, badReply), 'BAD_ANSWER')
 const WAIT_MS = 1_000
 const GRACE_MS = 2_000
 /**
