@@ -1,364 +1,160 @@
-import { assertEvent, assign, enqueueActions, raise, setup } from 'xstate'
-import type { PromiseActorLogic, PromiseSnapshot } from 'xstate'
-import { UserQuestionError, UserQuestionErrorCodes, validateAnswer } from '../vocabulary/index.js'
+import { assertEvent, and, assign, enqueueActions, raise, sendTo, setup } from 'xstate'
+import {
+  callerAbortOutcome,
+  endingOf,
+  noProviderOutcome,
+  otherQuestionsOutcome,
+  providerGoneOutcome,
+  sameQuestions,
+  seamClosedOutcome,
+  storeFailedOutcome,
+  handedOverOutcome,
+  timeoutOutcome,
+} from '../vocabulary/index.js'
 import type {
+  AskEnding,
+  AskErrorData,
+  AskOutcome,
+  AskRejection,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
-  UserQuestionErrorCode,
 } from '../vocabulary/index.js'
+import { presentationMachine } from './presentation.machine.js'
+import type { PresentationInput, PresentationOutput } from './presentation.machine.js'
+import { MAX_DELAY_MS, clampDelay } from './time.js'
 
-/** How an ask ended: errors are data here; only the seam adapter rejects a promise. */
+/**
+ * Which live value beside the ask explains its error (DESIGN §6: the machine
+ * keeps data, the seam keeps the live `cause`): the caller's abort reason,
+ * the provider's own error, or the store's.
+ */
+export type AskCause = 'caller' | 'provider' | 'store'
+
+/** What the caller gets, as data: the seam adapter resolves or rejects with exactly this. */
 export type AskOutput =
   | { status: 'answered'; answer: AskUserQuestionAnswer }
-  | { status: 'rejected'; error: UserQuestionError }
+  | { status: 'rejected'; error: AskErrorData; cause?: AskCause }
 
-/** An error as data: what a store keeps and what the context holds (never an `Error` object). */
-export interface AskErrorData {
-  code: UserQuestionErrorCode
-  message: string
-  details?: Record<string, unknown>
-}
-
-/** A settlement as data: the shape a store commits (`StoredOutcome` in the protocol layer). */
-export type AskOutcome =
-  | { status: 'answered'; answer: AskUserQuestionAnswer }
-  | { status: 'rejected'; error: AskErrorData }
-
-/** The final state an outcome leads to. */
-export type AskEnding = 'answered' | 'cancelled' | 'aborted' | 'timedOut' | 'failed'
-
-/** What one ask starts from. Times are epoch milliseconds so a restored ask keeps its deadline. */
+/** What one ask starts from. Times are epoch milliseconds, so an ask restored from its store keeps them. */
 export interface AskInput {
   askId: string
+  /** The caller's own id for the ask (DESIGN §10). */
+  key?: string
   /** Validated questions (see `validateRequest`). */
   questions: AskUserQuestionItem[]
   agentId?: string
   startedAt: number
   /** Absolute deadline; absent waits indefinitely and arms no timer. */
   deadline?: number
-  /** How long to wait for a first provider when none is registered. 0: fail at once. */
+  /** How long to wait for a first provider when none is active anywhere. 0: fail at once. */
   waitForProviderMs: number
-  /** How long a disposed provider's asks wait for the next one. 0: abort at once. */
+  /** How long a disposed provider's asks wait for the next one. 0: end at once. */
   providerGraceMs: number
-  /** Whether the seam running the ask has an active provider when it starts. @default false */
+  /** Whether the store outlives the process: there a keyed ask waits for a human however long no UI is there. @default false */
+  durable?: boolean
+  /** Whether the seam running the ask has an active provider. @default false */
   providerHere?: boolean
   /** Whether a provider is active on another live seam sharing the store. @default false */
   providerElsewhere?: boolean
+  /** Whether the seam has read the fleet's leases once, so it knows whether any provider is active. @default true */
+  fleetKnown?: boolean
+}
+
+/** An ask the store already held under the key, as the admission found it. */
+export interface HeldAsk {
+  askId: string
+  questions: AskUserQuestionItem[]
+  startedAt: number
+  deadline?: number
+  agentId?: string
+  /** Its committed outcome; absent while it is pending. */
+  outcome?: AskOutcome
+}
+
+/** What the store made of the admission. */
+export type AdmissionResult = { status: 'admitted' } | { status: 'existing'; ask: HeldAsk }
+
+/** A local ending offered for the ask: committed to the store, or (`commit: false`) the caller's alone. */
+export interface AskProposal {
+  outcome: AskRejection
+  cause?: AskCause
+  commit: boolean
 }
 
 /** Data only: `getPersistedSnapshot()` of an ask is plain JSON. */
 export interface AskContext {
   askId: string
+  key: string | undefined
   questions: AskUserQuestionItem[]
   agentId: string | undefined
   startedAt: number
   deadline: number | undefined
   waitForProviderMs: number
   providerGraceMs: number
+  durable: boolean
   providerHere: boolean
   providerElsewhere: boolean
-  /** The local ending offered to the store, and the final state it leads to if it is committed. */
-  proposal: { outcome: AskOutcome; ending: AskEnding; byProvider: boolean } | undefined
-  /** The outcome the store committed (this seam's or another's), and its final state. */
+  fleetKnown: boolean
+  /** The local ending offered, once there is one: the first one stands. */
+  proposal: AskProposal | undefined
+  /** The outcome the caller gets: committed by the store, or a proposal that is not written. */
   outcome: AskOutcome | undefined
-  ending: AskEnding | undefined
-  /** Whether the committed outcome is this ask's own proposal (so its cause is known here). */
-  committedHere: boolean
+  cause: AskCause | undefined
 }
 
 /**
- * What an ask hears from outside. `ask.aborted` comes from whoever runs the
- * actor and watches the caller's signal; `provider.*` from the seam's
- * provider slot; `providers.elsewhere` when the fleet sharing the store gains
- * or loses its last other provider; `ask.settled` when a settlement committed
- * elsewhere reaches this seam through the store's change feed; `commit.done`
- * and `commit.failed` from the store the ask's own proposal was offered to
- * (`offerCommit`).
+ * What an ask hears. `provider.*` from the seam's provider slot;
+ * `providers.elsewhere` when the fleet sharing the store is read (and gains
+ * or loses its last other provider); `ask.aborted` when the caller's signal
+ * aborts; `seam.closed` from `close()`; `ask.settled` when an outcome
+ * committed elsewhere reaches the seam; `admission.*` and `commit.*` from the
+ * store the ask was offered to (`admit`, `offerCommit`).
  */
 export type AskEvent =
   | { type: 'provider.available' }
   | { type: 'provider.disposed' }
   | { type: 'providers.elsewhere'; active: boolean }
-  | { type: 'ask.aborted'; reason?: unknown }
+  | { type: 'ask.aborted' }
   | { type: 'seam.closed' }
-  /** Raised by the ask itself at its deadline. */
-  | { type: 'ask.deadline' }
+  /** Raised by the ask itself when its deadline timer fires; `final` when the deadline is reached (not a clamped wait). */
+  | { type: 'ask.deadline'; final: boolean }
   | { type: 'ask.settled'; outcome: AskOutcome }
-  /** What the store committed for this ask's proposal: `won` when it is the outcome offered. */
+  | { type: 'admission.done'; result: AdmissionResult }
+  | { type: 'admission.failed' }
+  /** What the store committed for the proposal: `won` when it is the outcome offered. */
   | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
   | { type: 'commit.failed' }
 
-/** What the presenting step is given: data only; the seam binds the live provider and signal. */
-export interface PresentInput {
-  askId: string
-  questions: AskUserQuestionItem[]
-  agentId?: string
-  deadline?: number
+type Decided = { outcome: AskOutcome | undefined; cause?: AskCause | undefined }
+
+/** The transitions from a decided outcome to its final state: one per ending, chosen on the event itself. */
+function toFinalStates<TArgs>(decided: (args: TArgs) => Decided) {
+  return (['answered', 'cancelled', 'timedOut', 'aborted', 'failed'] as const).map((ending) => ({
+    guard: { type: 'endsIn' as const, params: (args: TArgs) => ({ ...decided(args), ending }) },
+    target: `#ask.${ending}`,
+    actions: { type: 'recordOutcome' as const, params: decided },
+  }))
 }
 
-/** What the committing effect offers the store. */
-export interface CommitInput {
-  askId: string
-  outcome: AskOutcome
-}
-
-/** What the store committed: `won` when it is the outcome offered. */
-export interface CommitResult {
-  outcome: AskOutcome
-  won: boolean
-}
-
-const STEP_DONE = 'xstate.promise.resolve'
-const STEP_FAILED = 'xstate.promise.reject'
-
-/**
- * A promise actor for the ask's presenting step: it settles, stops and reports
- * errors exactly as XState's `fromPromise`, but makes no `AbortController`.
- * It has no use for one: the provider's signal is the seam's own, which the
- * machine's effects abort with the reason the question goes
- * (`takeDownPresentation`, `takeBackPresentation`). A controller per step
- * was about 0.8 KB of every pending ask.
- *
- * `finish` turns what `run` fulfilled with into the step's output (a throw
- * fails the step), and `fail` what it rejected with into the step's error, so
- * neither costs a second promise.
- */
-function fromStep<TOutput, TInput, TRaw = TOutput>(
-  run: (input: TInput) => PromiseLike<TRaw> | TRaw,
-  finish: (input: TInput, raw: TRaw) => TOutput,
-  fail: (input: TInput, error: unknown) => unknown,
-): PromiseActorLogic<TOutput, TInput> {
-  return {
-    config: run,
-    transition: (snapshot, event) => {
-      if (snapshot.status !== 'active') return snapshot
-      switch (event.type) {
-        case STEP_DONE:
-          return { ...snapshot, status: 'done', output: event.data as TOutput, input: undefined }
-        case STEP_FAILED:
-          return { ...snapshot, status: 'error', error: event.data, input: undefined }
-        case 'xstate.stop':
-          return { ...snapshot, status: 'stopped', input: undefined }
-        default:
-          return snapshot
-      }
-    },
-    start: (snapshot, { self }) => {
-      if (snapshot.status !== 'active') return
-      const input = snapshot.input as TInput
-      let pending: Promise<TRaw>
-      try {
-        pending = Promise.resolve(run(input))
-      } catch (error: unknown) {
-        pending = Promise.reject(error as Error)
-      }
-      pending.then(
-        (raw) => {
-          if (self.getSnapshot().status !== 'active') return
-          let data: TOutput
-          try {
-            data = finish(input, raw)
-          } catch (error: unknown) {
-            self.send({ type: STEP_FAILED, data: error })
-            return
-          }
-          self.send({ type: STEP_DONE, data })
-        },
-        (error: unknown) => {
-          if (self.getSnapshot().status !== 'active') return
-          let data: unknown
-          try {
-            data = fail(input, error)
-          } catch (thrown: unknown) {
-            data = thrown
-          }
-          self.send({ type: STEP_FAILED, data })
-        },
-      )
-    },
-    getInitialSnapshot: (_, input) => ({
-      status: 'active',
-      output: undefined,
-      error: undefined,
-      input,
-    }),
-    getPersistedSnapshot: (snapshot) => snapshot,
-    restoreSnapshot: (snapshot) => snapshot as PromiseSnapshot<TOutput, TInput>,
-  }
-}
-
-/**
- * What the seam hears of its provider's promise, on the presenting step's own
- * chain: no second promise per ask. Called only while the step runs.
- */
-export interface PresenterHooks {
-  /** The provider fulfilled (before its answer is checked). */
-  answered?(input: PresentInput): void
-  /** The provider rejected: returns the error the step fails with. */
-  failed?(input: PresentInput, error: unknown): unknown
-}
-
-/**
- * The presenting step as the seam provides it: `ask` hands the request to the
- * live provider (the seam keeps it, and the signal, beside the actor); the
- * answer is validated here, so the rule lives with the machine.
- */
-export function createPresenter(
-  ask: (input: PresentInput) => PromiseLike<unknown>,
-  hooks: PresenterHooks = {},
-): PromiseActorLogic<AskUserQuestionAnswer, PresentInput> {
-  return fromStep(
-    ask,
-    (input, raw) => {
-      hooks.answered?.(input)
-      return validateAnswer(input.questions, raw)
-    },
-    (input, error) => (hooks.failed === undefined ? error : hooks.failed(input, error)),
-  )
-}
-
-/** The default presenting step: a bare machine has no provider to call. */
-export const presentToProvider = /* @__PURE__ */ createPresenter(() =>
-  Promise.reject(new UserQuestionError('no provider is bound to this ask', 'PROVIDER_FAILED')),
-)
-
-/**
- * The committing effect as the seam provides it: `commit` offers the proposal
- * to the store, and what the store committed comes back to the ask as
- * `commit.done` (or `commit.failed`). An effect and an event rather than an
- * invoked actor: a store write, once sent, is not taken back, so a child
- * actor would only cost every ask one more actor to build and stop (about a
- * tenth of a memory round trip). A result that arrives after the actor
- * stopped is dropped.
- */
-export function createCommitOffer(
-  commit: (input: CommitInput) => Promise<CommitResult>,
-): (args: {
-  context: AskContext
-  self: { getSnapshot(): { status: string }; send(event: AskEvent): void }
-}) => void {
-  return ({ context, self }) => {
-    const tell = (event: AskEvent) => {
-      if (self.getSnapshot().status === 'active') self.send(event)
-    }
-    let committed: Promise<CommitResult>
-    try {
-      committed = commit({ askId: context.askId, outcome: proposedOutcome(context) })
-    } catch (error: unknown) {
-      committed = Promise.reject(error as Error)
-    }
-    committed.then(
-      (result) => tell({ type: 'commit.done', outcome: result.outcome, won: result.won }),
-      () => tell({ type: 'commit.failed' }),
-    )
-  }
-}
-
-/** An outcome that is an error: what every ending but an answer proposes. */
-type Rejection = { status: 'rejected'; error: AskErrorData }
-
-const rejected = (
-  code: UserQuestionErrorCode,
-  message: string,
-  details?: Record<string, unknown>,
-): Rejection => ({
-  status: 'rejected',
-  error: details === undefined ? { code, message } : { code, message, details },
+const propose = (outcome: AskRejection, commit: boolean, cause?: AskCause) => ({
+  proposal: cause === undefined ? { outcome, commit } : { outcome, commit, cause },
 })
 
-/** The outcome of a caller's abort (the seam keeps the signal's reason as `cause`). */
-export const callerAbortOutcome = (): Rejection =>
-  rejected('ASK_ABORTED', 'the caller aborted the ask', { reason: 'caller-aborted' })
-
-/** The outcome of an ask no provider anywhere could take. */
-export const noProviderOutcome = (): Rejection =>
-  rejected('NO_PROVIDER', 'no question provider is registered to ask the user')
-
-/** The outcome of an ask whose seam closed while it was pending. */
-export const seamClosedOutcome = (): Rejection =>
-  rejected('SEAM_CLOSED', 'the seam was closed while the ask was pending')
-
-/** An error read from a provider, as data. Reads nothing that could throw twice: see `errorData`. */
-export function errorData(error: UserQuestionError): AskErrorData {
-  return error.details === undefined
-    ? { code: error.code, message: error.message }
-    : { code: error.code, message: error.message, details: { ...error.details } }
-}
-
-/** The final state a committed outcome leads to when another seam chose it. */
-export function endingOf(outcome: AskOutcome): AskEnding {
-  if (outcome.status === 'answered') return 'answered'
-  switch (outcome.error.code) {
-    case 'ASK_CANCELLED':
-      return 'cancelled'
-    case 'ASK_TIMEOUT':
-      return 'timedOut'
-    case 'ASK_ABORTED':
-    case 'SEAM_CLOSED':
-      return 'aborted'
-    default:
-      return 'failed'
-  }
-}
-
-/** Rebuilds the error an outcome stands for: same code, message and details. */
-export function outcomeError(error: AskErrorData): UserQuestionError {
-  const code = Object.hasOwn(UserQuestionErrorCodes, error.code) ? error.code : 'PROVIDER_FAILED'
-  return new UserQuestionError(
-    error.message,
-    code,
-    error.details === undefined ? {} : { details: error.details },
-  )
-}
+const heldOutcome = (result: AdmissionResult): AskOutcome | undefined =>
+  result.status === 'existing' ? result.ask.outcome : undefined
 
 /**
- * The transitions from a committed outcome to its final state, tried in
- * order: `guard` (given the ending) picks one of the four, and what is left
- * ends `failed`. Chosen on the settling event itself, not in a transient
- * state after it: one microstep fewer per ask.
- */
-function toFinalStates<TGuard extends 'commitEndsIn' | 'settlesIn', TAction extends string>(
-  guard: TGuard,
-  action: TAction,
-) {
-  return [
-    ...(['answered', 'cancelled', 'timedOut', 'aborted'] as const).map((ending) => ({
-      guard: { type: guard, params: ending },
-      target: ending,
-      actions: action,
-    })),
-    { target: 'failed' as const, actions: action },
-  ]
-}
-
-/** The outcome `committing` offers: every transition into it proposes one first. */
-function proposedOutcome(context: AskContext): AskOutcome {
-  return (context.proposal as { outcome: AskOutcome }).outcome
-}
-
-/** The final state a commit leads to: this ask's own proposal's when it won, the outcome's when not. */
-function committedEnding(context: AskContext, result: CommitResult): AskEnding {
-  return result.won && context.proposal !== undefined
-    ? context.proposal.ending
-    : endingOf(result.outcome)
-}
-
-const propose = (outcome: AskOutcome, ending: AskEnding, byProvider = false) => ({
-  proposal: { outcome, ending, byProvider },
-})
-
-/**
- * One pending ask, from admission to the single outcome its store commits.
- * A local ending (an answer, a UI cancel, the caller's abort, the deadline,
- * the provider gone, close) is only a proposal: `committing` offers it to the
- * store and the ask ends with whatever the store committed, which may be
- * another seam's. A settlement committed elsewhere arrives as `ask.settled`.
+ * One ask, from the moment `ask()` accepts the request to the outcome its
+ * caller receives, which is its output (DESIGN §6): admitting (the store
+ * write), following (the store already held the ask under its key: wait for
+ * its settlement), waiting for a provider, presented (a `presentationMachine`
+ * child shows it and commits the provider's settlement), committing (a local
+ * ending is only a proposal until the store commits it), and the finals. A
+ * settlement committed elsewhere arrives as `ask.settled`.
  *
- * Each ask is its own root actor (DESIGN §6). The context is data; the
- * provider, the presentation's signal and the store live beside the actor in
- * the seam, which provides `presentToProvider`, `offerCommit`,
- * `takeDownPresentation` and `takeBackPresentation`. Transitions are pure:
- * `getNextSnapshot` runs no effect.
+ * Each ask is its own root actor. The context is data; the store and the
+ * provider live beside the actor in the seam, which provides `admit`,
+ * `offerCommit` and the `presentation` child's effects. Transitions are pure.
  */
 export const askMachine = /* @__PURE__ */ setup({
   types: {
@@ -367,34 +163,74 @@ export const askMachine = /* @__PURE__ */ setup({
     input: {} as AskInput,
     output: {} as AskOutput,
   },
-  actors: { presentToProvider },
+  actors: { presentation: presentationMachine },
   guards: {
     hasProviderHere: ({ context }) => context.providerHere,
     hasProviderElsewhere: ({ context }) => context.providerElsewhere,
+    hasProviderGone: ({ context }) => !context.providerHere,
     mayWaitForProvider: ({ context }) => context.waitForProviderMs > 0,
     hasProviderGrace: ({ context }) => context.providerGraceMs > 0,
+    /** Another provider may still show the ask: one elsewhere now, one within the grace, or a human's later. */
+    isTakenOverLater: ({ context }) =>
+      context.providerElsewhere ||
+      context.providerGraceMs > 0 ||
+      (context.durable && context.key !== undefined),
+    waitsForHuman: ({ context }) => context.durable && context.key !== undefined,
+    isFleetUnknown: ({ context }) => !context.fleetKnown && !context.providerHere,
+    /** A keyless ask nobody anywhere could take fails before anything is written (DESIGN §3). */
+    isRefusedForNoProvider: ({ context }) =>
+      context.key === undefined &&
+      context.waitForProviderMs === 0 &&
+      context.fleetKnown &&
+      !context.providerHere &&
+      !context.providerElsewhere,
+    /** A held ask followed from a store nothing outlives needs a UI now, as a new one would. */
+    isFollowedWithNoProvider: ({ context }) =>
+      !context.durable &&
+      context.waitForProviderMs === 0 &&
+      !context.providerHere &&
+      !context.providerElsewhere,
     isFleetProviderGone: ({ event }) => {
       assertEvent(event, 'providers.elsewhere')
       return !event.active
     },
-    commitEndsIn: ({ context, event }, ending: AskEnding) => {
-      assertEvent(event, 'commit.done')
-      return committedEnding(context, event) === ending
+    isDeadlineReached: ({ event }) => {
+      assertEvent(event, 'ask.deadline')
+      return event.final
     },
-    settlesIn: ({ event }, ending: AskEnding) => {
-      assertEvent(event, 'ask.settled')
-      return endingOf(event.outcome) === ending
+    hasNoProposal: ({ context }) => context.proposal === undefined,
+    hasProposal: ({ context }) => context.proposal !== undefined,
+    isCommittedProposal: ({ context }) => context.proposal?.commit === true,
+    isAdmitted: ({ event }) => {
+      assertEvent(event, 'admission.done')
+      return event.result.status === 'admitted'
     },
+    holdsOtherQuestions: ({ context, event }) => {
+      assertEvent(event, 'admission.done')
+      const { result } = event
+      return result.status === 'existing' && !sameQuestions(result.ask.questions, context.questions)
+    },
+    endsIn: (_, params: Decided & { ending: AskEnding }) =>
+      params.outcome !== undefined && endingOf(params.outcome) === params.ending,
   },
   delays: {
-    deadline: ({ context }) => Math.max(0, (context.deadline ?? 0) - Date.now()),
-    providerWait: ({ context }) => context.waitForProviderMs,
-    providerGrace: ({ context }) => context.providerGraceMs,
+    deadline: ({ context }) => clampDelay((context.deadline ?? 0) - Date.now()),
+    providerWait: ({ context }) => clampDelay(context.waitForProviderMs),
+    providerGrace: ({ context }) => clampDelay(context.providerGraceMs),
   },
   actions: {
-    // Arms the deadline's one timer, for an ask that has one; the actor cancels it when it stops.
-    // The type arguments are spelled out because, inferred inside setup(), they lose the named
-    // 'deadline' delay (and the other actions' params); this one uses no actor, action or guard.
+    /** Effect: writes the ask to the store; what it made of it comes back as `admission.*`. A bare machine admits at once. */
+    admit: raise({ type: 'admission.done' as const, result: { status: 'admitted' as const } }),
+    /** Effect: offers the proposal to the store; what it committed comes back as `commit.*`. A bare machine commits what it offers. */
+    offerCommit: raise(({ context }) => ({
+      type: 'commit.done' as const,
+      outcome: (context.proposal as AskProposal).outcome,
+      won: true,
+    })),
+    // Arms the deadline's one timer (the actor cancels it when it stops). A deadline
+    // further off than a timer can hold fires early, not final, and is armed again.
+    // The type arguments are spelled out because, inferred inside setup(), they lose
+    // the named 'deadline' delay.
     armDeadline: enqueueActions<
       AskContext,
       AskEvent,
@@ -406,211 +242,304 @@ export const askMachine = /* @__PURE__ */ setup({
       'deadline',
       never
     >(({ context, enqueue }) => {
-      if (context.deadline !== undefined) {
-        enqueue.raise({ type: 'ask.deadline' }, { delay: 'deadline', id: 'deadline' })
-      }
+      if (context.deadline === undefined) return
+      const final = context.deadline - Date.now() <= MAX_DELAY_MS
+      enqueue.raise({ type: 'ask.deadline', final }, { delay: 'deadline', id: 'deadline' })
     }),
-    /**
-     * Effect: offers the proposal to the store (see `createCommitOffer`). A bare machine
-     * has no store: the outcome offered is the outcome, committed at once.
-     */
-    offerCommit: raise(({ context }) => ({
-      type: 'commit.done' as const,
-      outcome: proposedOutcome(context),
-      won: true,
+    takeDownPresentation: sendTo('presentation', ({ context }) => ({
+      type: 'ask.ending' as const,
+      error: (context.proposal as AskProposal).outcome,
     })),
-    /** Effect: the seam aborts the presentation with a hand-over reason. A no-op on a bare machine. */
-    takeBackPresentation: () => undefined,
-    /**
-     * Effect: a local ending takes the question down at once, with the error it
-     * proposes (the provider's own settlement leaves it alone). A no-op on a bare machine.
-     */
-    takeDownPresentation: () => undefined,
+    // A provider that goes takes its presentation with it: with the ending it leaves
+    // behind when nothing takes the ask over, else as a hand-over.
+    withdrawPresentation: sendTo('presentation', ({ context }) => ({
+      type: 'provider.withdrawn' as const,
+      error: context.proposal?.outcome ?? handedOverOutcome(),
+    })),
+    forwardSettlement: sendTo('presentation', ({ event }) => {
+      assertEvent(event, 'ask.settled')
+      return event
+    }),
     markProviderHere: assign({ providerHere: true }),
     markProviderGone: assign({ providerHere: false }),
     markProvidersElsewhere: assign(({ event }) => {
       assertEvent(event, 'providers.elsewhere')
-      return { providerElsewhere: event.active }
+      return { providerElsewhere: event.active, fleetKnown: true }
     }),
-    proposeAnswer: assign((_, answer: AskUserQuestionAnswer) =>
-      propose({ status: 'answered', answer }, 'answered', true),
-    ),
-    proposeProviderError: assign((_, error: AskErrorData) =>
-      propose(
-        { status: 'rejected', error },
-        error.code === 'ASK_CANCELLED' ? 'cancelled' : 'failed',
-        true,
-      ),
-    ),
-    proposeNoProvider: assign(() => propose(noProviderOutcome(), 'failed')),
-    proposeProviderGone: assign(() =>
-      propose(
-        rejected('ASK_ABORTED', 'the provider was disposed while the ask was pending', {
-          reason: 'provider-disposed',
-        }),
-        'aborted',
-      ),
-    ),
-    proposeCallerAbort: assign(() => propose(callerAbortOutcome(), 'aborted')),
-    proposeSeamClosed: assign(() => propose(seamClosedOutcome(), 'aborted')),
-    proposeTimeout: assign(({ context }) =>
-      propose(
-        rejected('ASK_TIMEOUT', 'nobody answered before the deadline', {
-          deadline: context.deadline,
-          startedAt: context.startedAt,
-        }),
-        'timedOut',
-      ),
-    ),
-    recordCommit: assign(({ context, event }) => {
-      assertEvent(event, 'commit.done')
+    adoptHeldAsk: assign(({ event }) => {
+      assertEvent(event, 'admission.done')
+      const { ask } = event.result as Extract<AdmissionResult, { status: 'existing' }>
       return {
-        outcome: event.outcome,
-        committedHere: event.won,
-        ending: committedEnding(context, event),
+        askId: ask.askId,
+        questions: ask.questions,
+        startedAt: ask.startedAt,
+        deadline: ask.deadline,
+        agentId: ask.agentId,
       }
     }),
-    recordSettledElsewhere: assign(({ event }) => {
-      assertEvent(event, 'ask.settled')
-      return { outcome: event.outcome, committedHere: false, ending: endingOf(event.outcome) }
+    /** The caller leaves a held ask it followed: nothing is written, the ask goes on. */
+    keepHeldAsk: assign(({ context }) => ({
+      proposal: { ...(context.proposal as AskProposal), commit: false },
+    })),
+    proposeCallerAbort: assign(() => propose(callerAbortOutcome(), true, 'caller')),
+    // A keyed ask stays in the store for its key to resume (DESIGN §10).
+    proposeSeamClosed: assign(({ context }) =>
+      propose(seamClosedOutcome(), context.key === undefined),
+    ),
+    proposeTimeout: assign(({ context }) => propose(timeoutOutcome(context), true)),
+    proposeNoProvider: assign(() => propose(noProviderOutcome(), true)),
+    proposeProviderGone: assign(() => propose(providerGoneOutcome(), true)),
+    proposePresentationEnding: assign((_, ending: AskRejection) => propose(ending, true)),
+    refuseForNoProvider: assign({ outcome: noProviderOutcome() }),
+    refuseOtherQuestions: assign(({ event }) => {
+      assertEvent(event, 'admission.done')
+      const { ask } = event.result as Extract<AdmissionResult, { status: 'existing' }>
+      return { outcome: otherQuestionsOutcome(ask.askId) }
     }),
-    recordStoreFailure: assign(() => ({
-      outcome: rejected('STORE_FAILED', 'the ask store could not record the outcome'),
-      ending: 'failed' as const,
-      committedHere: true,
+    recordStoreFailure: assign({ outcome: storeFailedOutcome(), cause: 'store' as const }),
+    recordOutcome: assign((_, decided: Decided) => ({
+      outcome: decided.outcome,
+      cause: decided.cause,
     })),
   },
 }).createMachine({
   id: 'ask',
   context: ({ input }) => ({
     askId: input.askId,
+    key: input.key,
     questions: input.questions,
     agentId: input.agentId,
     startedAt: input.startedAt,
     deadline: input.deadline,
     waitForProviderMs: input.waitForProviderMs,
     providerGraceMs: input.providerGraceMs,
+    durable: input.durable ?? false,
     providerHere: input.providerHere ?? false,
     providerElsewhere: input.providerElsewhere ?? false,
+    fleetKnown: input.fleetKnown ?? true,
     proposal: undefined,
     outcome: undefined,
-    ending: undefined,
-    committedHere: false,
+    cause: undefined,
   }),
-  initial: 'pending',
+  initial: 'checking',
   output: ({ context }) => {
     const outcome = context.outcome as AskOutcome
-    return outcome.status === 'answered'
-      ? outcome
-      : { status: 'rejected', error: outcomeError(outcome.error) }
+    if (outcome.status === 'answered') return outcome
+    return context.cause === undefined
+      ? { status: 'rejected', error: outcome.error }
+      : { status: 'rejected', error: outcome.error, cause: context.cause }
+  },
+  on: {
+    'provider.available': { actions: 'markProviderHere' },
+    'provider.disposed': { actions: 'markProviderGone' },
+    'providers.elsewhere': { actions: 'markProvidersElsewhere' },
   },
   states: {
-    pending: {
-      initial: 'starting',
-      entry: 'armDeadline',
+    checking: {
+      always: [
+        { guard: 'isRefusedForNoProvider', target: 'failed', actions: 'refuseForNoProvider' },
+        { guard: 'isFleetUnknown', target: 'awaitingFleet' },
+        { target: 'admitting' },
+      ],
+    },
+    // A seam that has not heard from its fleet yet waits for it before deciding NO_PROVIDER.
+    awaitingFleet: {
       on: {
-        'ask.aborted': { target: 'committing', actions: 'proposeCallerAbort' },
-        'seam.closed': { target: 'committing', actions: 'proposeSeamClosed' },
-        'ask.deadline': { target: 'committing', actions: 'proposeTimeout' },
-        'ask.settled': /* @__PURE__ */ toFinalStates('settlesIn', 'recordSettledElsewhere'),
-        'providers.elsewhere': {
-          actions: 'markProvidersElsewhere',
-        },
+        'providers.elsewhere': { target: 'checking', actions: 'markProvidersElsewhere' },
+        'provider.available': { target: 'checking', actions: 'markProviderHere' },
+        'ask.aborted': { target: 'proposing', actions: ['proposeCallerAbort', 'keepHeldAsk'] },
+        'seam.closed': { target: 'proposing', actions: ['proposeSeamClosed', 'keepHeldAsk'] },
+      },
+    },
+    admitting: {
+      entry: 'admit',
+      on: {
+        'admission.done': [
+          { guard: 'holdsOtherQuestions', target: 'failed', actions: 'refuseOtherQuestions' },
+          ...toFinalStates(({ event }: { event: AskEvent }) => ({
+            outcome: event.type === 'admission.done' ? heldOutcome(event.result) : undefined,
+          })),
+          { guard: 'isAdmitted', target: 'admitted' },
+          { guard: 'hasProposal', target: 'proposing', actions: 'keepHeldAsk' },
+          { target: 'pending.following', actions: 'adoptHeldAsk' },
+        ],
+        'admission.failed': { target: 'failed', actions: 'recordStoreFailure' },
+        'ask.aborted': { guard: 'hasNoProposal', actions: 'proposeCallerAbort' },
+        'seam.closed': { guard: 'hasNoProposal', actions: 'proposeSeamClosed' },
+      },
+    },
+    admitted: {
+      always: [{ guard: 'hasProposal', target: 'proposing' }, { target: 'pending' }],
+    },
+    pending: {
+      entry: 'armDeadline',
+      initial: 'starting',
+      on: {
+        'ask.deadline': [
+          { guard: 'isDeadlineReached', target: 'proposing', actions: 'proposeTimeout' },
+          { actions: 'armDeadline' },
+        ],
+        'ask.aborted': { target: 'proposing', actions: 'proposeCallerAbort' },
+        'seam.closed': { target: 'proposing', actions: 'proposeSeamClosed' },
+        'ask.settled': toFinalStates(({ event }: { event: AskEvent }) => ({
+          outcome: event.type === 'ask.settled' ? event.outcome : undefined,
+        })),
       },
       states: {
         starting: {
           always: [
-            { guard: 'hasProviderHere', target: 'presenting' },
+            { guard: 'hasProviderHere', target: 'presented' },
             { guard: 'hasProviderElsewhere', target: 'presentedElsewhere' },
-            { guard: 'mayWaitForProvider', target: 'waitingForProvider' },
-            { target: '#ask.committing', actions: 'proposeNoProvider' },
+            { guard: 'waitsForHuman', target: 'waitingForProvider.forHuman' },
+            { guard: 'mayWaitForProvider', target: 'waitingForProvider.first' },
+            { target: '#ask.proposing', actions: 'proposeNoProvider' },
           ],
         },
         waitingForProvider: {
           initial: 'first',
           on: {
-            'provider.available': { target: 'presenting', actions: 'markProviderHere' },
+            'provider.available': { target: 'presented', actions: 'markProviderHere' },
             'providers.elsewhere': [
-              {
-                guard: 'isFleetProviderGone',
-                actions: 'markProvidersElsewhere',
-              },
-              {
-                target: 'presentedElsewhere',
-                actions: 'markProvidersElsewhere',
-              },
+              { guard: 'isFleetProviderGone', actions: 'markProvidersElsewhere' },
+              { target: 'presentedElsewhere', actions: 'markProvidersElsewhere' },
             ],
           },
           states: {
             first: {
-              after: { providerWait: { target: '#ask.committing', actions: 'proposeNoProvider' } },
+              after: {
+                providerWait: { target: '#ask.proposing', actions: 'proposeNoProvider' },
+              },
             },
             handOver: {
               after: {
-                providerGrace: { target: '#ask.committing', actions: 'proposeProviderGone' },
+                providerGrace: { target: '#ask.proposing', actions: 'proposeProviderGone' },
               },
             },
+            // A keyed ask on a durable store: a question left for a human (DESIGN §10).
+            forHuman: {},
           },
         },
-        presenting: {
+        presented: {
           invoke: {
-            src: 'presentToProvider',
-            input: ({ context }) => presentInput(context),
-            onDone: {
-              target: '#ask.committing',
-              actions: { type: 'proposeAnswer', params: ({ event }) => event.output },
-            },
-            onError: {
-              target: '#ask.committing',
-              actions: {
-                type: 'proposeProviderError',
-                params: ({ event }) => providerErrorData(event.error),
+            id: 'presentation',
+            src: 'presentation',
+            input: ({ context }) => presentationInput(context),
+            onDone: [
+              ...toFinalStates(({ event }: { event: { output: PresentationOutput } }) =>
+                presentationDecided(event.output),
+              ),
+              { guard: 'hasProposal', target: '#ask.proposing' },
+              { guard: 'hasProviderGone', target: 'providerGone' },
+              {
+                target: '#ask.proposing',
+                actions: {
+                  type: 'proposePresentationEnding',
+                  params: ({ event }) => (event.output as { ending: AskRejection }).ending,
+                },
               },
-            },
+            ],
           },
+          // While the presentation runs, local endings go through it: it comes down
+          // first, and a provider's settlement it is committing finishes before it.
           on: {
+            // The first local ending stands; a later one only hurries the presentation down.
+            'ask.deadline': [
+              {
+                guard: and(['isDeadlineReached', 'hasNoProposal']),
+                actions: ['proposeTimeout', 'takeDownPresentation'],
+              },
+              { guard: 'isDeadlineReached', actions: 'takeDownPresentation' },
+              { actions: 'armDeadline' },
+            ],
+            'ask.aborted': [
+              { guard: 'hasNoProposal', actions: ['proposeCallerAbort', 'takeDownPresentation'] },
+              { actions: 'takeDownPresentation' },
+            ],
+            'seam.closed': [
+              { guard: 'hasNoProposal', actions: ['proposeSeamClosed', 'takeDownPresentation'] },
+              { actions: 'takeDownPresentation' },
+            ],
+            'ask.settled': { actions: 'forwardSettlement' },
             'provider.disposed': [
               {
-                guard: 'hasProviderElsewhere',
-                target: 'presentedElsewhere',
-                actions: ['markProviderGone', 'takeBackPresentation'],
+                guard: 'isTakenOverLater',
+                actions: ['markProviderGone', 'withdrawPresentation'],
               },
               {
-                guard: 'hasProviderGrace',
-                target: 'waitingForProvider.handOver',
-                actions: ['markProviderGone', 'takeBackPresentation'],
+                guard: 'hasNoProposal',
+                actions: ['markProviderGone', 'proposeProviderGone', 'withdrawPresentation'],
               },
-              { target: '#ask.committing', actions: ['markProviderGone', 'proposeProviderGone'] },
+              { actions: 'markProviderGone' },
             ],
           },
         },
         presentedElsewhere: {
           on: {
-            'provider.available': { target: 'presenting', actions: 'markProviderHere' },
+            'provider.available': { target: 'presented', actions: 'markProviderHere' },
             'providers.elsewhere': [
               {
                 guard: 'isFleetProviderGone',
-                target: '#ask.pending.fleetProviderGone',
+                target: 'providerGone',
                 actions: 'markProvidersElsewhere',
               },
               { actions: 'markProvidersElsewhere' },
             ],
           },
         },
-        // The last provider sharing the store went: the asking seam's grace applies (§10).
-        fleetProviderGone: {
+        // The provider that showed the ask went, here or on the last other live seam.
+        providerGone: {
           always: [
+            { guard: 'hasProviderElsewhere', target: 'presentedElsewhere' },
+            { guard: 'waitsForHuman', target: 'waitingForProvider.forHuman' },
             { guard: 'hasProviderGrace', target: 'waitingForProvider.handOver' },
-            { target: '#ask.committing', actions: 'proposeProviderGone' },
+            { target: '#ask.proposing', actions: 'proposeProviderGone' },
           ],
+        },
+        // Another seam admitted the ask under this key; it is shown wherever a provider is.
+        following: {
+          initial: 'joining',
+          // Its own caller still waits on the other seam: leaving writes nothing.
+          on: {
+            'ask.aborted': {
+              target: '#ask.proposing',
+              actions: ['proposeCallerAbort', 'keepHeldAsk'],
+            },
+          },
+          states: {
+            joining: {
+              always: [
+                {
+                  guard: 'isFollowedWithNoProvider',
+                  target: '#ask.failed',
+                  actions: 'refuseForNoProvider',
+                },
+                { target: 'watching' },
+              ],
+            },
+            watching: {},
+          },
         },
       },
     },
+    proposing: {
+      always: [
+        { guard: 'isCommittedProposal', target: 'committing' },
+        ...toFinalStates(({ context }: { context: AskContext }) => ({
+          outcome: context.proposal?.outcome,
+          cause: context.proposal?.cause,
+        })),
+      ],
+    },
     committing: {
-      entry: ['takeDownPresentation', 'offerCommit'],
+      entry: 'offerCommit',
       on: {
-        // The store's answer names the committed outcome whoever wrote it: no other event needed.
-        'commit.done': /* @__PURE__ */ toFinalStates('commitEndsIn', 'recordCommit'),
+        // The store's answer names the committed outcome whoever wrote it.
+        'commit.done': toFinalStates(
+          ({ context, event }: { context: AskContext; event: AskEvent }) =>
+            event.type === 'commit.done'
+              ? { outcome: event.outcome, cause: event.won ? context.proposal?.cause : undefined }
+              : { outcome: undefined },
+        ),
         'commit.failed': { target: 'failed', actions: 'recordStoreFailure' },
       },
     },
@@ -622,24 +551,21 @@ export const askMachine = /* @__PURE__ */ setup({
   },
 })
 
-function presentInput(context: AskContext): PresentInput {
-  const input: PresentInput = { askId: context.askId, questions: context.questions }
+function presentationInput(context: AskContext): PresentationInput {
+  const input: PresentationInput = {
+    askId: context.askId,
+    questions: context.questions,
+    startedAt: context.startedAt,
+    openedAt: Date.now(),
+  }
   if (context.agentId !== undefined) input.agentId = context.agentId
   if (context.deadline !== undefined) input.deadline = context.deadline
   return input
 }
 
-/**
- * The presenting step rejects with a `UserQuestionError` the seam already
- * made safe to read; anything else (a bare machine's own step, a swapped
- * implementation) is read defensively, so a hostile value cannot fault the
- * transition.
- */
-function providerErrorData(error: unknown): AskErrorData {
-  try {
-    if (error instanceof UserQuestionError) return errorData(error)
-  } catch {
-    // Falls through: a getter on the error threw.
-  }
-  return { code: 'PROVIDER_FAILED', message: 'The question provider failed' }
+function presentationDecided(output: PresentationOutput): Decided {
+  if (output.verdict === 'takenDown') return { outcome: undefined }
+  return output.verdict === 'accepted'
+    ? { outcome: output.outcome, cause: 'provider' }
+    : { outcome: output.outcome }
 }

@@ -11,35 +11,33 @@
  * ```
  */
 export { askMachine } from './ask.machine.js'
-/**
- * @internal Shared with askseam's own layers above (they import it through this
- * index); not public API, left out of the declarations.
- */
-export {
-  callerAbortOutcome,
-  createCommitOffer,
-  createPresenter,
-  endingOf,
-  errorData,
-  noProviderOutcome,
-  outcomeError,
-  presentToProvider,
-  seamClosedOutcome,
-} from './ask.machine.js'
 export type {
+  AdmissionResult,
+  AskCause,
   AskContext,
-  AskEnding,
-  AskErrorData,
   AskEvent,
   AskInput,
-  AskOutcome,
   AskOutput,
-  CommitInput,
-  CommitResult,
-  PresentInput,
+  AskProposal,
+  HeldAsk,
 } from './ask.machine.js'
-/** @internal What the seam gives `createPresenter`; not public API. */
-export type { PresenterHooks } from './ask.machine.js'
+export { MAX_RETRY_DELAY_MS, presentationMachine, retryDelay } from './presentation.machine.js'
+export type {
+  PresentationContext,
+  PresentationEvent,
+  PresentationInput,
+  PresentationOutput,
+  ProviderVerdict,
+} from './presentation.machine.js'
+export { HEARTBEAT_MS, LEASE_MS, fleetMachine } from './fleet.machine.js'
+export type {
+  FleetContext,
+  FleetEmitted,
+  FleetEvent,
+  FleetInput,
+  LeaseRead,
+} from './fleet.machine.js'
+export { MAX_DELAY_MS, clampDelay } from './time.js'
 export { seamMachine } from './seam.machine.js'
 export type { SeamContext, SeamEmitted, SeamEvent } from './seam.machine.js'
 export {
@@ -50,11 +48,10 @@ export {
   questionnaireAnswer,
   questionnaireMachine,
 } from './questionnaire.machine.js'
-/**
- * @internal Shared with askseam's own layers above (they import it through this
- * index); not public API, left out of the declarations.
- */
 export { previewAnswer } from './questionnaire.machine.js'
+// What a custom UI needs beside the questionnaire: the plan review's reading of a question.
+export { describePlanReview, qualifiesForPlanReview } from '../vocabulary/index.js'
+export type { PlanReviewChoice } from '../vocabulary/index.js'
 export type {
   QuestionDraft,
   QuestionnaireCancelReason,
@@ -66,10 +63,13 @@ export type {
 export { relayAskMachine } from './relayAsk.machine.js'
 export type {
   RelayAskContext,
+  RelayAskEmitted,
   RelayAskEvent,
   RelayAskInput,
   RelayAskOutput,
   RelayOutcome,
+  RelayReceiptReason,
+  RelayResponse,
 } from './relayAsk.machine.js'
 export { relayClientMachine } from './relayClient.machine.js'
 export type {

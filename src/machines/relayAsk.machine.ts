@@ -1,17 +1,22 @@
-import { assign, setup } from 'xstate'
-import type { UserQuestionError } from '../vocabulary/index.js'
-import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../vocabulary/index.js'
+import { assertEvent, assign, emit, setup } from 'xstate'
+import type {
+  AskErrorData,
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+} from '../vocabulary/index.js'
 
 /** How a relayed ask ended, as the wire's `question/resolved` names it. */
 export type RelayOutcome = 'answered' | 'cancelled' | 'aborted' | 'timed-out'
 
-/**
- * How one relayed ask ended. Errors are data: the relay adapter turns
- * `answered` into a resolved provider promise and the rest into rejections.
- */
-export type RelayAskOutput =
-  | { outcome: 'answered'; answer: AskUserQuestionAnswer }
-  | { outcome: 'cancelled' | 'aborted' | 'timed-out'; error: UserQuestionError }
+/** Why a client's response was not accepted (the wire's receipt reasons). */
+export type RelayReceiptReason = 'not-pending' | 'bad-response' | 'forbidden'
+
+/** A client's response as the relay read it at its edge: the frame parsed, the answer checked. */
+export type RelayResponse =
+  | { kind: 'answer'; answer: AskUserQuestionAnswer }
+  | { kind: 'cancel'; error: AskErrorData }
+  | { kind: 'invalid'; message: string }
+  | { kind: 'forbidden' }
 
 /** What a relayed ask starts from: the seam's `askId` doubles as the wire's `rpcId`. */
 export interface RelayAskInput {
@@ -21,33 +26,59 @@ export interface RelayAskInput {
   questions: AskUserQuestionItem[]
 }
 
-/** The relayed ask's memory. */
+/** The relayed ask's memory: data only. */
 export interface RelayAskContext {
   askId: string
   sessionId: string | undefined
   questions: AskUserQuestionItem[]
-  output: RelayAskOutput | undefined
+  /** The client whose response the seam is committing, once there is one. */
+  responder: string | undefined
+  /** What that response was. */
+  responded: 'answer' | 'cancel' | undefined
+  /** How the ask ended; `undefined` while it is pending, and for an ask handed over. */
+  outcome: RelayOutcome | undefined
 }
 
 /**
- * What reaches a relayed ask. Answers arrive already validated and
- * canonical: the relay checks a client's frame at the edge and sends only a
- * valid one here, so an invalid response never moves this machine.
+ * What reaches a relayed ask: a client's response; the seam's verdict on the
+ * response this relay settled with (`settlement.told`, from
+ * `ProviderRequest.settlement`); and the end of the ask for any other reason
+ * (`ask.ended`, from the request's signal: its reason's data).
  */
 export type RelayAskEvent =
-  /** A client's valid answer; the first one wins. */
-  | { type: 'answer.received'; answer: AskUserQuestionAnswer }
-  /** A client dismissed the whole batch. */
-  | { type: 'batch.cancelled'; error: UserQuestionError }
-  /** The seam took the ask away (deadline, caller abort, disposal, close); `error` is the signal's reason. */
-  | { type: 'ask.ended'; error: UserQuestionError }
+  | { type: 'response.received'; clientId: string; response: RelayResponse }
+  | {
+      type: 'settlement.told'
+      verdict: { status: 'accepted' } | { status: 'refused'; error: AskErrorData }
+    }
+  | { type: 'ask.ended'; error: AskErrorData }
+
+/** What a relayed ask tells the relay. */
+export type RelayAskEmitted =
+  /** A receipt for one client: accepted when `reason` is absent. */
+  | { type: 'receipt'; clientId: string; reason?: RelayReceiptReason; message?: string }
+  /** The relay settles the seam's provider promise with the client's answer or cancel. */
+  | { type: 'provider.settled'; response: Extract<RelayResponse, { kind: 'answer' | 'cancel' }> }
+
+/** How one relayed ask ended: what `question/resolved` says, or nothing for an ask handed over. */
+export interface RelayAskOutput {
+  outcome: RelayOutcome | undefined
+}
+
+function outcomeOfEnding(error: AskErrorData): RelayOutcome | undefined {
+  if (error.details?.handOver === true) return undefined
+  return error.code === 'ASK_TIMEOUT' ? 'timed-out' : 'aborted'
+}
 
 /**
- * One ask the relay holds for its connected clients, from the moment the seam
- * hands it over to its single outcome. Each relayed ask is its own root actor
- * kept in the relay's table by `askId` (DESIGN §6: a shared parent copies its
- * children on every spawn), and it needs no timer: the seam owns the deadline
- * and reports it through `ask.ended`.
+ * One ask the relay holds for its connected clients (DESIGN §7), deciding
+ * its own receipts. The first valid response settles the seam's provider
+ * promise; its client hears "accepted" (and every client "resolved") only
+ * once the seam says the store committed it; a response while one is being
+ * committed, or after the ask ended, is `not-pending`; an invalid one is
+ * `bad-response` and the ask stays pending; one from a client that may not
+ * see the ask is `forbidden`. An ask taken away for a hand-over ends without
+ * an outcome: it did not end, another provider shows it.
  */
 export const relayAskMachine = /* @__PURE__ */ setup({
   types: {
@@ -55,35 +86,84 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     events: {} as RelayAskEvent,
     input: {} as RelayAskInput,
     output: {} as RelayAskOutput,
+    emitted: {} as RelayAskEmitted,
   },
   guards: {
-    isDeadline: ({ event }) => event.type === 'ask.ended' && event.error.code === 'ASK_TIMEOUT',
+    isForbidden: ({ event }) =>
+      event.type === 'response.received' && event.response.kind === 'forbidden',
+    isInvalid: ({ event }) =>
+      event.type === 'response.received' && event.response.kind === 'invalid',
+    isAccepted: ({ event }) =>
+      event.type === 'settlement.told' && event.verdict.status === 'accepted',
+    isAcceptedCancel: ({ context, event }) =>
+      event.type === 'settlement.told' &&
+      event.verdict.status === 'accepted' &&
+      context.responded === 'cancel',
+    isMisfit: ({ event }) =>
+      event.type === 'settlement.told' &&
+      event.verdict.status === 'refused' &&
+      event.verdict.error.code === 'BAD_ANSWER',
   },
   actions: {
-    recordAnswer: assign({
-      output: ({ event }) =>
-        event.type === 'answer.received'
-          ? { outcome: 'answered' as const, answer: event.answer }
-          : undefined,
+    refuseForbidden: emit(({ event }) => {
+      assertEvent(event, 'response.received')
+      return { type: 'receipt' as const, clientId: event.clientId, reason: 'forbidden' as const }
     }),
-    recordCancellation: assign({
-      output: ({ event }) =>
-        event.type === 'batch.cancelled'
-          ? { outcome: 'cancelled' as const, error: event.error }
-          : undefined,
+    refuseInvalid: emit(({ event }) => {
+      assertEvent(event, 'response.received')
+      const { response } = event
+      return {
+        type: 'receipt' as const,
+        clientId: event.clientId,
+        reason: 'bad-response' as const,
+        message: response.kind === 'invalid' ? response.message : '',
+      }
     }),
-    recordTimeout: assign({
-      output: ({ event }) =>
-        event.type === 'ask.ended'
-          ? { outcome: 'timed-out' as const, error: event.error }
-          : undefined,
+    refuseNotPending: emit(({ event }) => {
+      assertEvent(event, 'response.received')
+      return { type: 'receipt' as const, clientId: event.clientId, reason: 'not-pending' as const }
     }),
-    recordAbort: assign({
-      output: ({ event }) =>
-        event.type === 'ask.ended'
-          ? { outcome: 'aborted' as const, error: event.error }
-          : undefined,
+    recordResponder: assign(({ event }) => {
+      assertEvent(event, 'response.received')
+      const kind = event.response.kind
+      return {
+        responder: event.clientId,
+        responded: kind === 'answer' || kind === 'cancel' ? kind : undefined,
+      }
     }),
+    settleProvider: emit(({ event }) => {
+      assertEvent(event, 'response.received')
+      return {
+        type: 'provider.settled' as const,
+        response: event.response as Extract<RelayResponse, { kind: 'answer' | 'cancel' }>,
+      }
+    }),
+    acceptResponder: emit(({ context }) => ({
+      type: 'receipt' as const,
+      clientId: context.responder as string,
+    })),
+    tellResponderMisfit: emit(({ context, event }) => {
+      assertEvent(event, 'settlement.told')
+      const { verdict } = event
+      return {
+        type: 'receipt' as const,
+        clientId: context.responder as string,
+        reason: 'bad-response' as const,
+        message: verdict.status === 'refused' ? verdict.error.message : '',
+      }
+    }),
+    tellResponderNotPending: emit(({ context }) => ({
+      type: 'receipt' as const,
+      clientId: context.responder as string,
+      reason: 'not-pending' as const,
+    })),
+    recordAnswered: assign({ outcome: 'answered' as const }),
+    recordCancelled: assign({ outcome: 'cancelled' as const }),
+    recordEnding: assign(({ event }) => {
+      assertEvent(event, 'ask.ended')
+      return { outcome: outcomeOfEnding(event.error) }
+    }),
+    recordMisfit: assign({ outcome: 'aborted' as const }),
   },
 }).createMachine({
   id: 'relayAsk',
@@ -91,24 +171,42 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     askId: input.askId,
     sessionId: input.sessionId,
     questions: input.questions,
-    output: undefined,
+    responder: undefined,
+    responded: undefined,
+    outcome: undefined,
   }),
   initial: 'pending',
-  output: ({ context }) => context.output as RelayAskOutput,
+  output: ({ context }) => ({ outcome: context.outcome }),
   states: {
     pending: {
       on: {
-        'answer.received': { target: 'answered', actions: 'recordAnswer' },
-        'batch.cancelled': { target: 'cancelled', actions: 'recordCancellation' },
-        'ask.ended': [
-          { guard: 'isDeadline', target: 'timedOut', actions: 'recordTimeout' },
-          { target: 'aborted', actions: 'recordAbort' },
+        'response.received': [
+          { guard: 'isForbidden', actions: 'refuseForbidden' },
+          { guard: 'isInvalid', actions: 'refuseInvalid' },
+          { target: 'committing', actions: ['recordResponder', 'settleProvider'] },
         ],
+        'ask.ended': { target: 'ended', actions: 'recordEnding' },
       },
     },
-    answered: { type: 'final' },
-    cancelled: { type: 'final' },
-    aborted: { type: 'final' },
-    timedOut: { type: 'final' },
+    // The seam commits the response: its client waits for the verdict.
+    committing: {
+      on: {
+        'response.received': [
+          { guard: 'isForbidden', actions: 'refuseForbidden' },
+          { actions: 'refuseNotPending' },
+        ],
+        'settlement.told': [
+          {
+            guard: 'isAcceptedCancel',
+            target: 'ended',
+            actions: ['acceptResponder', 'recordCancelled'],
+          },
+          { guard: 'isAccepted', target: 'ended', actions: ['acceptResponder', 'recordAnswered'] },
+          { guard: 'isMisfit', target: 'ended', actions: ['tellResponderMisfit', 'recordMisfit'] },
+        ],
+        'ask.ended': { target: 'ended', actions: ['tellResponderNotPending', 'recordEnding'] },
+      },
+    },
+    ended: { type: 'final' },
   },
 })

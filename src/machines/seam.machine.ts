@@ -1,28 +1,29 @@
 import { assign, emit, setup } from 'xstate'
-import type { UserQuestionProvider } from '../vocabulary/index.js'
 
+/** The provider slot's memory: which registration holds it. The provider itself lives beside the actor. */
 export interface SeamContext {
-  provider: UserQuestionProvider | undefined
   /** The latest registration to hold the slot; a disposer frees the slot only while it is its own. */
   registration: number | undefined
 }
 
 export type SeamEvent =
-  | { type: 'provider.registered'; provider: UserQuestionProvider; registration: number }
+  | { type: 'provider.registered'; registration: number }
   | { type: 'provider.disposed'; registration: number }
   | { type: 'seam.closed' }
 
-/** What the slot tells the pending asks; the seam adapter forwards each to every ask. */
+/** What the slot tells the seam, which forwards each to its asks. */
 export type SeamEmitted =
-  | { type: 'provider.available'; provider: UserQuestionProvider }
-  | { type: 'provider.disposed' }
+  | { type: 'provider.available'; registration: number }
+  | { type: 'provider.disposed'; registration: number }
   | { type: 'seam.closed' }
 
 /**
- * The provider slot: one active provider at most. A registration while one is
- * active, or after close, is not accepted (the adapter reads that with
- * `snapshot.can` and throws the matching code). A disposer frees the slot only
- * while its own registration holds it, so a stale one is harmless.
+ * The provider slot: one active provider at most, then closed. A registration
+ * while one is active, or after close, is not accepted (the adapter reads
+ * that with `snapshot.can` and throws the matching code). A disposer frees
+ * the slot only while its own registration holds it, so a stale one is
+ * harmless. The seam reads "closed" from this machine, and keeps the
+ * provider of the registration beside it.
  */
 export const seamMachine = /* @__PURE__ */ setup({
   types: {
@@ -35,18 +36,21 @@ export const seamMachine = /* @__PURE__ */ setup({
       registration === context.registration,
   },
   actions: {
-    occupySlot: assign((_, slot: { provider: UserQuestionProvider; registration: number }) => slot),
-    vacateSlot: assign({ provider: undefined }),
+    occupySlot: assign((_, registration: number) => ({ registration })),
+    vacateSlot: assign({ registration: undefined }),
     announceProvider: emit(({ context }) => ({
       type: 'provider.available' as const,
-      provider: context.provider as UserQuestionProvider,
+      registration: context.registration as number,
     })),
-    announceDisposal: emit({ type: 'provider.disposed' as const }),
+    announceDisposal: emit((_, registration: number) => ({
+      type: 'provider.disposed' as const,
+      registration,
+    })),
     announceClose: emit({ type: 'seam.closed' as const }),
   },
 }).createMachine({
   id: 'seam',
-  context: { provider: undefined, registration: undefined },
+  context: { registration: undefined },
   initial: 'vacant',
   states: {
     vacant: {
@@ -54,13 +58,7 @@ export const seamMachine = /* @__PURE__ */ setup({
         'provider.registered': {
           target: 'active',
           actions: [
-            {
-              type: 'occupySlot',
-              params: ({ event }) => ({
-                provider: event.provider,
-                registration: event.registration,
-              }),
-            },
+            { type: 'occupySlot', params: ({ event }) => event.registration },
             'announceProvider',
           ],
         },
@@ -72,7 +70,10 @@ export const seamMachine = /* @__PURE__ */ setup({
         'provider.disposed': {
           guard: { type: 'isCurrentRegistration', params: ({ event }) => event.registration },
           target: 'vacant',
-          actions: ['vacateSlot', 'announceDisposal'],
+          actions: [
+            { type: 'announceDisposal', params: ({ event }) => event.registration },
+            'vacateSlot',
+          ],
         },
         'seam.closed': { target: 'closed', actions: ['vacateSlot', 'announceClose'] },
       },

@@ -42,3 +42,26 @@ export {
   validateRequest,
 } from './validate.js'
 export type { AnswerDraft, ValidateRequestOptions, ValidatedRequest } from './validate.js'
+export { canonicalQuestions, sameQuestions } from './canonical.js'
+export {
+  AskEndReasons,
+  TIMEOUT_MESSAGE,
+  callerAbortOutcome,
+  endingOf,
+  errorData,
+  handedOverOutcome,
+  isReplayedOutcome,
+  isTimeoutOutcome,
+  noProviderOutcome,
+  otherQuestionsOutcome,
+  outcomeError,
+  ownerGoneOutcome,
+  presentationEnding,
+  providerGoneOutcome,
+  seamClosedOutcome,
+  seamFaultOutcome,
+  settledElsewhereOutcome,
+  storeFailedOutcome,
+  timeoutOutcome,
+} from './outcome.js'
+export type { AskEndReason, AskEnding, AskErrorData, AskOutcome, AskRejection } from './outcome.js'

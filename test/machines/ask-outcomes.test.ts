@@ -1,219 +1,435 @@
 /**
- * The bare askMachine's own rules, read through its final state and its
- * output: which final state an outcome leads to, how errors become data and
- * back, and how its presenting and committing steps settle.
+ * The askMachine's outcomes, read through its final state and its output:
+ * which final state each outcome leads to (committed here, lost to another
+ * commit, settled elsewhere), the data of each local ending it proposes, and
+ * how errors become data and back.
  */
-import { describe, expect, it, vi } from 'vitest'
-import { createActor, toPromise } from 'xstate'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createActor } from 'xstate'
+import { askMachine } from '../../src/machines/index.js'
+import type { AskEvent, AskInput } from '../../src/machines/index.js'
+import { report } from '../../src/protocol/effects.js'
+import { UserQuestionError, createMemoryStore } from '../../src/protocol/index.js'
+import type { AskStore } from '../../src/protocol/index.js'
 import {
-  askMachine,
   callerAbortOutcome,
-  createCommitOffer,
-  createPresenter,
   endingOf,
   errorData,
   noProviderOutcome,
   outcomeError,
-} from '../../src/machines/index.js'
-import type {
-  AskEvent,
-  AskInput,
-  AskOutcome,
-  CommitInput,
-  PresentInput,
-} from '../../src/machines/index.js'
-import { UserQuestionError } from '../../src/protocol/index.js'
-import { askInput, questions } from './ask-input.js'
+} from '../../src/vocabulary/index.js'
+import type { AskOutcome, UserQuestionErrorCode } from '../../src/vocabulary/index.js'
+import { rejectionOf, seamWithProvider } from '../support/controllable-provider.js'
+import { settle } from '../support/settle.js'
+import { askInput, questions, recordingAsk, tellPresentation, yes } from './ask-input.js'
 
-const input = askInput()
-const rejection = (code: string, details?: Record<string, unknown>): AskOutcome => ({
+const rejection = (code: UserQuestionErrorCode, details?: Record<string, unknown>): AskOutcome => ({
   status: 'rejected',
-  error: { code: code as never, message: `${code} happened`, ...(details ? { details } : {}) },
+  error: { code, message: `${code} happened`, ...(details ? { details } : {}) },
 })
-const answer = { answers: [{ id: 'q', selected: ['Yes'] }] }
 const endings: [AskOutcome, string][] = [
-  [{ status: 'answered', answer }, 'answered'],
+  [{ status: 'answered', answer: yes }, 'answered'],
   [rejection('ASK_CANCELLED'), 'cancelled'],
   [rejection('ASK_TIMEOUT'), 'timedOut'],
   [rejection('ASK_ABORTED'), 'aborted'],
   [rejection('SEAM_CLOSED'), 'aborted'],
   [rejection('NO_PROVIDER'), 'failed'],
   [rejection('STORE_FAILED'), 'failed'],
+  [rejection('BAD_ANSWER'), 'failed'],
+  [rejection('PROVIDER_FAILED'), 'failed'],
 ]
+const outputOf = (outcome: AskOutcome) =>
+  outcome.status === 'answered' ? outcome : { status: 'rejected', error: outcome.error }
 
-/**
- * A machine whose provider does what `present` does (by default: never answers)
- * and whose store commits what `commit` says (by default: a bare machine's, at once).
- */
-function machineWith(
-  commit?: (offered: CommitInput) => Promise<{ outcome: AskOutcome; won: boolean }>,
-  present: (given: PresentInput) => unknown = () => new Promise(() => {}),
-) {
-  return askMachine.provide({
-    actors: {
-      presentToProvider: createPresenter(present as (given: PresentInput) => Promise<unknown>),
-    },
-    ...(commit === undefined ? {} : { actions: { offerCommit: createCommitOffer(commit) } }),
-  })
-}
-/** A store that commits every outcome offered to it. */
-const commitsOffer = async (offered: CommitInput) => ({ outcome: offered.outcome, won: true })
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+  vi.setSystemTime(0)
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
 
 describe('askMachine: the final state an outcome leads to', () => {
-  it.each(endings)('%j settled elsewhere ends in %s', async (outcome, ending) => {
-    const actor = createActor(machineWith(), { input }).start()
+  it.each(endings)('%j settled elsewhere while presented ends in %s', (outcome, ending) => {
+    const { machine, effects } = recordingAsk()
+    const actor = createActor(machine, { input: askInput() }).start()
     actor.send({ type: 'ask.settled', outcome })
-    await toPromise(actor)
-    expect(actor.getSnapshot().value).toBe(ending)
+    const snapshot = actor.getSnapshot()
+    expect(snapshot.value).toBe(ending)
     expect(endingOf(outcome)).toBe(ending)
+    // The outcome is the store's, not this seam's: nothing offered, no live cause.
+    expect(snapshot.output).toEqual(outputOf(outcome))
+    expect(effects.offered).toEqual([])
   })
 
   it.each(endings)(
-    'a commit lost to %j ends in %s, not in the proposal’s state',
-    async (outcome, ending) => {
-      const actor = createActor(
-        machineWith(async () => ({ outcome, won: false })),
-        { input },
-      ).start()
-      actor.send({ type: 'ask.deadline' })
-      await toPromise(actor)
+    '%j settled elsewhere while waiting for a provider ends in %s',
+    (outcome, ending) => {
+      const { machine, effects } = recordingAsk()
+      const actor = createActor(machine, {
+        input: askInput({ providerHere: false, waitForProviderMs: 1_000 }),
+      }).start()
+      expect(actor.getSnapshot().value).toEqual({ pending: { waitingForProvider: 'first' } })
+      actor.send({ type: 'ask.settled', outcome })
       expect(actor.getSnapshot().value).toBe(ending)
-      expect(actor.getSnapshot().context.committedHere).toBe(false)
+      expect(actor.getSnapshot().output).toEqual(outputOf(outcome))
+      expect(effects.offered).toEqual([])
+      expect(vi.getTimerCount()).toBe(0)
     },
   )
 
-  it('a commit won ends in the proposal’s state, whatever its code would say', async () => {
-    const actor = createActor(machineWith(commitsOffer), { input }).start()
-    actor.send({ type: 'seam.closed' })
-    const output = await toPromise(actor)
+  it.each(endings)(
+    'a commit lost to %j ends in %s, not in the proposal’s state, and without its cause',
+    (outcome, ending) => {
+      const { machine, effects } = recordingAsk()
+      const actor = createActor(machine, { input: askInput() }).start()
+      actor.send({ type: 'ask.aborted' })
+      expect(actor.getSnapshot().value).toBe('committing')
+      expect(effects.offered).toEqual([callerAbortOutcome()])
+      actor.send({ type: 'commit.done', outcome, won: false })
+      expect(actor.getSnapshot().value).toBe(ending)
+      expect(actor.getSnapshot().output).toEqual(outputOf(outcome))
+    },
+  )
+
+  it('a commit won ends in the proposal’s state with its live cause', () => {
+    const { machine } = recordingAsk()
+    const actor = createActor(machine, { input: askInput() }).start()
+    actor.send({ type: 'ask.aborted' })
+    actor.send({ type: 'commit.done', outcome: callerAbortOutcome(), won: true })
     expect(actor.getSnapshot().value).toBe('aborted')
-    expect(output).toMatchObject({ status: 'rejected', error: { code: 'SEAM_CLOSED' } })
-  })
-})
-
-describe('askMachine: the final state of each local ending its commit won', () => {
-  const failing = (error: UserQuestionError) => () => Promise.reject(error)
-  const cases: {
-    ending: string
-    name: string
-    extra?: Partial<AskInput>
-    present?: () => unknown
-    event?: AskEvent['type']
-  }[] = [
-    { ending: 'aborted', name: 'the caller’s abort', event: 'ask.aborted' },
-    { ending: 'timedOut', name: 'the deadline', extra: { deadline: 9e12 }, event: 'ask.deadline' },
-    { ending: 'aborted', name: 'the provider gone, with no grace', event: 'provider.disposed' },
-    { ending: 'failed', name: 'no provider, and no wait', extra: { providerHere: false } },
-    {
-      ending: 'cancelled',
-      name: 'a UI cancel',
-      present: failing(new UserQuestionError('dismissed', 'ASK_CANCELLED')),
-    },
-    {
-      ending: 'failed',
-      name: 'a provider that failed',
-      present: failing(new UserQuestionError('boom', 'PROVIDER_FAILED')),
-    },
-  ]
-  it.each(cases)('$name ends in $ending', async ({ ending, extra, present, event }) => {
-    const actor = createActor(machineWith(commitsOffer, present), {
-      input: askInput(extra),
-    }).start()
-    if (event !== undefined) actor.send({ type: event } as never)
-    await toPromise(actor)
-    expect(actor.getSnapshot().value).toBe(ending)
-    expect(actor.getSnapshot().context.committedHere).toBe(true)
-  })
-})
-
-describe('askMachine: what its presenting step is given', () => {
-  const seenBy = (extra: Partial<AskInput>) => {
-    let seen: unknown
-    const machine = machineWith(undefined, (given) => {
-      seen = given
-      return new Promise(() => {})
+    expect(actor.getSnapshot().output).toEqual({
+      status: 'rejected',
+      error: callerAbortOutcome().error,
+      cause: 'caller',
     })
-    createActor(machine, { input: askInput(extra) })
-      .start()
-      .stop()
-    return seen
+  })
+
+  it('a commit that fails ends the ask failed with STORE_FAILED, the store as its cause', () => {
+    const { machine } = recordingAsk()
+    const actor = createActor(machine, { input: askInput() }).start()
+    actor.send({ type: 'seam.closed' })
+    actor.send({ type: 'commit.failed' })
+    expect(actor.getSnapshot().value).toBe('failed')
+    expect(actor.getSnapshot().output).toMatchObject({
+      status: 'rejected',
+      error: { code: 'STORE_FAILED' },
+      cause: 'store',
+    })
+  })
+
+  it('ignores a commit result while nothing was offered', () => {
+    const { machine } = recordingAsk()
+    const actor = createActor(machine, { input: askInput() }).start()
+    actor.send({ type: 'commit.done', outcome: { status: 'answered', answer: yes }, won: true })
+    actor.send({ type: 'commit.failed' })
+    expect(actor.getSnapshot().value).toEqual({ pending: 'presented' })
+    expect(actor.getSnapshot().context.outcome).toBeUndefined()
+    actor.stop()
+  })
+
+  it('a bare machine commits what it offers, in the same step', () => {
+    const actor = createActor(askMachine, { input: askInput() }).start()
+    actor.send({ type: 'seam.closed' })
+    expect(actor.getSnapshot().value).toBe('aborted')
+    expect(actor.getSnapshot().output).toMatchObject({ error: { code: 'SEAM_CLOSED' } })
+  })
+})
+
+describe('askMachine: each local ending, once committed, ends in its own final state', () => {
+  const cases: [
+    string,
+    Partial<AskInput>,
+    ((actor: { send(event: AskEvent): void }) => void) | undefined,
+    string,
+  ][] = [
+    ['the caller’s abort', {}, (actor) => actor.send({ type: 'ask.aborted' }), 'aborted'],
+    ['the seam closing', {}, (actor) => actor.send({ type: 'seam.closed' }), 'aborted'],
+    [
+      'the deadline',
+      { deadline: 9e12 },
+      (actor) => actor.send({ type: 'ask.deadline', final: true }),
+      'timedOut',
+    ],
+    [
+      'the provider gone, with no grace',
+      {},
+      (actor) => actor.send({ type: 'provider.disposed' }),
+      'aborted',
+    ],
+    ['no provider, and no wait', { key: 'k', providerHere: false }, undefined, 'failed'],
+  ]
+  it.each(cases)('%s ends in its state', (_name, extra, send, ending) => {
+    const { machine, effects } = recordingAsk()
+    const actor = createActor(machine, { input: askInput(extra) }).start()
+    send?.(actor)
+    expect(actor.getSnapshot().value).toBe('committing')
+    const [offered] = effects.offered
+    actor.send({ type: 'commit.done', outcome: offered!, won: true })
+    expect(actor.getSnapshot().value).toBe(ending)
+    expect(actor.getSnapshot().output).toMatchObject({
+      status: 'rejected',
+      error: offered!.status === 'rejected' ? offered!.error : {},
+    })
+  })
+})
+
+describe('askMachine: the local endings it proposes', () => {
+  const proposalAfter = (
+    extra: Partial<AskInput>,
+    send?: (actor: ReturnType<typeof run>) => void,
+  ) => {
+    const actor = run(extra)
+    send?.(actor)
+    return { actor, proposal: actor.getSnapshot().context.proposal }
+  }
+  const run = (extra: Partial<AskInput>) => {
+    const { machine, effects } = recordingAsk()
+    const actor = createActor(machine, { input: askInput(extra) }).start()
+    return Object.assign(actor, { effects })
   }
 
-  it('names the agent and the deadline when the ask has them', () => {
-    expect(seenBy({ agentId: 'agent-1', deadline: 5_000 })).toStrictEqual({
-      askId: 'a1',
-      questions,
-      agentId: 'agent-1',
-      deadline: 5_000,
+  it('the caller’s abort: ASK_ABORTED caller-aborted, committed, the caller’s reason as cause', () => {
+    const { actor, proposal } = proposalAfter({}, (ask) => ask.send({ type: 'ask.aborted' }))
+    expect(proposal).toEqual({
+      outcome: {
+        status: 'rejected',
+        error: {
+          code: 'ASK_ABORTED',
+          message: 'the caller aborted the ask',
+          details: { reason: 'caller-aborted' },
+        },
+      },
+      commit: true,
+      cause: 'caller',
+    })
+    expect(actor.effects.offered).toEqual([proposal!.outcome])
+  })
+
+  it('the seam closing a keyless ask: SEAM_CLOSED, committed to the store', () => {
+    const { actor, proposal } = proposalAfter({}, (ask) => ask.send({ type: 'seam.closed' }))
+    expect(proposal).toEqual({
+      outcome: {
+        status: 'rejected',
+        error: { code: 'SEAM_CLOSED', message: 'the seam was closed while the ask was pending' },
+      },
+      commit: true,
+    })
+    expect(actor.getSnapshot().value).toBe('committing')
+  })
+
+  it('the seam closing a keyed ask: SEAM_CLOSED for the caller alone, the ask left in the store for its key', () => {
+    const { actor, proposal } = proposalAfter({ key: 'k' }, (ask) =>
+      ask.send({ type: 'seam.closed' }),
+    )
+    expect(proposal).toMatchObject({ outcome: { error: { code: 'SEAM_CLOSED' } }, commit: false })
+    expect(actor.getSnapshot().value).toBe('aborted')
+    expect(actor.getSnapshot().output).toMatchObject({ error: { code: 'SEAM_CLOSED' } })
+    expect(actor.effects.offered).toEqual([])
+  })
+
+  it('the deadline: ASK_TIMEOUT with the original deadline and start time', async () => {
+    vi.setSystemTime(1_000)
+    const actor = run({ startedAt: 1_000, deadline: 6_000 })
+    await vi.advanceTimersByTimeAsync(4_999)
+    expect(actor.getSnapshot().context.proposal).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(1)
+    expect(actor.getSnapshot().context.proposal).toEqual({
+      outcome: {
+        status: 'rejected',
+        error: {
+          code: 'ASK_TIMEOUT',
+          message: 'nobody answered before the deadline',
+          details: { deadline: 6_000, startedAt: 1_000 },
+        },
+      },
+      commit: true,
+    })
+    expect(actor.getSnapshot().value).toBe('committing')
+    // The presentation came down with the same ending before the ask proposed it.
+    expect(actor.effects.ended).toEqual([actor.getSnapshot().context.proposal!.outcome.error])
+  })
+
+  it('no provider for a keyed ask (nothing refuses it before admission): NO_PROVIDER, committed', () => {
+    const { actor, proposal } = proposalAfter({ key: 'k', providerHere: false })
+    expect(proposal).toEqual({ outcome: noProviderOutcome(), commit: true })
+    expect(actor.effects.offered).toEqual([noProviderOutcome()])
+  })
+
+  it('no provider for a keyless ask: NO_PROVIDER before admission, nothing offered', () => {
+    const { actor, proposal } = proposalAfter({ providerHere: false })
+    expect(proposal).toBeUndefined()
+    expect(actor.getSnapshot().value).toBe('failed')
+    expect(actor.getSnapshot().output).toEqual({
+      status: 'rejected',
+      error: noProviderOutcome().error,
+    })
+    expect(actor.effects.offered).toEqual([])
+  })
+
+  it('no provider within the wait: NO_PROVIDER once it elapses', async () => {
+    const actor = run({ key: 'k', providerHere: false, waitForProviderMs: 1_000 })
+    await vi.advanceTimersByTimeAsync(999)
+    expect(actor.getSnapshot().value).toEqual({ pending: { waitingForProvider: 'first' } })
+    await vi.advanceTimersByTimeAsync(1)
+    expect(actor.getSnapshot().context.proposal).toEqual({
+      outcome: noProviderOutcome(),
+      commit: true,
     })
   })
 
-  it('leaves out the agent and the deadline when the ask has neither', () => {
-    expect(seenBy({})).toStrictEqual({ askId: 'a1', questions })
+  const providerGone = {
+    status: 'rejected',
+    error: {
+      code: 'ASK_ABORTED',
+      message: 'the provider was disposed while the ask was pending',
+      details: { reason: 'provider-disposed' },
+    },
+  }
+
+  it('the provider gone with no grace: ASK_ABORTED provider-disposed, and its presentation taken down with it', () => {
+    const { actor, proposal } = proposalAfter({}, (ask) => ask.send({ type: 'provider.disposed' }))
+    expect(proposal).toEqual({ outcome: providerGone, commit: true })
+    expect(actor.effects.ended).toEqual([providerGone.error])
+    expect(actor.getSnapshot().value).toBe('committing')
+  })
+
+  it('the provider gone and no other within the grace: ASK_ABORTED provider-disposed once it elapses', async () => {
+    const actor = run({ providerGraceMs: 2_000 })
+    actor.send({ type: 'provider.disposed' })
+    expect(actor.getSnapshot().value).toEqual({ pending: { waitingForProvider: 'handOver' } })
+    // The presentation was withdrawn as a hand-over: the provider is told it is not the end.
+    expect(actor.effects.ended).toEqual([
+      expect.objectContaining({ details: { reason: 'provider-disposed', handOver: true } }),
+    ])
+    await vi.advanceTimersByTimeAsync(2_000)
+    expect(actor.getSnapshot().context.proposal).toEqual({ outcome: providerGone, commit: true })
+  })
+
+  it('a provider back within the grace presents the ask again, and nothing is proposed', async () => {
+    const actor = run({ providerGraceMs: 2_000 })
+    actor.send({ type: 'provider.disposed' })
+    await vi.advanceTimersByTimeAsync(1_999)
+    actor.send({ type: 'provider.available' })
+    expect(actor.getSnapshot().value).toEqual({ pending: 'presented' })
+    await vi.advanceTimersByTimeAsync(5_000)
+    expect(actor.getSnapshot().context.proposal).toBeUndefined()
+    expect(actor.effects.shown).toBe(2)
+    actor.stop()
   })
 })
 
-describe('askMachine: its committing effect', () => {
-  const failingStores: [string, () => Promise<never>][] = [
-    ['rejects the commit', () => Promise.reject(new Error('disk full'))],
+describe('askMachine: the provider’s own settlement, through its presentation', () => {
+  it.each([
+    ['an answer', { type: 'provider.answered', answer: yes } as const, 'answered'],
+    [
+      'a UI cancel',
+      {
+        type: 'provider.failed',
+        error: { code: 'ASK_CANCELLED', message: 'dismissed' },
+      } as const,
+      'cancelled',
+    ],
+    [
+      'an answer that does not fit',
+      {
+        type: 'provider.answered',
+        answer: { answers: [{ id: 'q', selected: ['Maybe'] }] },
+      } as const,
+      'failed',
+    ],
+    [
+      'a provider failure',
+      { type: 'provider.failed', error: { code: 'PROVIDER_FAILED', message: 'boom' } } as const,
+      'failed',
+    ],
+    [
+      // The final state follows the code, whoever decided it.
+      'a provider rejecting with another code of the table',
+      { type: 'provider.failed', error: { code: 'ASK_ABORTED', message: 'gone' } } as const,
+      'aborted',
+    ],
+  ])('%s the store commits ends in %s, the provider as its cause', (_name, event, ending) => {
+    const { machine, effects } = recordingAsk()
+    const actor = createActor(machine, { input: askInput() }).start()
+    tellPresentation(actor, event)
+    expect(actor.getSnapshot().value).toEqual({ pending: 'presented' })
+    const [offered] = effects.presentationOffers
+    tellPresentation(actor, { type: 'commit.done', outcome: offered!, won: true })
+    expect(actor.getSnapshot().value).toBe(ending)
+    expect(actor.getSnapshot().output).toEqual(
+      offered!.status === 'answered'
+        ? offered
+        : { status: 'rejected', error: offered!.error, cause: 'provider' },
+    )
+    // The ask offers nothing of its own: the presentation's commit is the outcome.
+    expect(effects.offered).toEqual([])
+  })
+})
+
+describe('askMachine: its effects, as the seam runs them', () => {
+  it('a report that arrives after the ask stopped is dropped', async () => {
+    const actor = createActor(askMachine, { input: askInput() }).start()
+    let release!: () => void
+    const send = vi.spyOn(actor, 'send')
+    report(
+      actor,
+      () => new Promise<void>((resolve) => (release = resolve)),
+      () => ({ type: 'ask.aborted' }),
+      () => ({ type: 'commit.failed' }),
+    )
+    actor.stop()
+    release()
+    await settle()
+    expect(send).not.toHaveBeenCalled()
+    expect(actor.getSnapshot().status).toBe('stopped')
+  })
+
+  const failingStores: [string, (inner: AskStore) => AskStore['settle']][] = [
+    ['rejects the commit', () => () => Promise.reject(new Error('disk full'))],
     [
       'throws before it returns a promise',
-      () => {
+      () => () => {
         throw new Error('no connection')
       },
     ],
   ]
   it.each(failingStores)(
-    'a store that %s ends the ask failed with STORE_FAILED',
-    async (_, commit) => {
-      const actor = createActor(machineWith(commit), { input }).start()
-      actor.send({ type: 'ask.aborted' })
-      const output = await toPromise(actor)
-      expect(actor.getSnapshot().value).toBe('failed')
-      expect(output).toMatchObject({ status: 'rejected', error: { code: 'STORE_FAILED' } })
+    'a store that %s ends the ask STORE_FAILED, the store’s error as cause',
+    async (_name, settleWith) => {
+      const inner = createMemoryStore()
+      const store: AskStore = Object.create(inner) as AskStore
+      store.settle = settleWith(inner)
+      const { seam, provider } = seamWithProvider({ store })
+      await settle()
+      const caller = new AbortController()
+      const asked = rejectionOf(seam.ask({ questions, signal: caller.signal }), 'STORE_FAILED')
+      await provider.call(0)
+      caller.abort(new Error('caller gave up'))
+      const error = await asked
+      expect((error.cause as Error).message).toMatch(/disk full|no connection/)
+      // The provider's question came down with the ending the store did not take.
+      expect((provider.last().request.signal.reason as UserQuestionError).code).toBe('ASK_ABORTED')
+      await seam.close()
     },
   )
 
-  it('drops what the store says after the actor stopped', async () => {
-    let release!: () => void
-    const actor = createActor(
-      machineWith(
-        (offered) =>
-          new Promise((resolve) => {
-            release = () => resolve({ outcome: offered.outcome, won: true })
-          }),
-      ),
-      { input },
-    ).start()
-    actor.send({ type: 'ask.aborted' })
-    expect(actor.getSnapshot().value).toBe('committing')
-    actor.stop()
-    const send = vi.spyOn(actor, 'send')
-    release()
-    await new Promise((resolve) => setTimeout(resolve, 0))
-    expect(send).not.toHaveBeenCalled()
-    expect(actor.getSnapshot().status).toBe('stopped')
-  })
-
-  it('a bare machine commits what it offers, in the same step', () => {
-    const actor = createActor(askMachine, { input }).start()
-    actor.send({ type: 'seam.closed' })
-    expect(actor.getSnapshot().value).toBe('aborted')
-    expect(actor.getSnapshot().context.committedHere).toBe(true)
-  })
-
-  it('ignores a commit result while nothing was offered', () => {
-    const actor = createActor(machineWith(), { input }).start()
-    expect(actor.getSnapshot().context.committedHere).toBe(false)
-    actor.send({ type: 'commit.done', outcome: { status: 'answered', answer }, won: true })
-    actor.send({ type: 'commit.failed' })
-    expect(actor.getSnapshot().value).toEqual({ pending: 'presenting' })
-    expect(actor.getSnapshot().context.committedHere).toBe(false)
-    actor.stop()
+  it('the caller of an ask the store committed gets the very error its provider’s signal aborted with', async () => {
+    const { seam, provider } = seamWithProvider()
+    await settle()
+    const caller = new AbortController()
+    const asked = rejectionOf(seam.ask({ questions, signal: caller.signal }), 'ASK_ABORTED')
+    await provider.call(0)
+    caller.abort('caller gave up')
+    const error = await asked
+    expect(error.details).toEqual({ reason: 'caller-aborted' })
+    expect(error.cause).toBe('caller gave up')
+    expect(provider.last().request.signal.reason).toBe(error)
+    await seam.close()
   })
 })
 
-describe('askMachine: errors as data', () => {
+describe('outcomes as data', () => {
   it('keeps no details key on an outcome that has no details', () => {
     expect(Object.keys(noProviderOutcome().error)).toEqual(['code', 'message'])
     expect(Object.keys(callerAbortOutcome().error)).toEqual(['code', 'message', 'details'])
@@ -227,11 +443,12 @@ describe('askMachine: errors as data', () => {
       'late',
       { deadline: 5 },
     ])
-    const plain = outcomeError({ code: 'ASK_CANCELLED', message: 'no' })
-    expect(plain.details).toBeUndefined()
-    expect(outcomeError({ code: 'NOT_A_CODE' as never, message: 'odd' }).code).toBe(
-      'PROVIDER_FAILED',
-    )
+    expect(outcomeError({ code: 'ASK_CANCELLED', message: 'no' }).details).toBeUndefined()
+    // A row written by a newer askseam may carry a code this one does not know.
+    const unknown = JSON.parse('{"code":"NOT_A_CODE","message":"odd"}') as Parameters<
+      typeof outcomeError
+    >[0]
+    expect(outcomeError(unknown).code).toBe('PROVIDER_FAILED')
   })
 
   it('reads an error into data, with a copy of its details and none when it has none', () => {
@@ -243,119 +460,5 @@ describe('askMachine: errors as data', () => {
       code: 'ASK_CANCELLED',
       message: 'gone',
     })
-  })
-
-  it('proposes the caller’s abort, the seam’s close and the timeout with their details', async () => {
-    const offered: AskOutcome[] = []
-    const run = async (
-      event: Parameters<ReturnType<typeof createActor>['send']>[0],
-      deadline?: number,
-    ) => {
-      const actor = createActor(
-        machineWith((offer) => {
-          offered.push(offer.outcome)
-          return commitsOffer(offer)
-        }),
-        { input: askInput(deadline === undefined ? {} : { deadline }) },
-      ).start()
-      actor.send(event as never)
-      return toPromise(actor)
-    }
-    await run({ type: 'ask.aborted' })
-    await run({ type: 'seam.closed' })
-    await run({ type: 'ask.deadline' }, 9_999_999_999_999)
-    expect(offered).toEqual([
-      rejectionOf('ASK_ABORTED', 'the caller aborted the ask', { reason: 'caller-aborted' }),
-      rejectionOf('SEAM_CLOSED', 'the seam was closed while the ask was pending'),
-      rejectionOf('ASK_TIMEOUT', 'nobody answered before the deadline', {
-        deadline: 9_999_999_999_999,
-        startedAt: 0,
-      }),
-    ])
-  })
-})
-
-function rejectionOf(code: string, message: string, details?: Record<string, unknown>): AskOutcome {
-  return {
-    status: 'rejected',
-    error:
-      details === undefined
-        ? { code: code as never, message }
-        : { code: code as never, message, details },
-  }
-}
-
-describe('askMachine: its presenting step', () => {
-  const offeredBy = async (present: () => unknown) => {
-    let offered: AskOutcome | undefined
-    const machine = machineWith((offer) => {
-      offered = offer.outcome
-      return commitsOffer(offer)
-    }, present)
-    const actor = createActor(machine, { input }).start()
-    const output = await toPromise(actor)
-    return { offered, output, ending: actor.getSnapshot().value }
-  }
-
-  it('checks the answer: one that does not fit is BAD_ANSWER, proposed by the provider', async () => {
-    const { offered, ending } = await offeredBy(async () => ({
-      answers: [{ id: 'q', selected: ['Maybe'] }],
-    }))
-    expect(offered).toMatchObject({ status: 'rejected', error: { code: 'BAD_ANSWER' } })
-    expect(ending).toBe('failed')
-  })
-
-  it('reads a provider that throws at once, or rejects with no coded error, as PROVIDER_FAILED', async () => {
-    const thrown = await offeredBy(() => {
-      throw new Error('boom')
-    })
-    const odd = await offeredBy(() => Promise.reject(new Error('not coded')))
-    for (const { offered } of [thrown, odd]) {
-      expect(offered).toEqual({
-        status: 'rejected',
-        error: { code: 'PROVIDER_FAILED', message: 'The question provider failed' },
-      })
-    }
-  })
-
-  it('a bare machine has no provider to call: its default step fails PROVIDER_FAILED', async () => {
-    const actor = createActor(askMachine, { input }).start()
-    const output = await toPromise(actor)
-    expect(output).toMatchObject({
-      status: 'rejected',
-      error: { code: 'PROVIDER_FAILED', message: 'no provider is bound to this ask' },
-    })
-    // The code as committed, not as rebuilt for the caller (which reads an unknown code as this one).
-    expect(actor.getSnapshot().context.outcome).toMatchObject({
-      error: { code: 'PROVIDER_FAILED' },
-    })
-  })
-
-  it('restores a presenting ask’s step from its persisted snapshot, still waiting on the provider', () => {
-    const actor = createActor(machineWith(), { input }).start()
-    const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot())) as never
-    actor.stop()
-    const restored = createActor(machineWith(), { snapshot: persisted, input }).start()
-    const [step] = Object.values(restored.getSnapshot().children)
-    expect(step?.getSnapshot()).toMatchObject({ status: 'active', input: { askId: 'a1' } })
-    restored.stop()
-  })
-
-  it('a step its ask leaves is stopped, and lets go of its input', () => {
-    const actor = createActor(machineWith(), { input }).start()
-    const [step] = Object.values(actor.getSnapshot().children)
-    actor.send({ type: 'ask.aborted' })
-    expect(step?.getSnapshot()).toMatchObject({ status: 'stopped', input: undefined })
-  })
-
-  it('keeps a presenting ask’s step in its persisted snapshot, as data', () => {
-    const actor = createActor(machineWith(), { input }).start()
-    const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot())) as {
-      children: Record<string, { snapshot: { status: string; input: { askId: string } } }>
-    }
-    const [step] = Object.values(persisted.children)
-    expect(step?.snapshot.status).toBe('active')
-    expect(step?.snapshot.input.askId).toBe('a1')
-    actor.stop()
   })
 })

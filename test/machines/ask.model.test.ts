@@ -1,4 +1,4 @@
 import { createMemoryStore } from '../../src/protocol/index.js'
 import { askModelSuite } from './ask-model-suite.js'
 
-askModelSuite('memory store', createMemoryStore)
+askModelSuite('memory store', false, createMemoryStore)

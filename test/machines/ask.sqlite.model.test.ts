@@ -3,8 +3,7 @@ import { createSqliteStore } from '../../src/stores/sqlite/index.js'
 import { tempDirectory } from '../stores/sqlite/temp-file.js'
 import { askModelSuite } from './ask-model-suite.js'
 
-// A test runs up to 66 paths, each on a new file with synced writes: all 1,080 take about
-// 15 s alone, longer beside the rest of the suite.
+// Each path runs on a new file with synced writes: a scenario's paths take seconds.
 vi.setConfig({ testTimeout: 120_000 })
 
 // Every path on a real file of its own, in a fresh directory removed after the test.
@@ -13,7 +12,7 @@ afterEach(() => {
   for (const directory of directories.splice(0)) directory.remove()
 })
 
-askModelSuite('SQLite store', () => {
+askModelSuite('SQLite store', true, () => {
   const directory = tempDirectory()
   directories.push(directory)
   // One connection serves both seams, so its poll for other connections' commits finds

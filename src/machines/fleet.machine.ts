@@ -1,0 +1,306 @@
+import { assertEvent, assign, emit, fromPromise, raise, setup } from 'xstate'
+import { clampDelay, delayUntil } from './time.js'
+
+/** How often a seam on a durable store renews its lease and sweeps the store. */
+export const HEARTBEAT_MS = 5_000
+/** How long a lease lasts unrenewed: a seam silent this long counts as dead. */
+export const LEASE_MS = 15_000
+
+/** What a seam's fleet starts from. */
+export interface FleetInput {
+  /** Whether the store outlives the process: only there a lease can lapse, so only there it is renewed. */
+  durable: boolean
+  /** Whether the seam has an active provider as it starts. */
+  providerHere: boolean
+}
+
+/** A seam's knowledge of the fleet sharing its store: data only. */
+export interface FleetContext {
+  durable: boolean
+  providerHere: boolean
+  /** The lease does not say what the seam's provider slot says: it is written again. */
+  leaseStale: boolean
+  /** Whether another live seam sharing the store has an active provider. */
+  providerElsewhere: boolean
+  /** Whether the leases have been read once (or could not be). */
+  known: boolean
+  /** When the earliest deadline of an ask no timer of this seam watches falls, if any. */
+  sweepAt: number | undefined
+  /** When the earliest lapsing lease of another seam lapses (a store nothing outlives: a dropped seam's). */
+  orphanAt: number | undefined
+}
+
+/** What one read of the leases found. */
+export interface LeaseRead {
+  providerElsewhere: boolean
+  /** The earliest finite expiry among the other seams' leases. */
+  nextLapse?: number
+}
+
+/** What the fleet hears from its seam. */
+export type FleetEvent =
+  /** The seam's provider slot changed: the lease says so at once. */
+  | { type: 'provider.changed'; active: boolean }
+  /** The store's feed says leases changed: they are read again. */
+  | { type: 'leases.changed' }
+  /** The earliest deadline among asks the seam runs no timer for; `undefined`: none any more. */
+  | { type: 'deadline.watch'; deadline: number | undefined }
+  /** The seam closes: the lease is removed. */
+  | { type: 'fleet.stop' }
+  /** The seam is dropped as a killed process would be: its lease is left to lapse. */
+  | { type: 'fleet.crash' }
+  /** Raised by the fleet itself once a read of the leases is recorded. */
+  | { type: 'leases.read' }
+
+/** What the fleet tells its seam. */
+export type FleetEmitted =
+  /** The first lease write settled: asks may be admitted (an orphan sweep would end one with no lease). */
+  | { type: 'fleet.ready' }
+  /** The leases were read: `providerElsewhere` is what they say. */
+  | { type: 'fleet.read'; providerElsewhere: boolean }
+  /** A sweep for overdue asks ran: the seam says which deadline to watch next. */
+  | { type: 'fleet.swept' }
+
+type LeaseWrite = { providerActive: boolean; expiresAt: number }
+
+const idle = fromPromise<void, LeaseWrite>(async () => undefined)
+
+/**
+ * A seam's part in the fleet sharing its store (DESIGN §10), with its time
+ * as named delays: its lease (renewed every {@link HEARTBEAT_MS} on a durable
+ * store, where each renewal also ends orphans and overdue asks), what it
+ * knows of the other seams' providers, a sweep at the earliest deadline no
+ * ask timer of its own watches, and, on a store nothing outlives, the end of
+ * a dropped seam's orphans when its lease lapses.
+ *
+ * The store calls are actors the seam provides (`writeLease`, `readLeases`,
+ * `renewLease`, `sweepOverdue`, `endOrphans`, `releaseLease`,
+ * `leaveLease`); each is quiet (a failed call is simply tried again later).
+ */
+export const fleetMachine = /* @__PURE__ */ setup({
+  types: {
+    context: {} as FleetContext,
+    events: {} as FleetEvent,
+    input: {} as FleetInput,
+    emitted: {} as FleetEmitted,
+  },
+  actors: {
+    writeLease: idle,
+    renewLease: idle,
+    readLeases: fromPromise<LeaseRead>(async () => ({ providerElsewhere: false })),
+    sweepOverdue: fromPromise<void>(async () => undefined),
+    endOrphans: fromPromise<void>(async () => undefined),
+    releaseLease: fromPromise<void>(async () => undefined),
+    leaveLease: idle,
+  },
+  guards: {
+    isDurable: ({ context }) => context.durable,
+    isLeaseStale: ({ context }) => context.leaseStale,
+    hasSweepDue: ({ context }) => context.sweepAt !== undefined,
+    hasOrphansDue: ({ context }) => context.orphanAt !== undefined,
+  },
+  delays: {
+    heartbeat: clampDelay(HEARTBEAT_MS),
+    sweepDue: ({ context }) => delayUntil(context.sweepAt ?? 0),
+    orphansDue: ({ context }) => delayUntil(context.orphanAt ?? 0),
+  },
+  actions: {
+    recordProvider: assign(({ event }) => {
+      assertEvent(event, 'provider.changed')
+      return { providerHere: event.active, leaseStale: true }
+    }),
+    markLeaseWritten: assign({ leaseStale: false }),
+    watchDeadline: assign(({ context, event }) => {
+      assertEvent(event, 'deadline.watch')
+      const { deadline } = event
+      if (deadline === undefined) return { sweepAt: undefined }
+      return {
+        sweepAt: context.sweepAt === undefined ? deadline : Math.min(context.sweepAt, deadline),
+      }
+    }),
+    clearSweep: assign({ sweepAt: undefined }),
+    clearOrphans: assign({ orphanAt: undefined }),
+    recordLeases: assign(({ context }, read: LeaseRead) => ({
+      providerElsewhere: read.providerElsewhere,
+      known: true,
+      orphanAt: context.durable ? undefined : read.nextLapse,
+    })),
+    markKnown: assign({ known: true }),
+    announceReady: emit({ type: 'fleet.ready' as const }),
+    announceRead: emit(({ context }) => ({
+      type: 'fleet.read' as const,
+      providerElsewhere: context.providerElsewhere,
+    })),
+    announceSweep: emit({ type: 'fleet.swept' as const }),
+    readAgain: raise({ type: 'leases.changed' as const }),
+    noteRead: raise({ type: 'leases.read' as const }),
+  },
+}).createMachine({
+  id: 'fleet',
+  context: ({ input }) => ({
+    durable: input.durable,
+    providerHere: input.providerHere,
+    leaseStale: false,
+    providerElsewhere: false,
+    known: false,
+    sweepAt: undefined,
+    orphanAt: undefined,
+  }),
+  initial: 'starting',
+  on: {
+    'provider.changed': { actions: 'recordProvider' },
+    'deadline.watch': { actions: 'watchDeadline' },
+    'fleet.stop': '.releasing',
+    'fleet.crash': [{ guard: 'isDurable', target: '.stopped' }, { target: '.crashed' }],
+  },
+  states: {
+    starting: {
+      invoke: {
+        src: 'writeLease',
+        input: ({ context }) => leaseOf(context),
+        onDone: { target: 'firstRead', actions: 'announceReady' },
+        onError: { target: 'firstRead', actions: 'announceReady' },
+      },
+    },
+    firstRead: {
+      invoke: {
+        src: 'readLeases',
+        onDone: {
+          target: 'running',
+          actions: [{ type: 'recordLeases', params: ({ event }) => event.output }, 'announceRead'],
+        },
+        onError: { target: 'running', actions: ['markKnown', 'announceRead'] },
+      },
+    },
+    running: {
+      type: 'parallel',
+      states: {
+        lease: {
+          initial: 'deciding',
+          states: {
+            deciding: {
+              always: [
+                { guard: 'isLeaseStale', target: 'writing' },
+                { guard: 'isDurable', target: 'resting' },
+                { target: 'dormant' },
+              ],
+            },
+            // A store nothing outlives: a lease there never lapses, so it is only rewritten.
+            dormant: {
+              on: { 'provider.changed': { target: 'writing', actions: 'recordProvider' } },
+            },
+            resting: {
+              after: { heartbeat: 'renewing' },
+              on: { 'provider.changed': { target: 'writing', actions: 'recordProvider' } },
+            },
+            renewing: {
+              invoke: {
+                src: 'renewLease',
+                input: ({ context }) => leaseOf(context),
+                onDone: { target: 'deciding', actions: 'readAgain' },
+                onError: { target: 'deciding', actions: 'readAgain' },
+              },
+            },
+            writing: {
+              entry: 'markLeaseWritten',
+              invoke: {
+                src: 'writeLease',
+                input: ({ context }) => leaseOf(context),
+                onDone: 'deciding',
+                onError: 'deciding',
+              },
+            },
+          },
+        },
+        leases: {
+          initial: 'idle',
+          states: {
+            idle: { on: { 'leases.changed': 'reading' } },
+            reading: {
+              invoke: {
+                src: 'readLeases',
+                onDone: {
+                  target: 'idle',
+                  actions: [
+                    { type: 'recordLeases', params: ({ event }) => event.output },
+                    'announceRead',
+                    'noteRead',
+                  ],
+                },
+                onError: 'idle',
+              },
+              // A read already under way may have missed the change: start it again.
+              on: { 'leases.changed': { target: 'reading', reenter: true } },
+            },
+          },
+        },
+        sweep: {
+          initial: 'idle',
+          states: {
+            idle: {
+              always: { guard: 'hasSweepDue', target: 'armed' },
+            },
+            armed: {
+              after: { sweepDue: 'sweeping' },
+              on: {
+                'deadline.watch': { target: 'checking', actions: 'watchDeadline' },
+              },
+            },
+            checking: { always: [{ guard: 'hasSweepDue', target: 'armed' }, { target: 'idle' }] },
+            sweeping: {
+              entry: 'clearSweep',
+              invoke: {
+                src: 'sweepOverdue',
+                onDone: { target: 'idle', actions: 'announceSweep' },
+                onError: { target: 'idle', actions: 'announceSweep' },
+              },
+            },
+          },
+        },
+        orphans: {
+          initial: 'checking',
+          states: {
+            checking: { always: [{ guard: 'hasOrphansDue', target: 'armed' }, { target: 'idle' }] },
+            idle: { on: { 'leases.read': 'checking' } },
+            armed: {
+              after: { orphansDue: 'ending' },
+              on: { 'leases.read': 'checking' },
+            },
+            ending: {
+              entry: 'clearOrphans',
+              invoke: {
+                src: 'endOrphans',
+                onDone: { target: 'idle', actions: 'readAgain' },
+                onError: { target: 'idle', actions: 'readAgain' },
+              },
+            },
+          },
+        },
+      },
+    },
+    releasing: {
+      invoke: { src: 'releaseLease', onDone: 'stopped', onError: 'stopped' },
+    },
+    crashed: {
+      // A killed process's last lease stays until it lapses; on a store nothing outlives it
+      // would never lapse, so the drop leaves one that does, as the last renewal would.
+      invoke: {
+        src: 'leaveLease',
+        input: ({ context }) => ({
+          providerActive: context.providerHere,
+          expiresAt: Date.now() + LEASE_MS,
+        }),
+        onDone: 'stopped',
+        onError: 'stopped',
+      },
+    },
+    stopped: { type: 'final' },
+  },
+})
+
+function leaseOf(context: FleetContext): LeaseWrite {
+  return {
+    providerActive: context.providerHere,
+    expiresAt: context.durable ? Date.now() + LEASE_MS : Infinity,
+  }
+}

@@ -1,0 +1,279 @@
+import { assertEvent, assign, raise, setup } from 'xstate'
+import {
+  presentationEnding,
+  timeoutOutcome,
+  validateAnswer,
+  errorData,
+  UserQuestionError,
+} from '../vocabulary/index.js'
+import type {
+  AskErrorData,
+  AskOutcome,
+  AskRejection,
+  AskUserQuestionItem,
+} from '../vocabulary/index.js'
+import { clampDelay } from './time.js'
+
+/** What one presentation shows. Data only: the seam keeps the provider and its signal beside the actor. */
+export interface PresentationInput {
+  askId: string
+  /** Validated questions. */
+  questions: AskUserQuestionItem[]
+  agentId?: string
+  /** When the ask was admitted, epoch milliseconds. */
+  startedAt: number
+  /** The ask's absolute deadline, epoch milliseconds. */
+  deadline?: number
+  /** When the presentation opens, epoch milliseconds: an ask already overdue is never presented. */
+  openedAt: number
+}
+
+/** A presentation's memory: data only, so a snapshot is plain JSON. */
+export interface PresentationContext {
+  askId: string
+  questions: AskUserQuestionItem[]
+  agentId: string | undefined
+  startedAt: number
+  deadline: number | undefined
+  openedAt: number
+  /** What the provider settled with, as offered to the store. */
+  proposal: AskOutcome | undefined
+  /** Commits of the proposal that failed so far. */
+  attempts: number
+  /** The outcome the store committed, once known (this provider's or another). */
+  outcome: AskOutcome | undefined
+  /** Whether the committed outcome is this provider's own write. */
+  won: boolean
+  /** Why the presentation comes down, when it does without a committed outcome. */
+  ending: AskRejection | undefined
+  /** The ask ends here for a local reason: a commit in flight finishes, no new one starts. */
+  yielding: boolean
+}
+
+/**
+ * What a presentation hears. `provider.*` from the provider it called;
+ * `commit.*` from the store it offered the provider's settlement to;
+ * `ask.settled` when the ask's outcome was committed by someone else;
+ * `ask.ending` when the ask ends here for a local reason (the caller's abort,
+ * the deadline, the seam closing); `provider.withdrawn` when the provider
+ * goes away (a hand-over).
+ */
+export type PresentationEvent =
+  | { type: 'provider.answered'; answer: unknown }
+  | { type: 'provider.failed'; error: AskErrorData }
+  | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
+  | { type: 'commit.failed' }
+  | { type: 'ask.settled'; outcome: AskOutcome }
+  | { type: 'ask.ending'; error: AskRejection }
+  | { type: 'provider.withdrawn'; error: AskRejection }
+
+/**
+ * How a presentation ended. `accepted`: the provider's settlement is the
+ * ask's outcome. `refused`: another outcome was committed first. `takenDown`:
+ * the ask ended for another reason before anything was committed here
+ * (`ending` says why); `outcome` is absent then.
+ */
+export type PresentationOutput =
+  | { verdict: 'accepted'; outcome: AskOutcome }
+  | { verdict: 'refused'; outcome: AskOutcome }
+  | { verdict: 'takenDown'; ending: AskRejection }
+
+/** What the provider is told of its own settlement (see `ProviderRequest.settlement`). */
+export type ProviderVerdict = { status: 'accepted' } | { status: 'refused'; error: AskErrorData }
+
+/** The longest pause between two commits of one settlement. */
+export const MAX_RETRY_DELAY_MS = 5_000
+const FIRST_RETRY_DELAY_MS = 50
+
+/**
+ * The pause before the commit after `attempts` failed ones: doubling from
+ * 50 ms up to {@link MAX_RETRY_DELAY_MS}, with up to a fifth more at random so
+ * that presentations failing together do not retry in step.
+ */
+export function retryDelay(attempts: number): number {
+  const base = Math.min(MAX_RETRY_DELAY_MS, FIRST_RETRY_DELAY_MS * 2 ** Math.min(attempts, 16))
+  return clampDelay(base + Math.random() * base * 0.2)
+}
+
+/** The proposal a provider's answer makes: the canonical answer, or `BAD_ANSWER` when it does not fit. */
+function answerProposal(questions: AskUserQuestionItem[], answer: unknown): AskOutcome {
+  try {
+    return { status: 'answered', answer: validateAnswer(questions, answer) }
+  } catch (error: unknown) {
+    if (error instanceof UserQuestionError) return { status: 'rejected', error: errorData(error) }
+    return {
+      status: 'rejected',
+      error: { code: 'BAD_ANSWER', message: 'the answer could not be read' },
+    }
+  }
+}
+
+function verdictOf(context: PresentationContext): ProviderVerdict {
+  const outcome = context.outcome as AskOutcome
+  return outcome.status === 'rejected' && outcome.error.code === 'BAD_ANSWER'
+    ? { status: 'refused', error: outcome.error }
+    : { status: 'accepted' }
+}
+
+/**
+ * One ask shown to this seam's provider, its own or another seam's (DESIGN
+ * §6): presenting, then committing the provider's answer or refusal (retried
+ * with backoff while it fails, so the human's answer is kept, not dropped),
+ * then accepted, refused (another outcome was committed first: the signal
+ * aborts with `settled-elsewhere` even when the provider had already
+ * answered), or taken down (the ask ended for another reason, or was overdue
+ * when it opened).
+ *
+ * The provider, its signal and the store live beside the actor: the seam
+ * provides `callProvider`, `commitProposal`, `endPresentation` and
+ * `tellSettlement`. A bare machine calls nothing and commits what it offers.
+ */
+export const presentationMachine = /* @__PURE__ */ setup({
+  types: {
+    context: {} as PresentationContext,
+    events: {} as PresentationEvent,
+    input: {} as PresentationInput,
+    output: {} as PresentationOutput,
+  },
+  guards: {
+    isOverdue: ({ context }) =>
+      context.deadline !== undefined && context.deadline <= context.openedAt,
+    isOwnCommit: ({ event }) => {
+      assertEvent(event, 'commit.done')
+      return event.won
+    },
+    isSettledHere: ({ context }) => context.outcome !== undefined,
+    isYielding: ({ context }) => context.yielding,
+  },
+  delays: {
+    retry: ({ context }) => retryDelay(context.attempts - 1),
+  },
+  actions: {
+    /** Effect: shows the ask to the provider; its settlement comes back as `provider.*`. */
+    callProvider: () => undefined,
+    /** Effect: offers the proposal to the store; what it committed comes back as `commit.*`. */
+    commitProposal: raise(({ context }) => ({
+      type: 'commit.done' as const,
+      outcome: context.proposal as AskOutcome,
+      won: true,
+    })),
+    /** Effect: aborts the provider's signal with the error and tells it `refused`. */
+    endPresentation: (_, _params: { error: AskRejection }) => undefined,
+    /** Effect: tells the provider what became of its own settlement. */
+    tellSettlement: (_, _params: ProviderVerdict) => undefined,
+    proposeAnswer: assign(({ context, event }) => {
+      assertEvent(event, 'provider.answered')
+      return { proposal: answerProposal(context.questions, event.answer) }
+    }),
+    proposeRefusal: assign(({ event }) => {
+      assertEvent(event, 'provider.failed')
+      return { proposal: { status: 'rejected' as const, error: event.error } }
+    }),
+    recordCommit: assign(({ event }) => {
+      assertEvent(event, 'commit.done')
+      return { outcome: event.outcome, won: event.won }
+    }),
+    recordFailedCommit: assign(({ context }) => ({ attempts: context.attempts + 1 })),
+    recordSettlement: assign(({ event }) => {
+      assertEvent(event, 'ask.settled')
+      return { outcome: event.outcome }
+    }),
+    recordEnding: assign(({ event }) => {
+      assertEvent(event, ['ask.ending', 'provider.withdrawn'])
+      return { ending: event.error }
+    }),
+    recordYield: assign(({ event }) => {
+      assertEvent(event, 'ask.ending')
+      return { yielding: true, ending: event.error }
+    }),
+    recordOverdue: assign(({ context }) => ({
+      ending: timeoutOutcome(context),
+    })),
+  },
+}).createMachine({
+  id: 'presentation',
+  context: ({ input }) => ({
+    askId: input.askId,
+    questions: input.questions,
+    agentId: input.agentId,
+    startedAt: input.startedAt,
+    deadline: input.deadline,
+    openedAt: input.openedAt,
+    proposal: undefined,
+    attempts: 0,
+    outcome: undefined,
+    won: false,
+    ending: undefined,
+    yielding: false,
+  }),
+  initial: 'opening',
+  output: ({ context }) =>
+    context.outcome === undefined
+      ? { verdict: 'takenDown', ending: context.ending as AskRejection }
+      : { verdict: context.won ? 'accepted' : 'refused', outcome: context.outcome },
+  states: {
+    opening: {
+      always: [
+        { guard: 'isOverdue', target: 'takenDown', actions: 'recordOverdue' },
+        { target: 'presenting' },
+      ],
+    },
+    presenting: {
+      entry: 'callProvider',
+      on: {
+        'provider.answered': { target: 'committing', actions: 'proposeAnswer' },
+        'provider.failed': { target: 'committing', actions: 'proposeRefusal' },
+        'ask.settled': { target: 'refused', actions: 'recordSettlement' },
+        'ask.ending': { target: 'takenDown', actions: 'recordEnding' },
+        'provider.withdrawn': { target: 'takenDown', actions: 'recordEnding' },
+      },
+    },
+    committing: {
+      initial: 'writing',
+      states: {
+        writing: {
+          entry: 'commitProposal',
+          on: {
+            'commit.done': [
+              { guard: 'isOwnCommit', target: '#presentation.accepted', actions: 'recordCommit' },
+              { target: '#presentation.refused', actions: 'recordCommit' },
+            ],
+            'commit.failed': [
+              { guard: 'isSettledHere', target: '#presentation.refused' },
+              { guard: 'isYielding', target: '#presentation.takenDown' },
+              { target: 'waiting', actions: 'recordFailedCommit' },
+            ],
+            // The write in flight decides: it says whether it won.
+            'ask.settled': { actions: 'recordSettlement' },
+            'ask.ending': { actions: 'recordYield' },
+          },
+        },
+        waiting: {
+          after: { retry: 'writing' },
+          on: {
+            'ask.settled': { target: '#presentation.refused', actions: 'recordSettlement' },
+            'ask.ending': { target: '#presentation.takenDown', actions: 'recordEnding' },
+          },
+        },
+      },
+    },
+    accepted: {
+      type: 'final',
+      entry: { type: 'tellSettlement', params: ({ context }) => verdictOf(context) },
+    },
+    refused: {
+      type: 'final',
+      entry: {
+        type: 'endPresentation',
+        params: ({ context }) => ({ error: presentationEnding(context.outcome as AskOutcome) }),
+      },
+    },
+    takenDown: {
+      type: 'final',
+      entry: {
+        type: 'endPresentation',
+        params: ({ context }) => ({ error: context.ending as AskRejection }),
+      },
+    },
+  },
+})

@@ -1,0 +1,194 @@
+import { UserQuestionError, UserQuestionErrorCodes } from './errors.js'
+import type { UserQuestionErrorCode } from './errors.js'
+import type { AskUserQuestionAnswer } from './types.js'
+
+/*
+ * One outcome vocabulary (DESIGN §6): how an ask ended, as data. The machines
+ * decide outcomes, stores keep them, UIs and callers read them; each reads and
+ * writes them through this file alone.
+ */
+
+/** A `UserQuestionError` as data: enough to rebuild one with the same code, message and details. */
+export interface AskErrorData {
+  code: UserQuestionErrorCode
+  message: string
+  details?: Record<string, unknown>
+}
+
+/** How an ask ended, as data: what a store commits and what every seam sharing it follows. */
+export type AskOutcome =
+  | { status: 'answered'; answer: AskUserQuestionAnswer }
+  | { status: 'rejected'; error: AskErrorData }
+
+/** An outcome that is an error. */
+export type AskRejection = Extract<AskOutcome, { status: 'rejected' }>
+
+/**
+ * Every `details.reason` askseam writes, for UIs to switch on: why an ask
+ * ended `ASK_ABORTED`, or why a presentation was taken down.
+ */
+export const AskEndReasons = {
+  /** The caller's signal aborted. */
+  CALLER_ABORTED: 'caller-aborted',
+  /** The provider went away and nothing took the ask over. */
+  PROVIDER_DISPOSED: 'provider-disposed',
+  /** Another settlement of the ask was committed first. */
+  SETTLED_ELSEWHERE: 'settled-elsewhere',
+  /** The process that asked is gone (its lease lapsed). */
+  OWNER_GONE: 'owner-gone',
+  /** The web relay holding the ask was disposed. */
+  RELAY_DISPOSED: 'relay-disposed',
+} as const
+
+/** One of {@link AskEndReasons}. */
+export type AskEndReason = (typeof AskEndReasons)[keyof typeof AskEndReasons]
+
+const rejected = (
+  code: UserQuestionErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+): AskRejection => ({
+  status: 'rejected',
+  error: details === undefined ? { code, message } : { code, message, details },
+})
+
+/** The message of {@link timeoutOutcome}; stores that build the outcome in SQL write the same. */
+export const TIMEOUT_MESSAGE = 'nobody answered before the deadline'
+
+/** The outcome of a caller's abort (the live reason is kept beside the ask as `cause`). */
+export const callerAbortOutcome = (): AskRejection =>
+  rejected('ASK_ABORTED', 'the caller aborted the ask', { reason: AskEndReasons.CALLER_ABORTED })
+
+/** The outcome of an ask no provider anywhere could take. */
+export const noProviderOutcome = (): AskRejection =>
+  rejected('NO_PROVIDER', 'no question provider is registered to ask the user')
+
+/** The outcome of an ask whose seam closed while it was pending. */
+export const seamClosedOutcome = (): AskRejection =>
+  rejected('SEAM_CLOSED', 'the seam was closed while the ask was pending')
+
+/** The outcome of an ask whose provider went away with nothing to take it over. */
+export const providerGoneOutcome = (): AskRejection =>
+  rejected('ASK_ABORTED', 'the provider was disposed while the ask was pending', {
+    reason: AskEndReasons.PROVIDER_DISPOSED,
+  })
+
+/** The outcome of an ask whose deadline passed: `details.deadline` is the original one. */
+export const timeoutOutcome = (ask: {
+  deadline?: number | undefined
+  startedAt: number
+}): AskRejection =>
+  rejected('ASK_TIMEOUT', TIMEOUT_MESSAGE, { deadline: ask.deadline, startedAt: ask.startedAt })
+
+/** The outcome of a keyless ask whose process died. */
+export const ownerGoneOutcome = (): AskRejection =>
+  rejected('ASK_ABORTED', 'the process that asked is gone', { reason: AskEndReasons.OWNER_GONE })
+
+/** The outcome of an ask whose store could not be written or read. */
+export const storeFailedOutcome = (): AskRejection =>
+  rejected('STORE_FAILED', 'the ask store could not be read or written')
+
+/** The outcome of an ask that failed inside the seam itself (a fault, not the provider's). */
+export const seamFaultOutcome = (): AskRejection =>
+  rejected('PROVIDER_FAILED', 'the ask failed inside the seam')
+
+/** The refusal a presentation hears when another settlement was committed first. */
+export const settledElsewhereOutcome = (): AskRejection =>
+  rejected('ASK_ABORTED', 'another settlement of this ask was committed first', {
+    reason: AskEndReasons.SETTLED_ELSEWHERE,
+  })
+
+/** The refusal a presentation hears when its provider is disposed and the ask waits for the next one. */
+export const handedOverOutcome = (): AskRejection =>
+  rejected('ASK_ABORTED', 'the provider was disposed; the ask waits for the next one', {
+    reason: AskEndReasons.PROVIDER_DISPOSED,
+    handOver: true,
+  })
+
+/** A key's ask with other questions than the ones asked again with it (DESIGN §10). */
+export const otherQuestionsOutcome = (askId: string): AskRejection =>
+  rejected('INVALID_REQUEST', 'this key belongs to an ask with other questions', {
+    field: 'key',
+    askId,
+  })
+
+/** Whether an outcome is the timeout (`ASK_TIMEOUT`): the one outcome a store still takes past a deadline. */
+export function isTimeoutOutcome(outcome: AskOutcome): boolean {
+  return outcome.status === 'rejected' && outcome.error.code === 'ASK_TIMEOUT'
+}
+
+/**
+ * The codes a provider or a UI decides (its own settlement); any other
+ * rejection was decided by the caller, the clock, the seam or the store.
+ */
+const DECIDED_BY_A_UI: ReadonlySet<UserQuestionErrorCode> = new Set([
+  'ASK_CANCELLED',
+  'BAD_ANSWER',
+  'PROVIDER_FAILED',
+])
+
+/**
+ * Outcomes the human or the clock decided, replayed to every later `ask`
+ * with the key. The others (the caller's own abort, `NO_PROVIDER`,
+ * `STORE_FAILED`, a closed seam, a dead owner) say nothing about the human:
+ * the next `ask` with that key starts a new ask.
+ */
+export function isReplayedOutcome(outcome: AskOutcome): boolean {
+  if (outcome.status === 'answered') return true
+  return outcome.error.code === 'ASK_TIMEOUT' || DECIDED_BY_A_UI.has(outcome.error.code)
+}
+
+/**
+ * Why a presentation that did not win comes down: an outcome some UI
+ * decided (an answer, a cancel, a misfit answer) is `settled-elsewhere`;
+ * one the caller, the clock, the seam or a dead owner decided is that
+ * ending's own error (DESIGN §10).
+ */
+export function presentationEnding(outcome: AskOutcome): AskRejection {
+  if (outcome.status === 'answered' || DECIDED_BY_A_UI.has(outcome.error.code)) {
+    return settledElsewhereOutcome()
+  }
+  return outcome
+}
+
+/** The final state of an ask an outcome leads to. */
+export type AskEnding = 'answered' | 'cancelled' | 'aborted' | 'timedOut' | 'failed'
+
+/** The final state an outcome leads to. */
+export function endingOf(outcome: AskOutcome): AskEnding {
+  if (outcome.status === 'answered') return 'answered'
+  switch (outcome.error.code) {
+    case 'ASK_CANCELLED':
+      return 'cancelled'
+    case 'ASK_TIMEOUT':
+      return 'timedOut'
+    case 'ASK_ABORTED':
+    case 'SEAM_CLOSED':
+      return 'aborted'
+    default:
+      return 'failed'
+  }
+}
+
+/**
+ * A `UserQuestionError` as data. Reads each field once and copies `details`,
+ * so a hostile error cannot change what is kept after the fact.
+ */
+export function errorData(error: UserQuestionError): AskErrorData {
+  const { code, message, details } = error
+  return details === undefined ? { code, message } : { code, message, details: { ...details } }
+}
+
+/**
+ * The error an outcome's data stands for: same code, message and details,
+ * with `cause` when the live one is known. A code outside the table (a row
+ * written by a newer askseam) reads as `PROVIDER_FAILED`, as DESIGN §3 reads
+ * a provider's unknown code.
+ */
+export function outcomeError(error: AskErrorData, cause?: unknown): UserQuestionError {
+  const known = Object.hasOwn(UserQuestionErrorCodes, error.code)
+  const options: { details?: Record<string, unknown>; cause?: unknown } = {}
+  if (error.details !== undefined) options.details = error.details
+  if (cause !== undefined) options.cause = cause
+  return new UserQuestionError(error.message, known ? error.code : 'PROVIDER_FAILED', options)
+}

@@ -1,0 +1,249 @@
+import { fromTransition } from 'xstate'
+import { TestModel } from 'xstate/graph'
+import type { AskOutcome } from '../../src/vocabulary/index.js'
+import {
+  DEADLINE_MS,
+  GRACE_MS,
+  WAIT_MS,
+  answeredElsewhere,
+  badReply,
+  cancelledElsewhere,
+  goodAnswer,
+  providerFailure,
+  replay,
+  replayAll,
+  retryBound,
+  uiCancel,
+} from './ask-model.js'
+import type { ModelState, ModelStep, Scenario } from './ask-model.js'
+
+/*
+ * The paths of the ask model (ask-model.ts): the steps it may take from each
+ * state, how its states and steps are told apart, and the paths chosen to run
+ * against the seam.
+ */
+
+/** The steps the model takes from `state`: what the path may do next. */
+export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
+  const { ask, presentation } = state
+  if (ask.status !== 'active') return []
+  const steps: ModelStep[] = []
+  const committing = ask.matches('committing')
+  const admitting = ask.matches('admitting')
+  const awaitingFleet = ask.matches('awaitingFleet')
+  const fits = (delay: number) => !scenario.deadline || state.now + delay < DEADLINE_MS
+  const storeAnswers = (proposal: AskOutcome): ModelStep[] =>
+    state.stored === undefined
+      ? [
+          { type: 'commit.done', outcome: proposal, won: true },
+          { type: 'commit.done', outcome: answeredElsewhere, won: false },
+          { type: 'commit.failed' },
+        ]
+      : [{ type: 'commit.done', outcome: state.stored, won: false }, { type: 'commit.failed' }]
+
+  if (admitting) {
+    steps.push(
+      { type: 'admission.done', existing: scenario.follows === true },
+      { type: 'admission.failed' },
+    )
+  }
+  if (awaitingFleet) {
+    steps.push(
+      { type: 'providers.elsewhere', active: false },
+      { type: 'providers.elsewhere', active: true },
+      { type: 'provider.available' },
+    )
+  }
+  if (committing) steps.push(...storeAnswers(ask.context.proposal!.outcome))
+  if (presentation?.matches('presenting')) {
+    steps.push(
+      { type: 'provider.answered', answer: goodAnswer },
+      { type: 'provider.answered', answer: badReply },
+      { type: 'provider.failed', error: uiCancel },
+      { type: 'provider.failed', error: providerFailure },
+    )
+  }
+  if (presentation?.matches({ committing: 'writing' })) {
+    steps.push(...storeAnswers(presentation.context.proposal!))
+  }
+  if (
+    presentation?.matches({ committing: 'waiting' }) &&
+    fits(retryBound(presentation.context.attempts))
+  ) {
+    steps.push({ type: 'retry.elapsed' })
+  }
+  if (!state.aborted) steps.push({ type: 'ask.aborted' })
+  if (!state.closed) steps.push({ type: 'seam.closed' })
+  const pending = ask.matches('pending')
+  if ((pending || admitting) && !state.closed && scenario.follows !== true) {
+    steps.push(
+      ask.context.providerHere ? { type: 'provider.disposed' } : { type: 'provider.available' },
+    )
+    if (scenario.elsewhere) {
+      steps.push({ type: 'providers.elsewhere', active: !ask.context.providerElsewhere })
+    }
+  }
+  // A closed seam no longer follows its store: it hears no settlement.
+  if (pending && state.stored === undefined && !state.closed) {
+    steps.push({
+      type: 'ask.settled',
+      outcome: scenario.deadline ? answeredElsewhere : cancelledElsewhere,
+    })
+  }
+  if (ask.matches({ pending: { waitingForProvider: 'first' } }) && fits(WAIT_MS)) {
+    steps.push({ type: 'wait.elapsed' })
+  }
+  if (ask.matches({ pending: { waitingForProvider: 'handOver' } }) && fits(GRACE_MS)) {
+    steps.push({ type: 'grace.elapsed' })
+  }
+  const timerFirst =
+    ask.matches({ pending: { waitingForProvider: 'first' } }) ||
+    ask.matches({ pending: { waitingForProvider: 'handOver' } }) ||
+    presentation?.matches({ committing: 'waiting' }) === true
+  if (
+    scenario.deadline &&
+    !state.deadlinePassed &&
+    (pending || ask.matches('committing')) &&
+    !timerFirst
+  ) {
+    steps.push({ type: 'ask.deadline' })
+  }
+  return steps
+}
+
+const outcomeKey = (outcome: AskOutcome | undefined) =>
+  outcome === undefined
+    ? null
+    : outcome.status === 'answered'
+      ? 'answered'
+      : [outcome.error.code, outcome.error.details?.reason]
+
+export function serializeState(state: ModelState): string {
+  const { ask, presentation } = state
+  return JSON.stringify([
+    ask.value,
+    ask.context.providerHere,
+    ask.context.providerElsewhere,
+    ask.context.proposal === undefined
+      ? null
+      : [outcomeKey(ask.context.proposal.outcome), ask.context.proposal.commit],
+    ask.output === undefined
+      ? null
+      : [ask.output.status, ask.output.status === 'rejected' ? ask.output.error.code : ''],
+    presentation?.value ?? null,
+    outcomeKey(presentation?.context.proposal),
+    outcomeKey(presentation?.context.outcome),
+    presentation?.context.yielding ?? null,
+    outcomeKey(state.stored),
+    state.aborted,
+    state.closed,
+    state.deadlinePassed,
+  ])
+}
+
+export const serializeStep = (step: ModelStep): string =>
+  JSON.stringify([
+    step.type,
+    'outcome' in step ? outcomeKey(step.outcome) : null,
+    'won' in step ? step.won : null,
+    'active' in step ? step.active : null,
+    'existing' in step ? step.existing : null,
+    'error' in step ? step.error.code : null,
+    'answer' in step ? step.answer === goodAnswer : null,
+  ])
+
+/** One generated path: the model state after each of its steps, the first before any. */
+export type ModelPath = ModelState[]
+
+/** The story of a commit that fails, then succeeds: some path must tell it (DESIGN §6). */
+const RETRIED_THEN_ACCEPTED = 'a presentation’s commit fails, is retried, and is accepted'
+
+/** Whether the path to `state` has a presentation whose commit failed, was retried and was accepted. */
+export function isRetriedThenAccepted(state: ModelState): boolean {
+  const steps = state.steps.map((step) => step.type)
+  const retried = steps.indexOf('retry.elapsed')
+  return (
+    retried > 0 &&
+    steps.lastIndexOf('commit.failed', retried) !== -1 &&
+    state.presentations.some((record) => record.told?.status === 'accepted')
+  )
+}
+
+const outputKey = (state: ModelState) =>
+  state.ask.output === undefined
+    ? null
+    : state.ask.output.status === 'answered'
+      ? 'answered'
+      : state.ask.output.error.code
+const coarse = (state: ModelState) =>
+  JSON.stringify([
+    state.ask.value,
+    state.presentation?.value ?? null,
+    outcomeKey(state.ask.context.proposal?.outcome),
+    outputKey(state),
+  ])
+
+/**
+ * Paths that together take every step of the model in `scenario` (every
+ * transition between its states, seen coarsely: both machines' states, the
+ * ending proposed, the outcome) and every event transition of both machines
+ * the model takes: the paths that run against the seam. The model has
+ * hundreds of states per scenario; a path to each would take minutes on a
+ * durable store, and would still miss the steps into states reached before.
+ *
+ * Each step of the model comes with a history that takes it (the path to the
+ * state it leaves, then the step); the fewest of those histories that cover
+ * everything are chosen greedily, then replayed step by step.
+ */
+export function pathsOf(scenario: Scenario, durable: boolean): ModelPath[] {
+  const logic = fromTransition<ModelState, ModelStep, never, undefined>(
+    (state, step) => replay(scenario, durable, [...state.steps, step]),
+    () => replay(scenario, durable, []),
+  )
+  const model = new TestModel(logic, {
+    events: (snapshot) => stepsFrom(scenario, snapshot.context),
+    serializeState: (snapshot) => serializeState(snapshot.context),
+    serializeEvent: serializeStep,
+  })
+  const candidates: { steps: ModelStep[]; covers: Set<string> }[] = []
+  for (const { state, transitions } of Object.values(model.getAdjacencyMap())) {
+    if (state.context.steps.length === 0) {
+      candidates.push({ steps: [], covers: new Set([`from ${coarse(state.context)}`]) })
+    }
+    const edges: { event: ModelStep; state: { context: ModelState } }[] = Object.values(transitions)
+    for (const { event, state: next } of edges) {
+      const covers = new Set<string>(next.context.taken)
+      covers.add(`${coarse(state.context)} ${serializeStep(event)} ${coarse(next.context)}`)
+      candidates.push({ steps: next.context.steps, covers })
+      // A retry leads back to a state reached before, so no path to a state goes on from one:
+      // the steps after it are added here, among them the commit that succeeds this time.
+      if (event.type === 'retry.elapsed') {
+        for (const after of stepsFrom(scenario, next.context)) {
+          const then = replay(scenario, durable, [...next.context.steps, after])
+          const story = new Set<string>(then.taken)
+          if (isRetriedThenAccepted(then)) story.add(RETRIED_THEN_ACCEPTED)
+          candidates.push({ steps: then.steps, covers: story })
+        }
+      }
+    }
+  }
+  const wanted = new Set(candidates.flatMap(({ covers }) => [...covers]))
+  const done = new Set<string>()
+  const chosen: ModelStep[][] = []
+  while (done.size < wanted.size) {
+    let best = candidates[0]!
+    let gain = -1
+    for (const candidate of candidates) {
+      let fresh = 0
+      for (const key of candidate.covers) if (!done.has(key)) fresh++
+      // The shorter history wins a tie: less to replay, and easier to read when it fails.
+      if (fresh > gain || (fresh === gain && candidate.steps.length < best.steps.length)) {
+        best = candidate
+        gain = fresh
+      }
+    }
+    for (const key of best.covers) done.add(key)
+    chosen.push(best.steps)
+  }
+  return chosen.map((steps) => replayAll(scenario, durable, steps))
+}

@@ -1,0 +1,384 @@
+import { SimulatedClock, createActor } from 'xstate'
+import type { AnyEventObject, SnapshotFrom } from 'xstate'
+import { askMachine, presentationMachine } from '../../src/machines/index.js'
+import type { AskInput, PresentationEvent, ProviderVerdict } from '../../src/machines/index.js'
+import { timeoutOutcome } from '../../src/vocabulary/index.js'
+import type {
+  AskErrorData,
+  AskOutcome,
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+} from '../../src/vocabulary/index.js'
+
+/*
+ * The model the ask paths come from: the real askMachine with its real
+ * presentationMachine child, their effects recorded and none performed, so
+ * what a store or a provider answers is a step of the path. A model state is
+ * what the two machines reach when every step of its path so far is replayed
+ * into fresh actors (XState computes a transition on one machine at a time;
+ * replaying keeps the parent and its child in step exactly as the seam runs
+ * them). Besides the machines, a state notes what the store holds and how
+ * much fake time has passed, which decide the steps that can come next.
+ */
+
+export type AskSnapshot = SnapshotFrom<typeof askMachine>
+export type PresentationSnapshot = SnapshotFrom<typeof presentationMachine>
+
+export const questions: AskUserQuestionItem[] = [
+  { id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] },
+  { id: 'note', question: 'Anything else?' },
+]
+export const goodAnswer: AskUserQuestionAnswer = {
+  answers: [
+    { id: 'db', selected: ['SQLite'] },
+    { id: 'note', selected: [], custom: 'ship it' },
+  ],
+}
+export const badReply = { answers: [{ id: 'db', selected: ['MySQL'] }] }
+export const answeredElsewhere: AskOutcome = {
+  status: 'answered',
+  answer: {
+    answers: [
+      { id: 'db', selected: ['Postgres'] },
+      { id: 'note', selected: [] },
+    ],
+  },
+}
+export const cancelledElsewhere: AskOutcome = {
+  status: 'rejected',
+  error: { code: 'ASK_CANCELLED', message: 'dismissed in another console' },
+}
+/** What the seam makes of a provider that rejects with `ASK_CANCELLED`, and with `new Error('boom')`. */
+export const uiCancel: AskErrorData = { code: 'ASK_CANCELLED', message: 'dismissed' }
+export const providerFailure: AskErrorData = {
+  code: 'PROVIDER_FAILED',
+  message: 'The question provider failed: boom',
+}
+
+export const WAIT_MS = 1_000
+export const GRACE_MS = 2_000
+/**
+ * Odd, so that it never falls on a durable seam's lease renewal (every HEARTBEAT_MS from a
+ * lease write, and every step here moves time by an even count of milliseconds), whose sweep
+ * would end the ask at the same instant as its own timer, and before it. Kept short of hours of
+ * fake time: a durable store's timers fire all along the way, each with real I/O.
+ */
+export const DEADLINE_MS = 100_001
+
+/** One run of the seam: its options and what is there when the ask is made. */
+export interface Scenario {
+  name: string
+  providerHere: boolean
+  deadline: boolean
+  wait: boolean
+  grace: boolean
+  key: boolean
+  /** Whether a provider comes and goes on the other seam along the way. */
+  elsewhere: boolean
+  /** The ask is made before the seam has read its fleet (the read is held until the path says). */
+  fleetUnknown?: boolean
+  /** Another seam already holds a pending ask under the key: this one follows it. */
+  follows?: boolean
+}
+
+/**
+ * A step of a path. Most are the machine's own events; the store's answers
+ * (`commit.*`) go to whichever of the two machines is writing, and the timer
+ * steps move fake time until the timer falls due.
+ */
+export type ModelStep =
+  | { type: 'ask.aborted' }
+  | { type: 'seam.closed' }
+  | { type: 'ask.settled'; outcome: AskOutcome }
+  | { type: 'providers.elsewhere'; active: boolean }
+  | { type: 'provider.available' }
+  | { type: 'provider.disposed' }
+  | { type: 'admission.done'; existing: boolean }
+  | { type: 'admission.failed' }
+  | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
+  | { type: 'commit.failed' }
+  | { type: 'provider.answered'; answer: unknown }
+  | { type: 'provider.failed'; error: AskErrorData }
+  | { type: 'wait.elapsed' }
+  | { type: 'grace.elapsed' }
+  | { type: 'retry.elapsed' }
+  | { type: 'ask.deadline' }
+
+/** What became of one presentation the model opened: the effects its machine performed. */
+export interface PresentationRecord {
+  /** The error its provider's signal aborted with. */
+  ended?: AskErrorData
+  /** The verdict its provider was told of its own settlement. */
+  told?: ProviderVerdict
+}
+
+export interface ModelState {
+  steps: ModelStep[]
+  ask: AskSnapshot
+  /** The presentation the ask runs now, while it runs. */
+  presentation: PresentationSnapshot | undefined
+  presentations: PresentationRecord[]
+  /** Whether a presentation was stopped by its ask before it ended (it told its provider nothing). */
+  dropped: boolean
+  /** Every event transition the two machines took along the path, as `<state node id> <event type>`. */
+  taken: string[]
+  /** What the store holds for the ask, once settled. */
+  stored: AskOutcome | undefined
+  /** Writes of presentations stopped mid-write: still in flight, their answer heard by nobody. */
+  orphans: AskOutcome[]
+  /** Fake time, from 0 when the ask was made. */
+  now: number
+  aborted: boolean
+  closed: boolean
+  deadlinePassed: boolean
+}
+
+/** The retry's upper bound: retryDelay(attempts − 1) is at most a fifth over its base. */
+export const retryBound = (attempts: number) =>
+  Math.ceil(Math.min(5_000, 50 * 2 ** Math.max(0, attempts - 1)) * 1.2)
+
+export const heldAskId = 'held'
+
+export function modelInput(scenario: Scenario, durable: boolean): AskInput {
+  return {
+    askId: 'model',
+    questions,
+    startedAt: 0,
+    waitForProviderMs: scenario.wait ? WAIT_MS : 0,
+    providerGraceMs: scenario.grace ? GRACE_MS : 0,
+    providerHere: scenario.providerHere,
+    durable,
+    fleetKnown: scenario.fleetUnknown !== true,
+    ...(scenario.key ? { key: 'k' } : {}),
+    ...(scenario.deadline ? { deadline: DEADLINE_MS } : {}),
+  }
+}
+
+/** What the search for a timer's event reads of a state node, in either machine. */
+interface StateNodeLike {
+  transitions: Map<string, unknown>
+  states: Record<string, StateNodeLike>
+}
+
+const afterEventOf = (delay: string) => {
+  const find = (node: StateNodeLike): string | undefined => {
+    for (const type of node.transitions.keys())
+      if (type.startsWith(`xstate.after.${delay}.`)) return type
+    for (const child of Object.values(node.states)) {
+      const found = find(child)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  const type = find(askMachine.root) ?? find(presentationMachine.root)
+  if (type === undefined) throw new Error(`no after event for ${delay}`)
+  return type
+}
+const afterEvents = {
+  wait: afterEventOf('providerWait'),
+  grace: afterEventOf('providerGrace'),
+  retry: afterEventOf('retry'),
+}
+
+/**
+ * Sends the event a delay's timer sends when it fires. The machines' event
+ * types do not list the `xstate.after.*` events XState makes for their
+ * delays, so the target is taken as anything that accepts an event (a
+ * method's parameter is checked loosely, which lets the actor in).
+ */
+function fireTimer(target: { send(event: AnyEventObject): void }, type: string): void {
+  target.send({ type })
+}
+
+/** Replays `steps` into fresh actors of the two machines, from `scenario`: the state they reach. */
+export function replay(scenario: Scenario, durable: boolean, steps: ModelStep[]): ModelState {
+  return replayAll(scenario, durable, steps, false).at(-1)!
+}
+
+/** What the effects of the replay under way record (one replay runs at a time). */
+let recording: { presentations: PresentationRecord[] } = { presentations: [] }
+
+const modelMachine = askMachine.provide({
+  actors: {
+    presentation: presentationMachine.provide({
+      actions: {
+        callProvider: () => void recording.presentations.push({}),
+        commitProposal: () => undefined,
+        endPresentation: (_, { error }) => {
+          recording.presentations.at(-1)!.ended = error.error
+        },
+        tellSettlement: (_, verdict) => {
+          recording.presentations.at(-1)!.told = verdict
+        },
+      },
+    }),
+  },
+  actions: { admit: () => undefined, offerCommit: () => undefined },
+})
+
+/** Replays `steps` into fresh actors of the two machines: the state before any step, then after each. */
+export function replayAll(
+  scenario: Scenario,
+  durable: boolean,
+  steps: ModelStep[],
+  everyStep = true,
+): ModelState[] {
+  const presentations: PresentationRecord[] = []
+  recording = { presentations }
+  let dropped = false
+  const machine = modelMachine
+  const state = {
+    stored: undefined as AskOutcome | undefined,
+    orphans: [] as AskOutcome[],
+    now: 0,
+    aborted: false,
+    closed: false,
+    deadlinePassed: false,
+  }
+  const taken = new Set<string>()
+  // The machines read the time (a presentation's opening, a deadline's timer): the model's own.
+  const realNow = Date.now
+  Date.now = () => state.now
+  const actor = createActor(machine, {
+    input: modelInput(scenario, durable),
+    clock: new SimulatedClock(),
+    inspect: (inspection) => {
+      if (inspection.type !== '@xstate.microstep') return
+      for (const transition of inspection._transitions) {
+        if (transition.eventType !== '')
+          taken.add(`${transition.source.id} ${transition.eventType}`)
+      }
+    },
+  })
+  const capture = (done: number): ModelState => {
+    const ask = actor.getSnapshot()
+    const child = ask.children.presentation?.getSnapshot() as PresentationSnapshot | undefined
+    return {
+      steps: steps.slice(0, done),
+      ask,
+      presentation: child?.status === 'active' ? child : undefined,
+      presentations: presentations.map((record) => ({ ...record })),
+      dropped,
+      taken: [...taken],
+      ...state,
+      orphans: [...state.orphans],
+    }
+  }
+  try {
+    actor.start()
+    const states = everyStep ? [capture(0)] : []
+    steps.forEach((step, index) => {
+      apply(actor, step, state, () => (dropped = true))
+      if (everyStep) states.push(capture(index + 1))
+    })
+    return everyStep ? states : [capture(steps.length)]
+  } finally {
+    actor.stop()
+    Date.now = realNow
+  }
+}
+
+type ModelActor = ReturnType<typeof createActor<typeof modelMachine>>
+
+function apply(
+  actor: ModelActor,
+  step: ModelStep,
+  state: {
+    stored: AskOutcome | undefined
+    orphans: AskOutcome[]
+    now: number
+    aborted: boolean
+    closed: boolean
+    deadlinePassed: boolean
+  },
+  drop: () => void,
+): void {
+  const before = actor.getSnapshot().children.presentation
+  const writing = before?.getSnapshot() as PresentationSnapshot | undefined
+  const toPresentation = (event: PresentationEvent) => before!.send(event)
+  const writer = () => (actor.getSnapshot().matches('committing') ? 'ask' : 'presentation')
+  switch (step.type) {
+    case 'ask.aborted':
+      state.aborted = true
+      actor.send(step)
+      break
+    case 'seam.closed':
+      state.closed = true
+      actor.send(step)
+      break
+    case 'ask.settled':
+      state.stored = step.outcome
+      actor.send(step)
+      break
+    case 'admission.done':
+      actor.send({
+        type: 'admission.done',
+        result: step.existing
+          ? {
+              status: 'existing',
+              ask: { askId: heldAskId, questions, startedAt: 0 },
+            }
+          : { status: 'admitted' },
+      })
+      break
+    case 'commit.done': {
+      state.stored = step.won ? offered(actor, writer()) : step.outcome
+      const event = { type: 'commit.done' as const, outcome: step.outcome, won: step.won }
+      if (writer() === 'ask') actor.send(event)
+      else toPresentation(event)
+      break
+    }
+    case 'commit.failed':
+      if (writer() === 'ask') actor.send(step)
+      else toPresentation(step)
+      break
+    case 'provider.answered':
+    case 'provider.failed':
+      toPresentation(step)
+      break
+    case 'wait.elapsed':
+      state.now += WAIT_MS
+      fireTimer(actor, afterEvents.wait)
+      break
+    case 'grace.elapsed':
+      state.now += GRACE_MS
+      fireTimer(actor, afterEvents.grace)
+      break
+    case 'retry.elapsed': {
+      const child = before!.getSnapshot() as PresentationSnapshot
+      state.now += retryBound(child.context.attempts)
+      fireTimer(before!, afterEvents.retry)
+      break
+    }
+    case 'ask.deadline': {
+      state.now = DEADLINE_MS
+      state.deadlinePassed = true
+      actor.send({ type: 'ask.deadline', final: true })
+      // Another seam sharing the store sweeps the same deadline at the same instant, just after
+      // this ask's own timer: the store ends the ask, and the seam (unless closed, when it no
+      // longer follows its store) hears it as a settlement.
+      if (state.stored === undefined) {
+        const timeout = timeoutOutcome({ deadline: DEADLINE_MS, startedAt: 0 })
+        state.stored = timeout
+        if (!state.closed && actor.getSnapshot().status === 'active') {
+          actor.send({ type: 'ask.settled', outcome: timeout })
+        }
+      }
+      break
+    }
+    default:
+      actor.send(step)
+  }
+  const after = actor.getSnapshot().children.presentation
+  if (before !== undefined && before !== after && before.getSnapshot().status === 'stopped') {
+    // Stopped by its ask before it reached a final state of its own.
+    drop()
+    if (writing?.matches({ committing: 'writing' })) state.orphans.push(writing.context.proposal!)
+  }
+}
+
+function offered(actor: ModelActor, writer: 'ask' | 'presentation'): AskOutcome {
+  const snapshot = actor.getSnapshot()
+  if (writer === 'ask') return snapshot.context.proposal!.outcome
+  return (snapshot.children.presentation!.getSnapshot() as PresentationSnapshot).context.proposal!
+}

@@ -1,0 +1,446 @@
+/**
+ * fleetMachine with its store calls provided and its time on XState's
+ * SimulatedClock (Date.now() kept in step with it): the lease written then
+ * the leases read, renewals on a durable store only, rereads, sweeps at the
+ * earliest watched deadline, orphans of a dropped seam, stop and crash, and
+ * every delay clamped to what a timer can hold.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { SimulatedClock, createActor, fromPromise } from 'xstate'
+import { HEARTBEAT_MS, LEASE_MS, MAX_DELAY_MS, fleetMachine } from '../../src/machines/index.js'
+import type { FleetEmitted, FleetInput, LeaseRead } from '../../src/machines/index.js'
+import { settle } from '../support/settle.js'
+
+type LeaseWrite = { providerActive: boolean; expiresAt: number }
+
+/** A promise the test settles. */
+function deferred<T>() {
+  let resolve!: (value: T) => void
+  let reject!: (error: unknown) => void
+  const promise = new Promise<T>((ok, fail) => {
+    resolve = ok
+    reject = fail
+  })
+  return { promise, resolve, reject }
+}
+
+/**
+ * A SimulatedClock that also moves `Date.now()` (the fleet computes its delays from it), and
+ * remembers each timer armed on it: when it falls due, and whether it is still armed.
+ */
+function steppedClock() {
+  const simulated = new SimulatedClock()
+  const armed = new Map<number, { delay: number; dueAt: number }>()
+  const delays: number[] = []
+  return {
+    armed,
+    delays,
+    setTimeout(fn: (...args: unknown[]) => void, delay: number) {
+      delays.push(delay)
+      const id = simulated.setTimeout(() => {
+        armed.delete(id)
+        fn()
+      }, delay)
+      armed.set(id, { delay, dueAt: simulated.now() + delay })
+      return id
+    },
+    clearTimeout(id: number) {
+      armed.delete(id)
+      simulated.clearTimeout(id)
+    },
+    /** Moves time on by `ms`, firing each timer at its own instant and letting what it starts settle. */
+    async advance(ms: number) {
+      const until = simulated.now() + ms
+      // Bounded: a machine that re-arms a due timer for ever fails the test instead of hanging it.
+      for (let fired = 0; ; fired++) {
+        const next = Math.min(...[...armed.values()].map(({ dueAt }) => dueAt))
+        if (!(next <= until)) break
+        if (fired === 1_000) throw new Error(`timers keep falling due at ${next}`)
+        vi.setSystemTime(next)
+        simulated.set(next)
+        await settle()
+      }
+      vi.setSystemTime(until)
+      simulated.set(until)
+      await settle()
+    },
+  }
+}
+
+/** The fleet's store calls, recorded; reads and writes answer at once unless the test holds them. */
+function storeCalls() {
+  const calls = {
+    writes: [] as LeaseWrite[],
+    renewals: [] as LeaseWrite[],
+    left: [] as LeaseWrite[],
+    reads: 0,
+    sweeps: [] as number[],
+    orphans: [] as number[],
+    releases: 0,
+  }
+  let read: () => Promise<LeaseRead> = async () => ({ providerElsewhere: false })
+  let write: () => Promise<void> = async () => undefined
+  return {
+    calls,
+    readWith(next: () => Promise<LeaseRead>) {
+      read = next
+    },
+    writeWith(next: () => Promise<void>) {
+      write = next
+    },
+    actors: {
+      writeLease: fromPromise<void, LeaseWrite>(({ input }) => {
+        calls.writes.push(input)
+        return write()
+      }),
+      renewLease: fromPromise<void, LeaseWrite>(async ({ input }) => {
+        calls.renewals.push(input)
+      }),
+      leaveLease: fromPromise<void, LeaseWrite>(async ({ input }) => {
+        calls.left.push(input)
+      }),
+      readLeases: fromPromise<LeaseRead>(() => {
+        calls.reads += 1
+        return read()
+      }),
+      sweepOverdue: fromPromise<void>(async () => {
+        calls.sweeps.push(Date.now())
+      }),
+      endOrphans: fromPromise<void>(async () => {
+        calls.orphans.push(Date.now())
+      }),
+      releaseLease: fromPromise<void>(async () => {
+        calls.releases += 1
+      }),
+    },
+  }
+}
+
+function startFleet(
+  input: Partial<FleetInput> = {},
+  prepare?: (store: ReturnType<typeof storeCalls>) => void,
+) {
+  const store = storeCalls()
+  prepare?.(store)
+  const clock = steppedClock()
+  const actor = createActor(fleetMachine.provide({ actors: store.actors }), {
+    clock,
+    input: { durable: false, providerHere: false, ...input },
+  })
+  const emitted: FleetEmitted[] = []
+  actor.on('*', (event) => emitted.push(event))
+  actor.start()
+  return { actor, store, clock, emitted }
+}
+
+async function running(
+  input: Partial<FleetInput> = {},
+  prepare?: Parameters<typeof startFleet>[1],
+) {
+  const fleet = startFleet(input, prepare)
+  await settle()
+  expect(fleet.actor.getSnapshot().matches('running')).toBe(true)
+  return fleet
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] })
+  vi.setSystemTime(0)
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('fleetMachine: starting', () => {
+  it('writes its lease first, says it is ready once the write settled, then reads the leases', async () => {
+    const write = deferred<void>()
+    const { actor, store, emitted } = startFleet({ providerHere: true }, (calls) =>
+      calls.writeWith(() => write.promise),
+    )
+    expect(store.calls.writes).toEqual([{ providerActive: true, expiresAt: Infinity }])
+    expect(store.calls.reads).toBe(0)
+    await settle()
+    expect(emitted).toEqual([])
+    write.resolve()
+    await settle()
+    expect(store.calls.reads).toBe(1)
+    expect(emitted).toEqual([
+      { type: 'fleet.ready' },
+      { type: 'fleet.read', providerElsewhere: false },
+    ])
+    expect(actor.getSnapshot().context).toMatchObject({ known: true, providerElsewhere: false })
+    actor.stop()
+  })
+
+  it('is ready and reads even when the write or the read fails', async () => {
+    const { actor, emitted } = await running({}, (calls) => {
+      calls.writeWith(() => Promise.reject(new Error('locked')))
+      calls.readWith(() => Promise.reject(new Error('locked')))
+    })
+    expect(emitted).toEqual([
+      { type: 'fleet.ready' },
+      { type: 'fleet.read', providerElsewhere: false },
+    ])
+    expect(actor.getSnapshot().context.known).toBe(true)
+    actor.stop()
+  })
+
+  it('on a durable store, its lease lapses unless renewed', async () => {
+    const { actor, store } = await running({ durable: true })
+    expect(store.calls.writes).toEqual([{ providerActive: false, expiresAt: LEASE_MS }])
+    actor.stop()
+  })
+
+  it('tells what the leases say of the other seams’ providers', async () => {
+    const { actor, emitted } = await running({}, (calls) =>
+      calls.readWith(async () => ({ providerElsewhere: true })),
+    )
+    expect(emitted.at(-1)).toEqual({ type: 'fleet.read', providerElsewhere: true })
+    expect(actor.getSnapshot().context.providerElsewhere).toBe(true)
+    actor.stop()
+  })
+})
+
+describe('fleetMachine: its lease', () => {
+  it('on a process-local store arms no timer at all: its lease never lapses', async () => {
+    const { actor, clock, store } = await running()
+    expect(clock.armed.size).toBe(0)
+    await clock.advance(10 * HEARTBEAT_MS)
+    expect(store.calls.renewals).toEqual([])
+    actor.stop()
+  })
+
+  it('on a durable store is renewed every heartbeat, and each renewal rereads the leases', async () => {
+    const { actor, clock, store } = await running({ durable: true })
+    expect([...clock.armed.values()].map(({ delay }) => delay)).toEqual([HEARTBEAT_MS])
+    await clock.advance(HEARTBEAT_MS - 1)
+    expect(store.calls.renewals).toEqual([])
+    await clock.advance(1)
+    expect(store.calls.renewals).toEqual([
+      { providerActive: false, expiresAt: HEARTBEAT_MS + LEASE_MS },
+    ])
+    expect(store.calls.reads).toBe(2)
+    await clock.advance(2 * HEARTBEAT_MS)
+    expect(store.calls.renewals.map(({ expiresAt }) => expiresAt)).toEqual([
+      HEARTBEAT_MS + LEASE_MS,
+      2 * HEARTBEAT_MS + LEASE_MS,
+      3 * HEARTBEAT_MS + LEASE_MS,
+    ])
+    actor.stop()
+  })
+
+  it.each([
+    ['a process-local store', false],
+    ['a durable store', true],
+  ])('on %s is written again at once when the provider slot changes', async (_name, durable) => {
+    const { actor, store } = await running({ durable })
+    actor.send({ type: 'provider.changed', active: true })
+    await settle()
+    expect(store.calls.writes.map(({ providerActive }) => providerActive)).toEqual([false, true])
+    actor.send({ type: 'provider.changed', active: false })
+    await settle()
+    expect(store.calls.writes.map(({ providerActive }) => providerActive)).toEqual([
+      false,
+      true,
+      false,
+    ])
+    actor.stop()
+  })
+
+  it('a change while its lease is being written is written right after, with what the slot says last', async () => {
+    let hold = deferred<void>()
+    const { actor, store } = await running()
+    store.writeWith(() => hold.promise)
+    actor.send({ type: 'provider.changed', active: true })
+    actor.send({ type: 'provider.changed', active: false })
+    actor.send({ type: 'provider.changed', active: true })
+    expect(store.calls.writes.map(({ providerActive }) => providerActive)).toEqual([false, true])
+    const first = hold
+    hold = deferred<void>()
+    first.resolve()
+    await settle()
+    expect(store.calls.writes.map(({ providerActive }) => providerActive)).toEqual([
+      false,
+      true,
+      true,
+    ])
+    hold.resolve()
+    await settle()
+    expect(store.calls.writes).toHaveLength(3)
+    actor.stop()
+  })
+})
+
+describe('fleetMachine: reading the leases', () => {
+  it('rereads when the store says the leases changed', async () => {
+    const { actor, store, emitted } = await running()
+    store.readWith(async () => ({ providerElsewhere: true }))
+    actor.send({ type: 'leases.changed' })
+    await settle()
+    expect(store.calls.reads).toBe(2)
+    expect(emitted.at(-1)).toEqual({ type: 'fleet.read', providerElsewhere: true })
+    actor.stop()
+  })
+
+  it('a change heard while a read is under way starts the read again: the stale read is dropped', async () => {
+    const { actor, store, emitted } = await running()
+    const stale = deferred<LeaseRead>()
+    const fresh = deferred<LeaseRead>()
+    const reads = [stale, fresh]
+    store.readWith(() => reads.shift()!.promise)
+    actor.send({ type: 'leases.changed' })
+    actor.send({ type: 'leases.changed' })
+    expect(store.calls.reads).toBe(3)
+    const before = emitted.length
+    stale.resolve({ providerElsewhere: true })
+    await settle()
+    expect(emitted.length).toBe(before)
+    fresh.resolve({ providerElsewhere: false })
+    await settle()
+    expect(emitted.slice(before)).toEqual([{ type: 'fleet.read', providerElsewhere: false }])
+    expect(actor.getSnapshot().context.providerElsewhere).toBe(false)
+    actor.stop()
+  })
+})
+
+describe('fleetMachine: sweeps for overdue asks', () => {
+  it('arms a sweep at the earliest watched deadline, re-armed for an earlier one, not for a later one', async () => {
+    const { actor, clock, store, emitted } = await running()
+    actor.send({ type: 'deadline.watch', deadline: 30_000 })
+    expect([...clock.armed.values()]).toEqual([{ delay: 30_000, dueAt: 30_000 }])
+    actor.send({ type: 'deadline.watch', deadline: 20_000 })
+    expect([...clock.armed.values()]).toEqual([{ delay: 20_000, dueAt: 20_000 }])
+    actor.send({ type: 'deadline.watch', deadline: 25_000 })
+    expect([...clock.armed.values()]).toEqual([{ delay: 20_000, dueAt: 20_000 }])
+    await clock.advance(19_999)
+    expect(store.calls.sweeps).toEqual([])
+    await clock.advance(1)
+    expect(store.calls.sweeps).toEqual([20_000])
+    expect(emitted.at(-1)).toEqual({ type: 'fleet.swept' })
+    // The seam says which deadline to watch next; until then nothing is armed.
+    expect(clock.armed.size).toBe(0)
+    actor.send({ type: 'deadline.watch', deadline: 25_000 })
+    await clock.advance(5_000)
+    expect(store.calls.sweeps).toEqual([20_000, 25_000])
+    actor.stop()
+  })
+
+  it('no deadline to watch any more disarms the sweep', async () => {
+    const { actor, clock, store } = await running()
+    actor.send({ type: 'deadline.watch', deadline: 30_000 })
+    actor.send({ type: 'deadline.watch', deadline: undefined })
+    expect(clock.armed.size).toBe(0)
+    await clock.advance(60_000)
+    expect(store.calls.sweeps).toEqual([])
+    actor.stop()
+  })
+
+  it('a deadline already past is swept at once', async () => {
+    const { actor, clock, store, emitted } = await running()
+    await clock.advance(50_000)
+    actor.send({ type: 'deadline.watch', deadline: 40_000 })
+    await clock.advance(0)
+    expect(store.calls.sweeps).toEqual([50_000])
+    expect(emitted.at(-1)).toEqual({ type: 'fleet.swept' })
+    actor.stop()
+  })
+})
+
+describe('fleetMachine: orphans of a dropped seam', () => {
+  it('on a process-local store, ends a dropped seam’s orphans when its lease lapses, then rereads', async () => {
+    const { actor, clock, store } = await running({}, (calls) =>
+      calls.readWith(async () => ({ providerElsewhere: false, nextLapse: LEASE_MS })),
+    )
+    expect([...clock.armed.values()]).toEqual([{ delay: LEASE_MS, dueAt: LEASE_MS }])
+    store.readWith(async () => ({ providerElsewhere: false }))
+    await clock.advance(LEASE_MS - 1)
+    expect(store.calls.orphans).toEqual([])
+    await clock.advance(1)
+    expect(store.calls.orphans).toEqual([LEASE_MS])
+    expect(store.calls.reads).toBe(2)
+    expect(clock.armed.size).toBe(0)
+    actor.stop()
+  })
+
+  it('a read that finds the lease renewed moves the end of its orphans', async () => {
+    const { actor, clock, store } = await running({}, (calls) =>
+      calls.readWith(async () => ({ providerElsewhere: false, nextLapse: LEASE_MS })),
+    )
+    // As a store reads leases: only the ones still live at the read.
+    store.readWith(async () =>
+      Date.now() < 2 * LEASE_MS
+        ? { providerElsewhere: false, nextLapse: 2 * LEASE_MS }
+        : { providerElsewhere: false },
+    )
+    actor.send({ type: 'leases.changed' })
+    await settle()
+    await clock.advance(LEASE_MS)
+    expect(store.calls.orphans).toEqual([])
+    await clock.advance(LEASE_MS)
+    expect(store.calls.orphans).toEqual([2 * LEASE_MS])
+    actor.stop()
+  })
+
+  it('on a durable store leaves orphans to each renewal: no timer for a lapsing lease', async () => {
+    const { actor, clock } = await running({ durable: true }, (calls) =>
+      calls.readWith(async () => ({ providerElsewhere: false, nextLapse: LEASE_MS })),
+    )
+    expect([...clock.armed.values()].map(({ delay }) => delay)).toEqual([HEARTBEAT_MS])
+    expect(actor.getSnapshot().context.orphanAt).toBeUndefined()
+    actor.stop()
+  })
+})
+
+describe('fleetMachine: stopping', () => {
+  it('fleet.stop releases the lease and finishes, leaving no timer', async () => {
+    const { actor, clock, store } = await running({ durable: true })
+    actor.send({ type: 'deadline.watch', deadline: 30_000 })
+    actor.send({ type: 'fleet.stop' })
+    await settle()
+    expect(store.calls.releases).toBe(1)
+    expect(actor.getSnapshot().status).toBe('done')
+    expect(clock.armed.size).toBe(0)
+  })
+
+  it('fleet.crash on a process-local store leaves a lease that lapses, as a killed process’s would', async () => {
+    const { actor, clock, store } = await running({ providerHere: true })
+    await clock.advance(7_000)
+    actor.send({ type: 'fleet.crash' })
+    await settle()
+    expect(store.calls.left).toEqual([{ providerActive: true, expiresAt: 7_000 + LEASE_MS }])
+    expect(store.calls.releases).toBe(0)
+    expect(actor.getSnapshot().status).toBe('done')
+  })
+
+  it('fleet.crash on a durable store writes nothing: its last renewal lapses by itself', async () => {
+    const { actor, clock, store } = await running({ durable: true })
+    actor.send({ type: 'fleet.crash' })
+    await settle()
+    expect(store.calls).toMatchObject({ left: [], releases: 0 })
+    expect(actor.getSnapshot().status).toBe('done')
+    expect(clock.armed.size).toBe(0)
+  })
+})
+
+describe('fleetMachine: every delay is clamped', () => {
+  it('a deadline 40 days away arms a timer of at most 2^31−1 ms; the early sweep asks the seam for the next deadline', async () => {
+    const { actor, clock, store, emitted } = await running()
+    const deadline = 40 * 24 * 3_600_000
+    actor.send({ type: 'deadline.watch', deadline })
+    expect([...clock.armed.values()].map(({ delay }) => delay)).toEqual([MAX_DELAY_MS])
+    await clock.advance(MAX_DELAY_MS)
+    expect(store.calls.sweeps).toEqual([MAX_DELAY_MS])
+    expect(emitted.at(-1)).toEqual({ type: 'fleet.swept' })
+    actor.send({ type: 'deadline.watch', deadline })
+    expect([...clock.armed.values()].map(({ delay }) => delay)).toEqual([deadline - MAX_DELAY_MS])
+    actor.stop()
+  })
+
+  it('a lease lapsing 40 days away arms a timer of at most 2^31−1 ms', async () => {
+    const { actor, clock } = await running({}, (calls) =>
+      calls.readWith(async () => ({ providerElsewhere: false, nextLapse: 40 * 24 * 3_600_000 })),
+    )
+    expect(Math.max(...clock.delays)).toBe(MAX_DELAY_MS)
+    actor.stop()
+  })
+})

@@ -1,0 +1,184 @@
+/**
+ * relayAskMachine on its own: the receipts it decides in each state and the
+ * outcome it ends with. test/providers/web/relay.test.ts runs the same rules
+ * through the relay and its wire; this file is the machine's own table.
+ */
+import { describe, expect, it } from 'vitest'
+import { createActor } from 'xstate'
+import { relayAskMachine } from '../../src/machines/index.js'
+import type { RelayAskEmitted, RelayAskEvent, RelayResponse } from '../../src/machines/index.js'
+import { handedOverOutcome, timeoutOutcome } from '../../src/vocabulary/index.js'
+
+const questions = [{ id: 'q', question: 'Go?', options: [{ label: 'Yes' }, { label: 'No' }] }]
+const answer: RelayResponse = {
+  kind: 'answer',
+  answer: { answers: [{ id: 'q', selected: ['Yes'] }] },
+}
+const cancel: RelayResponse = {
+  kind: 'cancel',
+  error: { code: 'ASK_CANCELLED', message: 'dismissed' },
+}
+const invalid: RelayResponse = { kind: 'invalid', message: 'q: "Maybe" is not an option' }
+const forbidden: RelayResponse = { kind: 'forbidden' }
+const respond = (clientId: string, response: RelayResponse): RelayAskEvent => ({
+  type: 'response.received',
+  clientId,
+  response,
+})
+
+function relayed() {
+  const actor = createActor(relayAskMachine, {
+    input: { askId: 'a1', sessionId: 'agent-1', questions },
+  })
+  const emitted: RelayAskEmitted[] = []
+  actor.on('*', (event) => emitted.push(event))
+  actor.start()
+  return { actor, emitted }
+}
+
+/** A relayed ask whose client `alice` answered with `response`, now being committed. */
+function committing(response: RelayResponse = answer) {
+  const run = relayed()
+  run.actor.send(respond('alice', response))
+  expect(run.actor.getSnapshot().value).toBe('committing')
+  run.emitted.length = 0
+  return run
+}
+
+describe('relayAskMachine: while pending', () => {
+  it('a client that may not see the ask is refused forbidden, and the ask stays pending', () => {
+    const { actor, emitted } = relayed()
+    actor.send(respond('mallory', forbidden))
+    expect(emitted).toEqual([{ type: 'receipt', clientId: 'mallory', reason: 'forbidden' }])
+    expect(actor.getSnapshot().value).toBe('pending')
+  })
+
+  it('an invalid response is bad-response with the rule broken, and the ask stays pending', () => {
+    const { actor, emitted } = relayed()
+    actor.send(respond('alice', invalid))
+    actor.send(respond('alice', invalid))
+    expect(emitted).toEqual([
+      { type: 'receipt', clientId: 'alice', reason: 'bad-response', message: invalid.message },
+      { type: 'receipt', clientId: 'alice', reason: 'bad-response', message: invalid.message },
+    ])
+    expect(actor.getSnapshot().value).toBe('pending')
+  })
+
+  it.each([
+    ['an answer', answer],
+    ['a cancel', cancel],
+  ])(
+    'the first valid response, %s, settles the provider and gets no receipt yet',
+    (_name, response) => {
+      const { actor, emitted } = relayed()
+      actor.send(respond('alice', response))
+      expect(emitted).toEqual([{ type: 'provider.settled', response }])
+      expect(actor.getSnapshot().context).toMatchObject({
+        responder: 'alice',
+        responded: response.kind,
+      })
+    },
+  )
+
+  it.each([
+    ['the deadline', timeoutOutcome({ deadline: 9, startedAt: 1 }).error, 'timed-out'],
+    [
+      'any other ending',
+      { code: 'ASK_ABORTED', message: 'gone', details: { reason: 'caller-aborted' } },
+      'aborted',
+    ],
+    [
+      'a settlement elsewhere',
+      { code: 'ASK_ABORTED', message: 'gone', details: { reason: 'settled-elsewhere' } },
+      'aborted',
+    ],
+  ] as const)('ended by %s: resolved as %s, no receipt', (_name, error, outcome) => {
+    const { actor, emitted } = relayed()
+    actor.send({ type: 'ask.ended', error })
+    expect(actor.getSnapshot().output).toEqual({ outcome })
+    expect(emitted).toEqual([])
+  })
+
+  it('handed over to another provider: ends with no outcome, since the ask did not end', () => {
+    const { actor, emitted } = relayed()
+    actor.send({ type: 'ask.ended', error: handedOverOutcome().error })
+    expect(actor.getSnapshot().status).toBe('done')
+    expect(actor.getSnapshot().output).toEqual({ outcome: undefined })
+    expect(emitted).toEqual([])
+  })
+})
+
+describe('relayAskMachine: while the response is committed', () => {
+  it('another response is not-pending; a forbidden client is still forbidden', () => {
+    const { actor, emitted } = committing()
+    actor.send(respond('bob', answer))
+    actor.send(respond('alice', cancel))
+    actor.send(respond('bob', invalid))
+    actor.send(respond('mallory', forbidden))
+    expect(emitted).toEqual([
+      { type: 'receipt', clientId: 'bob', reason: 'not-pending' },
+      { type: 'receipt', clientId: 'alice', reason: 'not-pending' },
+      { type: 'receipt', clientId: 'bob', reason: 'not-pending' },
+      { type: 'receipt', clientId: 'mallory', reason: 'forbidden' },
+    ])
+    expect(actor.getSnapshot().value).toBe('committing')
+  })
+
+  it('the responder hears accepted only once the seam says the store committed its answer', () => {
+    const { actor, emitted } = committing()
+    expect(emitted).toEqual([])
+    actor.send({ type: 'settlement.told', verdict: { status: 'accepted' } })
+    expect(emitted).toEqual([{ type: 'receipt', clientId: 'alice' }])
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'answered' })
+  })
+
+  it('a cancel the store committed is accepted and resolves as cancelled', () => {
+    const { actor, emitted } = committing(cancel)
+    actor.send({ type: 'settlement.told', verdict: { status: 'accepted' } })
+    expect(emitted).toEqual([{ type: 'receipt', clientId: 'alice' }])
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'cancelled' })
+  })
+
+  it('an answer the seam found a misfit is bad-response for its client, and the ask resolves aborted', () => {
+    const { actor, emitted } = committing()
+    actor.send({
+      type: 'settlement.told',
+      verdict: {
+        status: 'refused',
+        error: { code: 'BAD_ANSWER', message: 'q: one label at most' },
+      },
+    })
+    expect(emitted).toEqual([
+      {
+        type: 'receipt',
+        clientId: 'alice',
+        reason: 'bad-response',
+        message: 'q: one label at most',
+      },
+    ])
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'aborted' })
+  })
+
+  it('a refusal that is not a misfit waits for the ask’s ending, which tells the responder not-pending', () => {
+    const { actor, emitted } = committing()
+    actor.send({
+      type: 'settlement.told',
+      verdict: { status: 'refused', error: { code: 'ASK_ABORTED', message: 'lost' } },
+    })
+    expect(emitted).toEqual([])
+    expect(actor.getSnapshot().value).toBe('committing')
+    actor.send({
+      type: 'ask.ended',
+      error: { code: 'ASK_ABORTED', message: 'lost', details: { reason: 'settled-elsewhere' } },
+    })
+    expect(emitted).toEqual([{ type: 'receipt', clientId: 'alice', reason: 'not-pending' }])
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'aborted' })
+  })
+
+  it('the deadline while committing: the responder is not-pending and the ask resolves timed-out', () => {
+    const { actor, emitted } = committing()
+    actor.send({ type: 'ask.ended', error: timeoutOutcome({ deadline: 9, startedAt: 1 }).error })
+    expect(emitted).toEqual([{ type: 'receipt', clientId: 'alice', reason: 'not-pending' }])
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'timed-out' })
+  })
+})
