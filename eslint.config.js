@@ -69,12 +69,12 @@ export default tseslint.config(
   ),
   layer(
     ['src/providers/**', 'src/stores/**', 'src/adapters/**', 'src/tool/**'],
-    `${lower('vocabulary', 'machines', 'protocol')}|tool/index\\.js`,
+    `${lower('vocabulary', 'machines', 'protocol')}|protocol/internal\\.js|tool/index\\.js`,
     'A provider, store, adapter or the tool imports protocol, machines and vocabulary (and an adapter the tool) through their index, never another provider, store or adapter.',
   ),
   layer(
     ['src/cli/**'],
-    `${lower('vocabulary', 'machines', 'protocol', 'tool')}|(providers|stores|adapters)/[a-z-]+/index\\.js`,
+    `${lower('vocabulary', 'machines', 'protocol', 'tool')}|protocol/internal\\.js|(providers|stores|adapters)/[a-z-]+/index\\.js`,
     'The CLI imports each layer through its entry point.',
   ),
 )

@@ -18,9 +18,15 @@
  * }
  * ```
  */
+export { createUserQuestions } from './seam.js'
+export type { InspectionObserver, UserQuestions, UserQuestionsOptions } from './seam-api.js'
 export { createAgentRegistry } from './agents.js'
 export type { MutableAgentRegistry } from './agents.js'
+export { createMemoryStore } from './store/memory.js'
+export type { MemoryStoreOptions } from './store/memory.js'
+export type { AskStore } from './store/types.js'
 export {
+  AskEndReasons,
   HarnessError,
   MAX_KEY_LENGTH,
   MAX_TIMEOUT_MS,
@@ -28,7 +34,9 @@ export {
   UserQuestionErrorCodes,
   describePlanReview,
   encodeAnswer,
+  errorData,
   isUserQuestionError,
+  outcomeError,
   qualifiesForPlanReview,
   toUserQuestionError,
   validateAnswer,
@@ -38,6 +46,9 @@ export type {
   Agent,
   AgentRegistry,
   AnswerDraft,
+  AskEndReason,
+  AskErrorData,
+  AskOutcome,
   AskUserQuestionAnswer,
   AskUserQuestionAnswerItem,
   AskUserQuestionIntent,
@@ -56,41 +67,3 @@ export type {
   ValidateRequestOptions,
   ValidatedRequest,
 } from '../vocabulary/index.js'
-export { createMemoryStore } from './memory-store.js'
-export type { MemoryStoreOptions } from './memory-store.js'
-/**
- * @internal Shared with askseam's own layers above (they import it through this
- * index); not public API, left out of the declarations.
- */
-export { importPeer } from './peer.js'
-/** @internal The stores' row loop and listener fan-out; see their TSDoc in store.ts. */
-export { notifyEach, parseRows, warnCorruptRowOnce } from './store.js'
-// For writing a store of one's own: the outcome rules and the row parser every
-// askseam store uses.
-export {
-  CorruptRowError,
-  LEASE_RETENTION_MS,
-  OWNER_GONE_MESSAGE,
-  STORE_SCHEMA_VERSION,
-  TIMEOUT_MESSAGE,
-  isReplayedOutcome,
-  ownerGoneOutcome,
-  parseAskRecord,
-  parseStoredOutcome,
-  restoreError,
-  storeError,
-  timeoutOutcome,
-} from './store.js'
-export type {
-  AdmitResult,
-  AskRecord,
-  AskStore,
-  NewAskRecord,
-  SeamLease,
-  SettleResult,
-  StoreChange,
-  StoredError,
-  StoredOutcome,
-} from './store.js'
-export { createUserQuestions } from './seam.js'
-export type { InspectionObserver, UserQuestions, UserQuestionsOptions } from './seam-api.js'

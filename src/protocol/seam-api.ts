@@ -1,5 +1,5 @@
 import type { InspectionEvent, Observer } from 'xstate'
-import type { AskStore } from './store.js'
+import type { AskStore } from './store/types.js'
 import type {
   AgentRegistry,
   AskUserQuestionAnswer,

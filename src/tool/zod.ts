@@ -1,5 +1,5 @@
 import type * as Zod from 'zod'
-import { importPeer } from '../protocol/index.js'
+import { importPeer } from '../protocol/internal.js'
 
 /**
  * zod, the one place askseam/tool loads it: without the package installed,

@@ -19,7 +19,7 @@
  * ```
  */
 import type { JSONSchema7, Tool } from 'ai'
-import { importPeer } from '../../protocol/index.js'
+import { importPeer } from '../../protocol/internal.js'
 import type { Agent, UserQuestions } from '../../protocol/index.js'
 import {
   askUserQuestionDescription,

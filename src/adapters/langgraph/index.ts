@@ -16,7 +16,7 @@
  * ```
  */
 import type { DynamicStructuredTool, ToolRunnableConfig } from '@langchain/core/tools'
-import { importPeer } from '../../protocol/index.js'
+import { importPeer } from '../../protocol/internal.js'
 import type { Agent, UserQuestions } from '../../protocol/index.js'
 import {
   askUserQuestionDescription,

@@ -15,7 +15,7 @@
  * ```
  */
 import type { FunctionTool, JsonSchemaDefinition } from '@openai/agents'
-import { importPeer } from '../../protocol/index.js'
+import { importPeer } from '../../protocol/internal.js'
 import type { Agent, UserQuestions } from '../../protocol/index.js'
 import {
   askUserQuestionDescription,

@@ -1,4 +1,4 @@
-import { importPeer } from '../../protocol/index.js'
+import { importPeer } from '../../protocol/internal.js'
 
 /**
  * The MCP SDK's protocol types module, the one place askseam/mcp loads the SDK

@@ -5,7 +5,8 @@ import {
   terminalQueueMachine,
 } from '../../machines/index.js'
 import type { TerminalQueueDropReason } from '../../machines/index.js'
-import { UserQuestionError, importPeer, toUserQuestionError } from '../../protocol/index.js'
+import { UserQuestionError, toUserQuestionError } from '../../protocol/index.js'
+import { importPeer } from '../../protocol/internal.js'
 import { durationInWords } from '../../vocabulary/index.js'
 import type {
   AskUserQuestionAnswer,

@@ -1,8 +1,14 @@
 import { createActor } from 'xstate'
 import type { Actor } from 'xstate'
 import { relayAskMachine, relayClientMachine } from '../../machines/index.js'
-import type { RelayAskOutput } from '../../machines/index.js'
-import { UserQuestionError, toUserQuestionError, validateAnswer } from '../../protocol/index.js'
+import type { RelayAskOutput, RelayResponse } from '../../machines/index.js'
+import {
+  UserQuestionError,
+  outcomeError,
+  errorData,
+  toUserQuestionError,
+  validateAnswer,
+} from '../../protocol/index.js'
 import type {
   AskUserQuestionAnswer,
   AskUserQuestionItem,
@@ -114,11 +120,11 @@ interface Entry {
   actor: RelayAskActor
   /** The `question/requested` frame, serialised once for every client and every replay. */
   requested: string
-  /** What the store made of this relay's settlement (DESIGN §10: "accepted" only after the commit). */
-  settlement: ProviderRequest['settlement']
 }
 
 interface Connection<TClient> {
+  /** How the relay's asks name this connection in their receipts. */
+  id: string
   client: TClient
   actor: RelayClientActor
   outbox: Outbox
@@ -166,6 +172,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   const entries = new Map<string, Entry>()
   /** Least recently active first: a connection moves to the end when it connects or answers. */
   const connections = new Set<Connection<TClient>>()
+  const byId = new Map<string, Connection<TClient>>()
   let clients = 0
   let disposed = false
 
@@ -249,43 +256,28 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       sendTo(connection, receipt(rpcId, 'not-pending'))
       return
     }
-    if (!mayAccess(connection.client, entry.sessionId)) {
-      sendTo(connection, receipt(rpcId, 'forbidden'))
-      return
-    }
-    const result = interpretResult(parsed.frame.result)
-    if (result.kind === 'invalid') {
-      sendTo(connection, receipt(rpcId, 'bad-response', result.message))
-      return
-    }
+    const response = readResponse(connection, entry, parsed.frame.result)
     // The client that answers is the one a person is using: it hears first from now on.
-    touch(connection)
-    if (result.kind === 'cancel') {
-      entry.actor.send({ type: 'batch.cancelled', error: result.error })
-    } else {
-      let answer: AskUserQuestionAnswer
-      try {
-        answer = validateAnswer(entry.questions, result.value)
-      } catch (error: unknown) {
-        sendTo(connection, receipt(rpcId, 'bad-response', toUserQuestionError(error).message))
-        return
-      }
-      entry.actor.send({ type: 'answer.received', answer })
+    if (response.kind === 'answer' || response.kind === 'cancel') touch(connection)
+    entry.actor.send({ type: 'response.received', clientId: connection.id, response })
+  }
+
+  /** A client's response read at the relay's edge: who may answer, what the frame says, whether the answer fits. */
+  const readResponse = (
+    connection: Connection<TClient>,
+    entry: Entry,
+    result: unknown,
+  ): RelayResponse => {
+    if (!mayAccess(connection.client, entry.sessionId)) return { kind: 'forbidden' }
+    const interpreted = interpretResult(result)
+    if (interpreted.kind === 'invalid') return interpreted
+    if (interpreted.kind === 'cancel')
+      return { kind: 'cancel', error: errorData(interpreted.error) }
+    try {
+      return { kind: 'answer', answer: validateAnswer(entry.questions, interpreted.value) }
+    } catch (error: unknown) {
+      return { kind: 'invalid', message: toUserQuestionError(error).message }
     }
-    const { settlement } = entry
-    if (settlement === undefined) {
-      sendTo(connection, receipt(rpcId))
-      return
-    }
-    // The client hears "accepted" only once the store committed this answer;
-    // one that lost to a settlement elsewhere hears not-pending.
-    void settlement.then((verdict) => {
-      if (verdict.status === 'accepted') sendTo(connection, receipt(rpcId))
-      else if (verdict.error.code === 'BAD_ANSWER')
-        sendTo(connection, receipt(rpcId, 'bad-response', verdict.error.message))
-      else sendTo(connection, receipt(rpcId, 'not-pending'))
-      fanOut.flush()
-    })
   }
 
   const provider: UserQuestionProvider = {
@@ -323,37 +315,58 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
             questions,
             ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
           }),
-          settlement: request.settlement,
         }
-        const onAbort = () =>
-          actor.send({
-            type: 'ask.ended',
-            error: toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask ended'),
-          })
+        const tell = (event: Parameters<typeof actor.send>[0]) => {
+          if (actor.getSnapshot().status === 'active') actor.send(event)
+        }
+        const ended = () => {
+          const error = toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask ended')
+          tell({ type: 'ask.ended', error: errorData(error) })
+          // The seam no longer waits on this settlement; it is settled for good form.
+          reject(error)
+        }
+        actor.on('provider.settled', ({ response }) => {
+          if (response.kind === 'answer') resolve(response.answer)
+          else reject(outcomeError(response.error))
+        })
+        actor.on('receipt', ({ clientId, reason, message }) => {
+          const connection = byId.get(clientId)
+          if (connection !== undefined) sendTo(connection, receipt(rpcId, reason, message))
+        })
         actor.subscribe({
           complete() {
-            // One settle path: out of the table, off the signal, every client told, then the seam.
+            // One settle path: out of the table, off the signal, every client told.
             if (entries.get(rpcId) === entry) entries.delete(rpcId)
             // A client paused for reading slowly may still be owed this question
             // (possibly megabytes of plan); only `resolved` would follow, so it is not sent.
             fanOut.withdraw(entry.requested)
-            signal.removeEventListener('abort', onAbort)
-            const output = actor.getSnapshot().output as RelayAskOutput
-            broadcast(
-              sessionId,
-              frameText(
-                sessionId === undefined
-                  ? { type: 'question/resolved', rpcId, outcome: output.outcome }
-                  : { type: 'question/resolved', rpcId, sessionId, outcome: output.outcome },
-              ),
-            )
-            if (output.outcome === 'answered') resolve(output.answer)
-            else reject(output.error)
+            signal.removeEventListener('abort', ended)
+            const { outcome } = actor.getSnapshot().output as RelayAskOutput
+            // An ask handed over did not end: another provider shows it.
+            if (outcome !== undefined) {
+              broadcast(
+                sessionId,
+                frameText(
+                  sessionId === undefined
+                    ? { type: 'question/resolved', rpcId, outcome }
+                    : { type: 'question/resolved', rpcId, sessionId, outcome },
+                ),
+              )
+            }
           },
         })
         // The wait is registered before the question goes out, so an answer can never outrun it.
         entries.set(rpcId, entry)
-        signal.addEventListener('abort', onAbort, { once: true })
+        signal.addEventListener('abort', ended, { once: true })
+        void request.settlement?.then((verdict) =>
+          tell({
+            type: 'settlement.told',
+            verdict:
+              verdict.status === 'accepted'
+                ? verdict
+                : { status: 'refused', error: errorData(verdict.error) },
+          }),
+        )
         actor.start()
         broadcast(sessionId, entry.requested)
       })
@@ -367,7 +380,13 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       const actor = createActor(relayClientMachine, {
         input: { clientId: `client-${++clients}`, maxFrames, windowMs },
       })
-      const connection: Connection<TClient> = { client, actor, outbox: { frames: [], bytes: 0 } }
+      const connection: Connection<TClient> = {
+        id: `client-${clients}`,
+        client,
+        actor,
+        outbox: { frames: [], bytes: 0 },
+      }
+      byId.set(connection.id, connection)
       actor.on('frame.accepted', ({ data }) => handleFrame(connection, data))
       actor.on('client.throttled', ({ maxFrames: limit, windowMs: window }) => {
         const notice: ErrorFrame = {
@@ -381,6 +400,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       actor.subscribe({
         complete() {
           connections.delete(connection)
+          byId.delete(connection.id)
           fanOut.drop(connection)
           const reason = actor.getSnapshot().context.closeReason
           if (reason === 'congested' || reason === 'relay-disposed') {
@@ -430,16 +450,9 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
     dispose() {
       if (disposed) return
       disposed = true
-      // Unregister first: with a provider grace the seam hands these asks to the next provider.
+      // Unregister first: the seam takes each ask back (with a grace or a human's wait, for the
+      // next provider), and each ask's signal tells it so.
       unregister()
-      for (const entry of [...entries.values()]) {
-        entry.actor.send({
-          type: 'ask.ended',
-          error: new UserQuestionError('the web relay was disposed', 'ASK_ABORTED', {
-            details: { reason: 'relay-disposed' },
-          }),
-        })
-      }
       // Every client hears how its asks ended before it is closed.
       fanOut.flush(Infinity, true)
       for (const connection of [...connections]) connection.actor.send({ type: 'relay.disposed' })

@@ -1,4 +1,4 @@
-import { importPeer } from '../../protocol/index.js'
+import { importPeer } from '../../protocol/internal.js'
 
 /**
  * `ws`, the one place askseam/web loads it: without the package installed,

@@ -1,6 +1,6 @@
 import type { Client, Notification } from 'pg'
-import { CorruptRowError } from '../../protocol/index.js'
-import type { StoreChange } from '../../protocol/index.js'
+import { CorruptRowError } from '../../protocol/internal.js'
+import type { StoreChange } from '../../protocol/internal.js'
 import { askColumns, revisionOf, toAskRecord } from './rows.js'
 import type { AskRow } from './rows.js'
 import { quoteIdentifier } from './schema.js'

@@ -15,8 +15,8 @@
  * await store.close()
  * ```
  */
-import { importPeer } from '../../protocol/index.js'
-import type { AskStore } from '../../protocol/index.js'
+import { importPeer } from '../../protocol/internal.js'
+import type { AskStore } from '../../protocol/internal.js'
 import { createStoreWith } from './store.js'
 import type { PostgresStoreOptions } from './types.js'
 
@@ -30,6 +30,10 @@ const { default: pg } = await importPeer('askseam/postgres', 'pg', () => import(
  *
  * - The first settlement wins through one conditional `UPDATE ... WHERE
  *   state = 'pending'`; a loser reads back the committed row.
+ * - A deadline is final, by the database's clock: a settlement that reaches
+ *   the database after it ends the ask `ASK_TIMEOUT` instead. The seams
+ *   compute deadlines from their own clocks, so keep every host in sync with
+ *   the database's (NTP).
  * - `watch()` LISTENs on one dedicated connection (not a pool client),
  *   reconnects with backoff when it drops and emits `resync` each time it is
  *   back, since notifications sent meanwhile are gone; a slow poll backs it up.

@@ -1,5 +1,5 @@
-import { CorruptRowError, STORE_SCHEMA_VERSION, parseAskRecord } from '../../protocol/index.js'
-import type { AskRecord, SeamLease, StoredOutcome } from '../../protocol/index.js'
+import { CorruptRowError, STORE_SCHEMA_VERSION, parseAskRecord } from '../../protocol/internal.js'
+import type { AskOutcome, AskRecord, SeamLease } from '../../protocol/internal.js'
 
 /**
  * Every column comes back as the server's text, whatever type parsers the
@@ -122,7 +122,7 @@ export type SweptRow = Pick<
 export function toSweptRecord(
   row: SweptRow,
   settledAt: number,
-  outcomeOf: (ask: AskRecord) => StoredOutcome,
+  outcomeOf: (ask: AskRecord) => AskOutcome,
 ): AskRecord {
   const record = toAskRecord({
     ...row,

@@ -32,6 +32,20 @@ function sweep(due: string, outcome: string): string {
 }
 
 /**
+ * `timeoutOutcome(ask)` built in SQL from the row `asks`' own columns,
+ * `message` being the parameter that holds `TIMEOUT_MESSAGE`: a statement
+ * that ends an ask with it needs no round trip of the row through JavaScript.
+ */
+function timeoutJson(message: string): string {
+  return `json_build_object(
+      'status', 'rejected',
+      'error', json_build_object(
+        'code', 'ASK_TIMEOUT',
+        'message', ${message}::text,
+        'details', json_build_object('deadline', asks.deadline, 'startedAt', asks.started_at)))`
+}
+
+/**
  * The statements of the Postgres store. Each write notifies in the same
  * statement, so the notification goes out exactly when the write commits.
  */
@@ -58,17 +72,30 @@ export const statements = {
 
   /**
    * The one conditional write. $1 askId, $2 outcome, $3 settledAt,
-   * $4 schema version, $5 channel. No row: the ask was settled already (or
-   * is not there, or is of another schema version).
+   * $4 schema version, $5 channel, $6 the timeout message, $7 whether $2 is
+   * the timeout itself. No row: the ask was settled already (or is not
+   * there, or is of another schema version).
+   *
+   * A deadline is final, and the database's clock says when it passed (not
+   * $3: the hosts' clocks may disagree, the database's is one). `verdict` reads
+   * that clock once, so the outcome written and the `won` returned come from
+   * the same reading; past the deadline the ask ends with the timeout, and
+   * the writer wins only if it offered it.
    */
-  settle: `WITH settled AS (
-      UPDATE askseam_asks
-      SET state = 'settled', outcome = $2::json, settled_at = $3,
-          revision = nextval('askseam_revision')
-      WHERE ask_id = $1 AND state = 'pending' AND schema_version = $4
-      RETURNING *
+  settle: `WITH verdict AS MATERIALIZED (
+      SELECT ask_id,
+        (deadline IS NOT NULL AND NOT $7::boolean
+          AND deadline <= floor(extract(epoch FROM clock_timestamp()) * 1000)) AS too_late
+      FROM askseam_asks WHERE ask_id = $1
+    ), settled AS (
+      UPDATE askseam_asks AS asks
+      SET state = 'settled', settled_at = $3, revision = nextval('askseam_revision'),
+          outcome = CASE WHEN verdict.too_late THEN ${timeoutJson('$6')} ELSE $2::json END
+      FROM verdict
+      WHERE asks.ask_id = verdict.ask_id AND asks.state = 'pending' AND asks.schema_version = $4
+      RETURNING asks.*, NOT verdict.too_late AS won
     )
-    SELECT ${columns}, pg_notify($5, ${askNotice('settled')}) FROM settled`,
+    SELECT ${columns}, won, pg_notify($5, ${askNotice('settled')}) FROM settled`,
 
   /** $1 askId. */
   get: `SELECT ${columns} FROM askseam_asks WHERE ask_id = $1`,
@@ -80,10 +107,9 @@ export const statements = {
   /**
    * $1 now, $2 the timeout message, $3 schema version, $4 channel. SKIP
    * LOCKED: seams sweeping at once split the overdue asks between them
-   * instead of queueing on each other's locks. The outcome is built here,
-   * from the row's own deadline, as `timeoutOutcome(record)` builds it. One
-   * revision for the whole sweep (a sub-select runs once): the change feed
-   * only asks which rows moved past its last revision.
+   * instead of queueing on each other's locks. One revision for the whole
+   * sweep (a sub-select runs once): the change feed only asks which rows
+   * moved past its last revision.
    */
   expireOverdue: sweep(
     `due AS (
@@ -91,12 +117,7 @@ export const statements = {
       WHERE state = 'pending' AND deadline <= $1 AND schema_version = $3
       FOR UPDATE SKIP LOCKED
     )`,
-    `json_build_object(
-      'status', 'rejected',
-      'error', json_build_object(
-        'code', 'ASK_TIMEOUT',
-        'message', $2::text,
-        'details', json_build_object('deadline', asks.deadline, 'startedAt', asks.started_at)))`,
+    timeoutJson('$2'),
   ),
 
   /**

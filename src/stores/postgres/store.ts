@@ -4,14 +4,15 @@ import {
   STORE_SCHEMA_VERSION,
   TIMEOUT_MESSAGE,
   isReplayedOutcome,
+  isTimeoutOutcome,
   notifyEach,
   ownerGoneOutcome,
   parseAskRecord,
+  parseOutcome,
   parseRows,
-  parseStoredOutcome,
   timeoutOutcome,
   warnCorruptRowOnce,
-} from '../../protocol/index.js'
+} from '../../protocol/internal.js'
 import type {
   AdmitResult,
   AskRecord,
@@ -19,7 +20,7 @@ import type {
   NewAskRecord,
   SeamLease,
   StoreChange,
-} from '../../protocol/index.js'
+} from '../../protocol/internal.js'
 import { createChangeFeed } from './change-feed.js'
 import { RAW_TEXT, toAskRecord, toSeamLease, toSweptRecord } from './rows.js'
 import type { AskRow, LeaseRow, SweptRow } from './rows.js'
@@ -33,6 +34,8 @@ export interface PgModule {
   Pool: new (config: ClientConfig & { max?: number }) => Pool
   Client: new (config: ClientConfig) => Client
 }
+
+/** Whether `outcome` is the deadline's own: the one outcome a write past the deadline may still commit. */
 
 /** How often admit retries a key that another admit took or gave up meanwhile. */
 const KEY_ATTEMPTS = 5
@@ -187,17 +190,20 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
 
     async settle(askId, outcome, settledAt) {
       open()
-      parseStoredOutcome(outcome)
+      const offered = parseOutcome(outcome)
       const { channel } = await ready()
-      const won = await query<AskRow>(statements.settle, [
+      const [written] = await query<AskRow & { won: string | null }>(statements.settle, [
         askId,
         JSON.stringify(outcome),
         settledAt,
         STORE_SCHEMA_VERSION,
         channel,
+        TIMEOUT_MESSAGE,
+        isTimeoutOutcome(offered),
       ])
-      if (won[0] !== undefined) return { record: toAskRecord(won[0]), won: true }
-      // Lost (or no such ask): the committed row is the answer.
+      // Written, though not necessarily with the outcome offered: past the deadline, the timeout.
+      if (written !== undefined) return { record: toAskRecord(written), won: written.won === 't' }
+      // Not written (or no such ask): the committed row is the answer.
       const record = one(await query<AskRow>(statements.get, [askId]))
       return record === undefined ? undefined : { record, won: false }
     },

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg'
-import type { CorruptRowError } from '../../protocol/index.js'
+import type { CorruptRowError } from '../../protocol/internal.js'
 
 /** Options of {@link createPostgresStore}. Give a `connectionString` or a `pool`, not both. */
 export interface PostgresStoreOptions {

@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import { CorruptRowError, notifyEach } from '../../protocol/index.js'
-import type { StoreChange } from '../../protocol/index.js'
+import { CorruptRowError, notifyEach } from '../../protocol/internal.js'
+import type { StoreChange } from '../../protocol/internal.js'
 import type { Connection } from './connection.js'
 import { decodeAsk } from './rows.js'
 import { statementsOf } from './statements.js'

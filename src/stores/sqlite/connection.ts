@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
 import type BetterSqlite3 from 'better-sqlite3'
-import { CorruptRowError, importPeer } from '../../protocol/index.js'
+import { CorruptRowError, importPeer } from '../../protocol/internal.js'
 import { migrate } from './schema.js'
 
 /** What {@link createConnection} needs. */

@@ -1,5 +1,5 @@
-import { CorruptRowError, STORE_SCHEMA_VERSION, parseAskRecord } from '../../protocol/index.js'
-import type { AskRecord, NewAskRecord, SeamLease, StoredOutcome } from '../../protocol/index.js'
+import { CorruptRowError, STORE_SCHEMA_VERSION, parseAskRecord } from '../../protocol/internal.js'
+import type { AskOutcome, AskRecord, NewAskRecord, SeamLease } from '../../protocol/internal.js'
 
 /**
  * An `asks` row as SQLite hands it back, in {@link ASK_COLUMNS} order (raw
@@ -78,7 +78,7 @@ function ownFields(row: AskRow): Record<string, unknown> {
 export function decodeEnded(
   row: AskRow,
   settledAt: number,
-  outcomeOf: (ask: AskRecord) => StoredOutcome,
+  outcomeOf: (ask: AskRecord) => AskOutcome,
 ): AskRecord {
   checkVersion(row[0], row[7])
   const record = parseAskRecord({ ...ownFields(row), state: 'pending' })

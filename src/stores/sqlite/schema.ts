@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import { STORE_SCHEMA_VERSION } from '../../protocol/index.js'
+import { STORE_SCHEMA_VERSION } from '../../protocol/internal.js'
 
 /**
  * The schema, one migration per version. A migration runs inside the
@@ -62,6 +62,9 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
  * by a newer askseam (its rows may mean something this version cannot read).
  */
 export function migrate(db: BetterSqlite3.Database): void {
+  // A file already at this version needs no write lock to open: another process
+  // holding the lock (a long write) must not keep this one from reading.
+  if (appliedVersion(db) === STORE_SCHEMA_VERSION) return
   db.transaction(() => {
     db.exec(
       'CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
@@ -81,4 +84,17 @@ export function migrate(db: BetterSqlite3.Database): void {
       record.run(migration.version, Date.now())
     }
   }).immediate()
+}
+
+/** The newest migration the file records, read without a transaction; 0 for a new file. */
+function appliedVersion(db: BetterSqlite3.Database): number {
+  const table = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'")
+    .get()
+  if (table === undefined) return 0
+  return (
+    db.prepare('SELECT coalesce(max(version), 0) AS version FROM migrations').get() as {
+      version: number
+    }
+  ).version
 }

@@ -4,14 +4,15 @@ import {
   STORE_SCHEMA_VERSION,
   TIMEOUT_MESSAGE,
   isReplayedOutcome,
+  isTimeoutOutcome,
   ownerGoneOutcome,
   parseAskRecord,
+  parseOutcome,
   parseRows,
-  parseStoredOutcome,
   timeoutOutcome,
   warnCorruptRowOnce,
-} from '../../protocol/index.js'
-import type { AdmitResult, AskRecord, AskStore, CorruptRowError } from '../../protocol/index.js'
+} from '../../protocol/internal.js'
+import type { AdmitResult, AskRecord, AskStore, CorruptRowError } from '../../protocol/internal.js'
 import { createChangeFeed } from './change-feed.js'
 import { createConnection } from './connection.js'
 import { decodeAsk, decodeEnded, decodeLease, encodeNewAsk } from './rows.js'
@@ -177,15 +178,24 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
     },
 
     async settle(askId, outcome, settledAt) {
-      const json = JSON.stringify(parseStoredOutcome(outcome))
+      const offered = parseOutcome(outcome)
+      const values = {
+        outcome: JSON.stringify(offered),
+        offersTimeout: isTimeoutOutcome(offered) ? 1 : 0,
+        message: TIMEOUT_MESSAGE,
+        settledAt,
+        askId,
+      }
       const { result, revision } = await write('settle', (s, revision) => {
-        const { changes } = s.settle.run({ outcome: json, settledAt, revision, askId })
+        // No row: the ask was settled already, or is not in the store.
+        const written = s.settle.get({ ...values, revision }) as { won: unknown } | undefined
         const row = s.byId.get(askId) as AskRow | undefined
-        const won = changes === 1
         // Decoded inside the transaction: a corrupt ask rejects and is left as it was.
         return {
-          result: row === undefined ? undefined : { record: decodeAsk(row), won },
-          changed: won,
+          result:
+            row === undefined ? undefined : { record: decodeAsk(row), won: written?.won === 1 },
+          // A write that lost to the deadline still ended the ask: watchers hear of it.
+          changed: written !== undefined,
         }
       })
       if (result !== undefined && revision !== undefined) settled([result.record], revision)
@@ -285,3 +295,5 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
     },
   }
 }
+
+/** Whether `outcome` is the deadline's own: the one outcome a write past the deadline may still commit. */

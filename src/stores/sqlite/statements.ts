@@ -2,6 +2,23 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { ASK_COLUMNS, ENDED_COLUMNS } from './rows.js'
 
 /**
+ * `timeoutOutcome(ask)` built in SQL from the row's own columns, @message
+ * being `TIMEOUT_MESSAGE`: a statement that ends an ask with it needs no
+ * round trip of the row through JavaScript.
+ */
+const TIMEOUT_OUTCOME = `json_object('status', 'rejected', 'error', json_object(
+           'code', 'ASK_TIMEOUT', 'message', @message,
+           'details', json_object('deadline', deadline, 'startedAt', started_at)))`
+
+/**
+ * Whether a settlement at @settledAt comes too late for the outcome offered
+ * (@offersTimeout: 1 when it is the timeout itself, else 0). A pure function
+ * of the row's deadline and the parameters, so the `SET` and the `RETURNING`
+ * that name it agree.
+ */
+const TOO_LATE = '(deadline IS NOT NULL AND deadline <= @settledAt AND NOT @offersTimeout)'
+
+/**
  * Every statement the store runs. Those that read asks run in raw mode
  * (arrays in {@link ASK_COLUMNS} order): no object per row to build in C++.
  */
@@ -20,16 +37,17 @@ const SQL = {
          state, outcome, settled_at, revision, schema_version)
        VALUES (@askId, @key, @questions, @agentId, @ownerSeamId, @startedAt, @deadline,
          'pending', NULL, NULL, @revision, @schemaVersion)`,
-  settle: `UPDATE asks SET state = 'settled', outcome = @outcome, settled_at = @settledAt, revision = @revision
-       WHERE ask_id = @askId AND state = 'pending'`,
+  // The one conditional write. A deadline is final: past it, the outcome
+  // written is the timeout, and the writer wins only with the outcome it offered.
+  settle: `UPDATE asks SET state = 'settled', settled_at = @settledAt, revision = @revision,
+         outcome = CASE WHEN ${TOO_LATE} THEN ${TIMEOUT_OUTCOME} ELSE @outcome END
+       WHERE ask_id = @askId AND state = 'pending'
+       RETURNING NOT ${TOO_LATE} AS won`,
   pending: `SELECT ${ASK_COLUMNS} FROM asks WHERE state = 'pending' ORDER BY started_at, ask_id`,
   changedSince: `SELECT ${ASK_COLUMNS} FROM asks WHERE revision > ? AND revision <= ? ORDER BY revision`,
-  // One write for every overdue ask, its outcome (timeoutOutcome) built in SQL:
-  // no row makes a round trip through JavaScript before it is ended.
+  // One write for every overdue ask.
   expire: `UPDATE asks SET state = 'settled', settled_at = @now, revision = @revision,
-         outcome = json_object('status', 'rejected', 'error', json_object(
-           'code', 'ASK_TIMEOUT', 'message', @message,
-           'details', json_object('deadline', deadline, 'startedAt', started_at)))
+         outcome = ${TIMEOUT_OUTCOME}
        WHERE state = 'pending' AND deadline <= @now
        RETURNING ${ENDED_COLUMNS}`,
   endOrphans: `UPDATE asks SET state = 'settled', settled_at = @now, revision = @revision, outcome = @outcome

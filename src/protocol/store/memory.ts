@@ -1,11 +1,12 @@
 import {
-  LEASE_RETENTION_MS,
   isReplayedOutcome,
-  notifyEach,
+  isTimeoutOutcome,
   ownerGoneOutcome,
-  parseAskRecord,
   timeoutOutcome,
-} from './store.js'
+} from '../../vocabulary/index.js'
+import type { AskOutcome } from '../../vocabulary/index.js'
+import { notifyEach, parseAskRecord } from './rows.js'
+import { LEASE_RETENTION_MS } from './types.js'
 import type {
   AdmitResult,
   AskRecord,
@@ -13,8 +14,7 @@ import type {
   NewAskRecord,
   SeamLease,
   StoreChange,
-  StoredOutcome,
-} from './store.js'
+} from './types.js'
 
 /**
  * The default store: asks live in this process's memory and nothing outlives
@@ -63,7 +63,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
   const open = (): void => {
     if (closed) throw new Error('the memory store is closed')
   }
-  const settleNow = (record: AskRecord, outcome: StoredOutcome, settledAt: number): AskRecord => {
+  const settleNow = (record: AskRecord, outcome: AskOutcome, settledAt: number): AskRecord => {
     record.state = 'settled'
     record.outcome = frozenJson(outcome)
     record.settledAt = settledAt
@@ -81,13 +81,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
     }
   }
 
+  // Synchronous inside: an in-process admission costs no more than one settled promise.
   const admitNow = (ask: NewAskRecord): AdmitResult => {
     open()
     if (asks.has(ask.askId)) throw new Error(`askId ${ask.askId} is already in the store`)
     if (ask.key !== undefined) {
       const held = asks.get(byKey.get(ask.key) ?? '')
       if (held !== undefined) {
-        if (held.state === 'pending' || isReplayedOutcome(held.outcome as StoredOutcome)) {
+        if (held.state === 'pending' || isReplayedOutcome(held.outcome as AskOutcome)) {
           return { status: 'existing', record: snapshot(held) }
         }
         // Gives the key up: that outcome said nothing about the human.
@@ -111,8 +112,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
   return {
     processLocal: true,
 
-    admitNow,
-
     async admit(ask: NewAskRecord): Promise<AdmitResult> {
       return admitNow(ask)
     },
@@ -121,9 +120,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
       open()
       const record = asks.get(askId)
       if (record === undefined) return undefined
-      return record.state === 'pending'
-        ? { record: settleNow(record, outcome, settledAt), won: true }
-        : { record: snapshot(record), won: false }
+      if (record.state !== 'pending') return { record: snapshot(record), won: false }
+      // A deadline is final: past it, the one outcome left is the timeout.
+      if (
+        record.deadline !== undefined &&
+        record.deadline <= settledAt &&
+        !isTimeoutOutcome(outcome)
+      ) {
+        return { record: settleNow(record, timeoutOutcome(record), settledAt), won: false }
+      }
+      return { record: settleNow(record, outcome, settledAt), won: true }
     },
 
     async get(askId) {

@@ -11,32 +11,24 @@ import type {
   UserQuestionProvider,
 } from '../vocabulary/index.js'
 
-/**
- * One ask shown to this seam's provider: the live handles the ask machine may
- * not hold (DESIGN §6). Kept in a `Map` by `askId` beside the actors.
+/*
+ * Calling a provider: a UI is untrusted code. Whatever it throws, returns or
+ * rejects with becomes one safe, coded error, and the request it is handed
+ * carries the live signal and settlement the presentation machine's effects
+ * drive.
  */
-export interface Presentation {
-  readonly askId: string
+
+/** The live handles of one presentation, kept beside its actor. */
+export interface ProviderCall {
   readonly controller: AbortController
-  /**
-   * The provider's own promise. Whoever reads it handles it in the turn the
-   * presentation opens, and first records how it settled with
-   * {@link providerAnswered} or {@link providerFailed}: one chain from the
-   * provider to the reader, not one more promise per ask.
-   */
-  readonly answer: Promise<unknown>
-  /** Whether the provider's own promise has settled (as recorded by its reader). */
-  providerSettled: boolean
-  /** Whether the presentation is over (taken back, aborted or its settlement told). */
-  ended: boolean
-  /** What `answer` rejected with, made safe: the error the caller gets when the provider's ending is committed. */
-  error: UserQuestionError | undefined
   /** Resolves `ProviderRequest.settlement` (once). */
-  tell(settlement: ProviderSettlement): void
+  readonly tell: (settlement: ProviderSettlement) => void
+  /** The provider's own promise, never rejecting with anything but a safe `UserQuestionError`. */
+  readonly answer: Promise<unknown>
 }
 
 /** What a presentation shows. */
-export interface PresentationSubject {
+export interface CallSubject {
   askId: string
   questions: AskUserQuestionItem[]
   agent?: Agent
@@ -82,10 +74,7 @@ export function safeProviderError(value: unknown): UserQuestionError {
  * throws, returns no promise, or hands back a hostile value only ever rejects
  * `answer` with a safe, coded error.
  */
-export function openPresentation(
-  provider: UserQuestionProvider,
-  subject: PresentationSubject,
-): Presentation {
+export function callProvider(provider: UserQuestionProvider, subject: CallSubject): ProviderCall {
   const controller = new AbortController()
   let tell!: (settlement: ProviderSettlement) => void
   const settlement = new Promise<ProviderSettlement>((resolve) => (tell = resolve))
@@ -97,30 +86,16 @@ export function openPresentation(
   }
   if (subject.agent !== undefined) request.agent = subject.agent
   if (subject.deadline !== undefined) request.deadline = subject.deadline
-  return {
-    askId: subject.askId,
-    controller,
-    answer: callProvider(provider, request),
-    providerSettled: false,
-    ended: false,
-    error: undefined,
-    tell,
-  }
+  const answer = askDefensively(provider, request).catch((error: unknown) => {
+    throw safeProviderError(error)
+  })
+  return { controller, tell, answer }
 }
 
-/** Records that the provider fulfilled its promise. */
-export function providerAnswered(presentation: Presentation): void {
-  presentation.providerSettled = true
-}
-
-/** Records that the provider rejected: returns the error made safe to read, kept as `presentation.error`. */
-export function providerFailed(presentation: Presentation, error: unknown): UserQuestionError {
-  presentation.providerSettled = true
-  presentation.error = safeProviderError(error)
-  return presentation.error
-}
-
-function callProvider(provider: UserQuestionProvider, request: ProviderRequest): Promise<unknown> {
+function askDefensively(
+  provider: UserQuestionProvider,
+  request: ProviderRequest,
+): Promise<unknown> {
   try {
     const pending: unknown = provider.ask(request)
     if (typeof (pending as { then?: unknown } | null)?.then !== 'function') {
@@ -134,23 +109,4 @@ function callProvider(provider: UserQuestionProvider, request: ProviderRequest):
   } catch (error: unknown) {
     return Promise.reject(error as Error)
   }
-}
-
-/** Ends a presentation the provider has not settled: aborts its signal and tells it why. */
-export function abortPresentation(presentation: Presentation, reason: UserQuestionError): void {
-  if (presentation.ended) return
-  presentation.ended = true
-  if (!presentation.providerSettled) presentation.controller.abort(reason)
-  presentation.tell({ status: 'refused', error: reason })
-}
-
-/** The reason a presentation loses to a settlement committed elsewhere (DESIGN §10). */
-export function settledElsewhereError(): UserQuestionError {
-  return new UserQuestionError(
-    'another settlement of this ask was committed first',
-    'ASK_ABORTED',
-    {
-      details: { reason: 'settled-elsewhere' },
-    },
-  )
 }

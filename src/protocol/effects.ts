@@ -1,0 +1,47 @@
+import { readSettlement } from './store/rows.js'
+import type { AskStore } from './store/types.js'
+import type { AskOutcome } from '../vocabulary/index.js'
+
+/*
+ * How a machine's effect reaches a store or a provider and back: the work
+ * runs beside the actor, and its result returns to the actor as an event,
+ * or is dropped if the actor has stopped by then.
+ */
+
+/** The part of an actor an effect reports to. */
+export interface Reportable<TEvent> {
+  getSnapshot(): { status: string }
+  send(event: TEvent): void
+}
+
+/** Runs `work` (which may also throw at once) and tells `self` how it went, while it still runs. */
+export function report<TResult, TEvent>(
+  self: Reportable<TEvent>,
+  work: () => PromiseLike<TResult>,
+  done: (result: TResult) => TEvent,
+  failed: (error: unknown) => TEvent,
+): void {
+  let pending: PromiseLike<TResult>
+  try {
+    pending = work()
+  } catch (error: unknown) {
+    pending = Promise.reject(error as Error)
+  }
+  const tell = (event: TEvent) => {
+    if (self.getSnapshot().status === 'active') self.send(event)
+  }
+  Promise.resolve(pending).then(
+    (result) => tell(done(result)),
+    (error: unknown) => tell(failed(error)),
+  )
+}
+
+/** Offers `outcome` to the store's one conditional write; resolves with what it committed, and whether it is this write. */
+export async function commitOutcome(
+  store: AskStore,
+  askId: string,
+  outcome: AskOutcome,
+): Promise<{ outcome: AskOutcome; won: boolean }> {
+  const settled = readSettlement(askId, await store.settle(askId, outcome, Date.now()))
+  return { outcome: settled.record.outcome as AskOutcome, won: settled.won }
+}

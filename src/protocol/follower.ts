@@ -1,0 +1,142 @@
+import type { Asks } from './asks.js'
+import type { Presenter } from './presenter.js'
+import type { AskRecord, AskStore, StoreChange } from './store/types.js'
+import { settledElsewhereOutcome, storeFailedOutcome } from '../vocabulary/index.js'
+import type { AskOutcome } from '../vocabulary/index.js'
+
+/*
+ * How a seam follows its store (DESIGN §10): it hears of asks admitted and
+ * settled anywhere, and of leases changing, through the store's change feed,
+ * and rereads the pending asks when the feed may have missed some. Another
+ * seam's pending ask goes to the provider; a settlement committed anywhere
+ * reaches the ask's machines here.
+ */
+
+/** What a seam lends the following of its store. */
+export interface FollowerOptions {
+  store: AskStore
+  seamId: string
+  asks: Asks
+  presenter: Presenter
+  /** The leases changed, or the earliest deadline to sweep at did. */
+  fleet(
+    event: { type: 'leases.changed' } | { type: 'deadline.watch'; deadline: number | undefined },
+  ): void
+  /** Whether the seam was closed or dropped: it hears nothing more. */
+  stopped(): boolean
+}
+
+/** A seam's part in following its store. */
+export interface Follower {
+  /** Another seam's pending asks this seam knows of, by `askId`. */
+  readonly foreign: ReadonlyMap<string, AskRecord>
+  /** Starts following the store's feed. */
+  start(): void
+  /** Stops following it and forgets other seams' asks (the seam closed). */
+  stop(): void
+  /** Rereads the store's pending asks, and ends here what the store holds settled or no longer holds. */
+  resync(): Promise<void>
+  /** Shows every known pending ask of another seam (a provider registered). */
+  showAll(): void
+  /** Watches the earliest deadline among other seams' asks again (a sweep ran). */
+  watchDeadlines(): void
+}
+
+/** Creates a seam's {@link Follower}. */
+export function createFollower(options: FollowerOptions): Follower {
+  const { store, seamId, asks, presenter } = options
+  const foreign = new Map<string, AskRecord>()
+
+  const note = (record: AskRecord) => {
+    // This seam's own asks are presented by their own machines.
+    if (record.state !== 'pending' || record.ownerSeamId === seamId) return
+    foreign.set(record.askId, record)
+    if (record.deadline !== undefined) {
+      options.fleet({ type: 'deadline.watch', deadline: record.deadline })
+    }
+    presenter.show(record)
+  }
+
+  const settled = (askId: string, outcome: AskOutcome) => {
+    if (foreign.delete(askId) && foreign.size === 0) {
+      options.fleet({ type: 'deadline.watch', deadline: undefined })
+    }
+    presenter.settled(askId, outcome)
+    asks.tellAsk(askId, { type: 'ask.settled', outcome })
+  }
+
+  const onChange = (change: StoreChange) => {
+    if (options.stopped()) return
+    if (change.type === 'ask.admitted') note(change.record)
+    else if (change.type === 'ask.settled') {
+      if (change.record.outcome !== undefined) settled(change.record.askId, change.record.outcome)
+    } else if (change.type === 'leases.changed') options.fleet({ type: 'leases.changed' })
+    else void resync()
+  }
+
+  const resync = async () => {
+    let list: AskRecord[]
+    try {
+      list = await store.pending()
+    } catch {
+      return
+    }
+    if (options.stopped()) return
+    const seen = new Set<string>()
+    for (const record of list) {
+      seen.add(record.askId)
+      note(record)
+    }
+    const missing = [...foreign.keys(), ...asks.pending().map((ask) => ask.askId)]
+    for (const askId of missing.filter((id) => !seen.has(id))) {
+      let record: AskRecord | undefined
+      try {
+        record = await store.get(askId)
+      } catch {
+        continue // A failed read says nothing of the ask: the next resync asks again.
+      }
+      if (record?.outcome !== undefined) settled(askId, record.outcome)
+      else if (record === undefined) gone(askId)
+    }
+  }
+
+  /**
+   * An ask the store no longer holds: settled and purged before this seam
+   * heard how it ended. Its question comes down, and a caller waiting on it
+   * here gets `STORE_FAILED`, since nobody can learn its outcome any more.
+   */
+  const gone = (askId: string) => {
+    if (foreign.delete(askId) && foreign.size === 0) {
+      options.fleet({ type: 'deadline.watch', deadline: undefined })
+    }
+    presenter.settled(askId, settledElsewhereOutcome())
+    const lost = storeFailedOutcome()
+    lost.error.message = `ask ${askId} is no longer in the store`
+    asks.tellAsk(askId, { type: 'ask.settled', outcome: lost })
+  }
+
+  let unwatch: (() => void) | undefined
+  return {
+    foreign,
+    start() {
+      unwatch = store.watch(onChange)
+    },
+    stop() {
+      unwatch?.()
+      foreign.clear()
+    },
+    resync,
+    showAll() {
+      for (const record of [...foreign.values()]) presenter.show(record)
+    },
+    watchDeadlines() {
+      let next: number | undefined
+      for (const record of foreign.values()) {
+        if (record.deadline !== undefined && (next === undefined || record.deadline < next)) {
+          next = record.deadline
+        }
+      }
+      options.fleet({ type: 'deadline.watch', deadline: next })
+    },
+  }
+}

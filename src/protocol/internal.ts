@@ -1,0 +1,32 @@
+/*
+ * What askseam's own layers above share with the protocol layer and nothing
+ * else does: no entry point exports it (the package's `exports` map has no
+ * path to this file).
+ */
+export { importPeer } from './peer.js'
+export {
+  CorruptRowError,
+  notifyEach,
+  parseAskRecord,
+  parseOutcome,
+  parseRows,
+  warnCorruptRowOnce,
+} from './store/rows.js'
+export { LEASE_RETENTION_MS, STORE_SCHEMA_VERSION } from './store/types.js'
+export type {
+  AdmitResult,
+  AskRecord,
+  AskStore,
+  NewAskRecord,
+  SeamLease,
+  SettleResult,
+  StoreChange,
+} from './store/types.js'
+export {
+  TIMEOUT_MESSAGE,
+  isReplayedOutcome,
+  isTimeoutOutcome,
+  ownerGoneOutcome,
+  timeoutOutcome,
+} from '../vocabulary/index.js'
+export type { AskOutcome } from '../vocabulary/index.js'

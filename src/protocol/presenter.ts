@@ -1,0 +1,191 @@
+import { createActor } from 'xstate'
+import type { Actor } from 'xstate'
+import { presentationMachine } from '../machines/index.js'
+import type { PresentationEvent, PresentationOutput } from '../machines/index.js'
+import { commitOutcome, report } from './effects.js'
+import { callProvider, safeProviderError } from './provider-call.js'
+import type { ProviderCall } from './provider-call.js'
+import type { InspectionObserver } from './seam-api.js'
+import type { AskRecord, AskStore } from './store/types.js'
+import { errorData } from '../vocabulary/index.js'
+import type {
+  Agent,
+  AskErrorData,
+  AskOutcome,
+  AskRejection,
+  UserQuestionProvider,
+  UserQuestionError,
+} from '../vocabulary/index.js'
+
+type PresentationActor = Actor<typeof presentationMachine>
+
+/** What a seam lends the presentations of its provider. */
+export interface PresenterOptions {
+  store: AskStore
+  /** The provider now registered, if any. */
+  provider(): UserQuestionProvider | undefined
+  /** The live error an ask's error data stands for: for an ask a caller here waits on, the very object it gets. */
+  errorFor(askId: string, error: AskErrorData): UserQuestionError
+  /** The live agent that asked, where a caller here waits on the ask. */
+  agentOf(askId: string): Agent | undefined
+  /** Keeps the provider's own error beside the ask: the cause its caller gets if it is the outcome. */
+  onProviderError(askId: string, error: UserQuestionError): void
+  /** A presentation of another seam's ask ended. */
+  onEnded(askId: string, output: PresentationOutput): void
+  inspect?: InspectionObserver
+}
+
+/** The presentations of a seam's provider (DESIGN §6: one `presentationMachine` for each). */
+export interface Presenter {
+  /** `presentationMachine` bound to the provider and the store: the child of each ask this seam runs. */
+  readonly machine: typeof presentationMachine
+  /** Shows another seam's pending ask, unless it is shown already or there is no provider. */
+  show(record: AskRecord): void
+  /** Tells another seam's presentation the ask's committed outcome. */
+  settled(askId: string, outcome: AskOutcome): void
+  /** The provider goes: every presentation of another seam's ask that holds no answer comes down. */
+  withdraw(error: AskRejection): void
+  /** Ends every presentation of another seam's ask (the seam closes); resolves once each has ended. */
+  end(error: AskRejection): Promise<void>
+  /** Drops every presentation as a killed process would: nothing is told. */
+  crash(): void
+  /** Whether another seam's ask is shown here. */
+  shows(askId: string): boolean
+  /** Takes an ask's question down at once, outside any machine: its ask faulted. */
+  takeDown(askId: string, reason: UserQuestionError): void
+}
+
+/** Creates a seam's {@link Presenter}. */
+export function createPresenter(options: PresenterOptions): Presenter {
+  const { store } = options
+  /** The live call of each ask shown, own or another seam's, until its presentation ends. */
+  const calls = new Map<string, ProviderCall>()
+  const foreign = new Map<string, PresentationActor>()
+
+  const machine = presentationMachine.provide({
+    actions: {
+      callProvider: ({ context, self }) => {
+        const provider = options.provider()
+        const reportTo = self as { send(event: PresentationEvent): void } & typeof self
+        if (provider === undefined) {
+          reportTo.send({
+            type: 'provider.failed',
+            error: { code: 'PROVIDER_FAILED', message: 'no provider is active' },
+          })
+          return
+        }
+        const agent = options.agentOf(context.askId)
+        const call = callProvider(provider, {
+          askId: context.askId,
+          questions: context.questions,
+          ...(agent === undefined ? {} : { agent }),
+          ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
+        })
+        calls.set(context.askId, call)
+        report<unknown, PresentationEvent>(
+          reportTo,
+          () => call.answer,
+          (answer) => ({ type: 'provider.answered', answer }),
+          (error) => {
+            const safe = safeProviderError(error)
+            options.onProviderError(context.askId, safe)
+            return { type: 'provider.failed', error: errorData(safe) }
+          },
+        )
+      },
+      commitProposal: ({ context, self }) => {
+        report<{ outcome: AskOutcome; won: boolean }, PresentationEvent>(
+          self as { send(event: PresentationEvent): void } & typeof self,
+          () => commitOutcome(store, context.askId, context.proposal as AskOutcome),
+          (committed) => ({ type: 'commit.done', ...committed }),
+          () => ({ type: 'commit.failed' }),
+        )
+      },
+      endPresentation: ({ context }, { error }) => {
+        end(context.askId, options.errorFor(context.askId, error.error))
+      },
+      tellSettlement: ({ context }, verdict) => {
+        const call = calls.get(context.askId)
+        calls.delete(context.askId)
+        call?.tell(
+          verdict.status === 'accepted'
+            ? verdict
+            : { status: 'refused', error: options.errorFor(context.askId, verdict.error) },
+        )
+      },
+    },
+  })
+
+  /** Aborts the provider's signal with `reason` (even after it answered) and tells it `refused`. */
+  const end = (askId: string, reason: UserQuestionError) => {
+    const call = calls.get(askId)
+    if (call === undefined) return
+    if (!call.controller.signal.aborted) call.controller.abort(reason)
+    calls.delete(askId)
+    call.tell({ status: 'refused', error: reason })
+  }
+
+  const tell = (askId: string, event: PresentationEvent) => {
+    const actor = foreign.get(askId)
+    if (actor?.getSnapshot().status === 'active') actor.send(event)
+  }
+
+  return {
+    machine,
+
+    show(record) {
+      if (options.provider() === undefined || foreign.has(record.askId)) return
+      const input = {
+        askId: record.askId,
+        questions: record.questions,
+        startedAt: record.startedAt,
+        openedAt: Date.now(),
+        ...(record.agentId === undefined ? {} : { agentId: record.agentId }),
+        ...(record.deadline === undefined ? {} : { deadline: record.deadline }),
+      }
+      const actor = createActor(
+        machine,
+        options.inspect === undefined ? { input } : { input, inspect: options.inspect },
+      )
+      foreign.set(record.askId, actor)
+      actor.subscribe({
+        complete: () => {
+          if (foreign.get(record.askId) === actor) foreign.delete(record.askId)
+          const { status, output } = actor.getSnapshot()
+          // A presentation stopped with its seam (a crash) ended nothing.
+          if (status === 'done') options.onEnded(record.askId, output as PresentationOutput)
+        },
+      })
+      actor.start()
+    },
+
+    settled: (askId, outcome) => tell(askId, { type: 'ask.settled', outcome }),
+
+    withdraw(error) {
+      for (const askId of [...foreign.keys()]) tell(askId, { type: 'provider.withdrawn', error })
+    },
+
+    end(error) {
+      const ends = [...foreign.values()].map(
+        (actor) =>
+          new Promise<void>((resolve) => {
+            actor.subscribe({ complete: resolve, error: () => resolve() })
+            if (actor.getSnapshot().status !== 'active') resolve()
+          }),
+      )
+      for (const askId of [...foreign.keys()]) tell(askId, { type: 'ask.ending', error })
+      return Promise.all(ends).then(() => undefined)
+    },
+
+    crash() {
+      for (const actor of foreign.values()) actor.stop()
+      foreign.clear()
+      // A dead process's provider settles nothing: what it was showing is simply gone.
+      calls.clear()
+    },
+
+    shows: (askId) => foreign.has(askId),
+
+    takeDown: end,
+  }
+}

@@ -1,0 +1,201 @@
+import { UserQuestionErrorCodes } from '../../vocabulary/index.js'
+import type {
+  AskErrorData,
+  AskOutcome,
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+  UserQuestionErrorCode,
+} from '../../vocabulary/index.js'
+import type { AdmitResult, AskRecord, SettleResult } from './types.js'
+
+/*
+ * Reading what a store hands back: the store is a trust boundary (DESIGN
+ * §10), so every row is parsed, never trusted.
+ */
+
+/** A row that does not parse: the store gives `STORE_FAILED` for that ask. */
+export class CorruptRowError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'CorruptRowError'
+  }
+}
+
+/**
+ * A durable store's default `onCorruptRow`: a process warning named
+ * `AskseamStore` with code `ASKSEAM_CORRUPT_ROW`, once per distinct fault, so a
+ * bad row read at every poll does not flood the log.
+ */
+export function warnCorruptRowOnce(store: string): (error: CorruptRowError) => void {
+  const said = new Set<string>()
+  return (error) => {
+    if (said.has(error.message)) return
+    said.add(error.message)
+    process.emitWarning(`askseam/${store} skipped a corrupt row: ${error.message}`, {
+      type: 'AskseamStore',
+      code: 'ASKSEAM_CORRUPT_ROW',
+    })
+  }
+}
+
+/**
+ * Parses each row of a call that lists many (pending asks, leases,
+ * changes): a row whose `parse` throws {@link CorruptRowError} is skipped and
+ * told to `onCorrupt`, not fatal to the list; any other error propagates.
+ * Shared by askseam's stores; not public API, left out of the declarations.
+ */
+export function parseRows<TRow, TRecord>(
+  rows: readonly TRow[],
+  parse: (row: TRow) => TRecord,
+  onCorrupt: (error: CorruptRowError) => void,
+): TRecord[] {
+  const records: TRecord[] = []
+  for (const row of rows) {
+    try {
+      records.push(parse(row))
+    } catch (error: unknown) {
+      if (!(error instanceof CorruptRowError)) throw error
+      onCorrupt(error)
+    }
+  }
+  return records
+}
+
+/**
+ * Hands `change` to each of `listeners`, as a store's change feed
+ * does: one listener's throw neither starves the others nor stops the feed,
+ * and still surfaces, as an uncaught error in a microtask. Shared by
+ * askseam's stores; not public API, left out of the declarations.
+ */
+export function notifyEach<TChange>(
+  listeners: Iterable<(change: TChange) => void>,
+  change: TChange,
+): void {
+  for (const listener of [...listeners]) {
+    try {
+      listener(change)
+    } catch (error: unknown) {
+      queueMicrotask(() => {
+        throw error
+      })
+    }
+  }
+}
+
+type Dict = Record<string, unknown>
+const isDict = (value: unknown): value is Dict =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+const optionalNumber = (value: unknown): value is number | undefined =>
+  value === undefined || (typeof value === 'number' && Number.isFinite(value))
+const optionalString = (value: unknown): value is string | undefined =>
+  value === undefined || typeof value === 'string'
+
+/**
+ * Parses an outcome read from a store (e.g. a JSON column); throws
+ * {@link CorruptRowError} when it is not one.
+ */
+export function parseOutcome(value: unknown): AskOutcome {
+  if (!isDict(value)) throw new CorruptRowError('outcome is not an object')
+  if (value.status === 'answered') {
+    const answer = value.answer
+    if (!isDict(answer) || !Array.isArray(answer.answers)) {
+      throw new CorruptRowError('an answered outcome has no answers array')
+    }
+    return { status: 'answered', answer: answer as unknown as AskUserQuestionAnswer }
+  }
+  if (value.status === 'rejected') {
+    const error = value.error
+    if (
+      !isDict(error) ||
+      typeof error.code !== 'string' ||
+      !Object.hasOwn(UserQuestionErrorCodes, error.code) ||
+      typeof error.message !== 'string' ||
+      !(error.details === undefined || isDict(error.details))
+    ) {
+      throw new CorruptRowError('a rejected outcome has no valid error')
+    }
+    const stored: AskErrorData = {
+      code: error.code as UserQuestionErrorCode,
+      message: error.message,
+    }
+    if (error.details !== undefined) stored.details = error.details as Dict
+    return { status: 'rejected', error: stored }
+  }
+  throw new CorruptRowError('outcome status is neither answered nor rejected')
+}
+
+/**
+ * Parses an ask read from a store, with its `questions` and `outcome`
+ * already decoded from JSON; throws {@link CorruptRowError} when any field
+ * is missing or of the wrong type. The questions are checked for shape only:
+ * they were validated at admission.
+ */
+export function parseAskRecord(value: unknown): AskRecord {
+  if (!isDict(value)) throw new CorruptRowError('row is not an object')
+  const { askId, key, questions, agentId, ownerSeamId, startedAt, deadline, state, settledAt } =
+    value
+  if (typeof askId !== 'string' || askId === '') throw new CorruptRowError('row has no askId')
+  const fail = (what: string): never => {
+    throw new CorruptRowError(`ask ${askId}: ${what}`)
+  }
+  if (!optionalString(key)) fail('key is not a string')
+  if (!optionalString(agentId)) fail('agentId is not a string')
+  if (typeof ownerSeamId !== 'string') fail('ownerSeamId is not a string')
+  if (typeof startedAt !== 'number' || !Number.isFinite(startedAt)) fail('startedAt is not a time')
+  if (!optionalNumber(deadline)) fail('deadline is not a time')
+  if (!optionalNumber(settledAt)) fail('settledAt is not a time')
+  if (
+    !Array.isArray(questions) ||
+    questions.length === 0 ||
+    !questions.every((q) => isDict(q) && typeof q.id === 'string' && typeof q.question === 'string')
+  ) {
+    fail('questions are not a list of questions')
+  }
+  const record: AskRecord = {
+    askId,
+    questions: questions as AskUserQuestionItem[],
+    ownerSeamId: ownerSeamId as string,
+    startedAt: startedAt as number,
+    state: 'pending',
+  }
+  if (key !== undefined) record.key = key as string
+  if (agentId !== undefined) record.agentId = agentId as string
+  if (deadline !== undefined) record.deadline = deadline as number
+  if (state === 'settled') {
+    record.state = 'settled'
+    record.outcome = parseOutcome(value.outcome)
+    if (settledAt === undefined) fail('a settled ask has no settledAt')
+    record.settledAt = settledAt as number
+  } else if (state !== 'pending') {
+    fail('state is neither pending nor settled')
+  }
+  return record
+}
+
+/**
+ * A store's answer to an admission, read as untrusted: a held ask
+ * is parsed like any row; anything else throws {@link CorruptRowError}.
+ */
+export function readAdmission(result: unknown): AdmitResult {
+  const status = (result as { status?: unknown } | null | undefined)?.status
+  // The seam reads nothing of an admitted record: it wrote it.
+  if (status === 'admitted') return result as AdmitResult
+  if (status === 'existing') {
+    return { status, record: parseAskRecord((result as { record?: unknown }).record) }
+  }
+  throw new CorruptRowError('the store answered an admission with neither admitted nor existing')
+}
+
+/**
+ * A store's answer to a settlement, read as untrusted: `undefined`
+ * (no such ask) throws, as does a record that does not parse or is not
+ * settled.
+ */
+export function readSettlement(askId: string, result: unknown): SettleResult {
+  if (result === undefined) throw new CorruptRowError(`ask ${askId} is not in the store`)
+  const record = parseAskRecord((result as { record?: unknown } | null)?.record)
+  if (record.outcome === undefined) {
+    throw new CorruptRowError(`the store does not hold ask ${askId} as settled`)
+  }
+  return { record, won: (result as { won?: unknown }).won === true }
+}
