@@ -17,8 +17,8 @@
  */
 import { execFileSync } from 'node:child_process'
 import pg from 'pg'
-import type { AskStore, NewAskRecord, StoreChange, StoredOutcome } from '../src/protocol/index.js'
-import { STORE_SCHEMA_VERSION, TIMEOUT_MESSAGE } from '../src/protocol/index.js'
+import type { AskOutcome, AskStore, NewAskRecord, StoreChange } from '../src/protocol/internal.js'
+import { STORE_SCHEMA_VERSION, TIMEOUT_MESSAGE } from '../src/protocol/internal.js'
 import { createPostgresStore } from '../src/stores/postgres/index.js'
 import { statements } from '../src/stores/postgres/statements.js'
 import { median, percentile, repoFile, table } from './measure.js'
@@ -60,7 +60,7 @@ const questions = [
     ],
   },
 ]
-const outcome: StoredOutcome = {
+const outcome: AskOutcome = {
   status: 'answered',
   answer: { answers: [{ id: 'region', selected: ['eu-west-1'] }] },
 }
@@ -110,6 +110,8 @@ async function rawRoundTrips(pool: pg.Pool, channel: string, count: number): Pro
       Date.now(),
       STORE_SCHEMA_VERSION,
       channel,
+      TIMEOUT_MESSAGE,
+      false,
     ])
     await pool.query(statements.get, [ask.askId])
   }

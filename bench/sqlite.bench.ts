@@ -24,8 +24,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { STORE_SCHEMA_VERSION, TIMEOUT_MESSAGE } from '../src/protocol/index.js'
-import type { AskStore, NewAskRecord, StoreChange, StoredOutcome } from '../src/protocol/index.js'
+import { STORE_SCHEMA_VERSION, TIMEOUT_MESSAGE } from '../src/protocol/internal.js'
+import type { AskOutcome, AskStore, NewAskRecord, StoreChange } from '../src/protocol/internal.js'
 import { createSqliteStore } from '../src/stores/sqlite/index.js'
 import { median, percentile, table } from './measure.js'
 
@@ -44,7 +44,7 @@ const questions = [
     options: [{ label: 'eu-west-1', description: 'Next to the replica' }, { label: 'us-east-1' }],
   },
 ]
-const outcome: StoredOutcome = {
+const outcome: AskOutcome = {
   status: 'answered',
   answer: { answers: [{ id: 'region', selected: ['eu-west-1'] }] },
 }

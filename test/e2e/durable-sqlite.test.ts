@@ -8,8 +8,8 @@ import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AskStore, AskUserQuestionAnswer } from '../../src/protocol/index.js'
 import { createSqliteStore } from '../../src/stores/sqlite/index.js'
-import { startChild } from '../stores/sqlite/processes.js'
-import type { Child } from '../stores/sqlite/processes.js'
+import { startChild } from '../support/processes.js'
+import type { Child } from '../support/processes.js'
 import { tempDirectory } from '../stores/sqlite/temp-file.js'
 
 const CHILD = fileURLToPath(new URL('./durable-sqlite-child.ts', import.meta.url))

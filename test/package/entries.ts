@@ -36,6 +36,7 @@ export const entryPoints: readonly EntryPoint[] = [
   { entry: 'askseam/tool', peers: ['zod'] },
   { entry: 'askseam/sqlite', peers: ['better-sqlite3'] },
   { entry: 'askseam/postgres', peers: ['pg'] },
+  { entry: 'askseam/store', peers: [] },
   { entry: 'askseam/ai-sdk', peers: ['zod', 'ai'], loadedBy: { zod: 'askseam/tool' } },
   {
     entry: 'askseam/openai-agents',

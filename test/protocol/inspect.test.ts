@@ -21,9 +21,11 @@ describe('inspect', () => {
           .map((record) => (record.actorRef as { logic?: { id?: string } }).logic?.id)
           .filter((id) => id !== undefined),
       )
-    expect(machineIds('@xstate.actor')).toEqual(new Set(['seam', 'ask']))
-    expect(machineIds('@xstate.event')).toEqual(new Set(['seam', 'ask']))
-    expect(machineIds('@xstate.snapshot')).toEqual(new Set(['seam', 'ask']))
+    expect(machineIds('@xstate.actor')).toEqual(new Set(['seam', 'fleet', 'ask', 'presentation']))
+    expect(machineIds('@xstate.event')).toEqual(new Set(['seam', 'fleet', 'ask', 'presentation']))
+    expect(machineIds('@xstate.snapshot')).toEqual(
+      new Set(['seam', 'fleet', 'ask', 'presentation']),
+    )
     const askActors = new Set(
       records
         .filter((record) => record.type === '@xstate.actor')

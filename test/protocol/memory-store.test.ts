@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
+import type { AskOutcome } from '../../src/protocol/store/index.js'
 import { answered, cancelled, describeStoreContract, newAsk } from '../stores/store-contract.js'
 
 // Two handles on one memory store are the same object: in one process, seams
 // share a memory store by sharing the instance.
-describeStoreContract('memory', async () => {
-  const store = createMemoryStore()
-  return { store, reopen: async () => store }
+describeStoreContract('memory', {
+  open: async () => {
+    const store = createMemoryStore()
+    return { store, reopen: async () => store }
+  },
 })
 
 describe('a closed memory store', () => {
@@ -102,10 +105,14 @@ describe('what a memory store hands out', () => {
     const store = createMemoryStore()
     const ask = newAsk()
     await store.admit(ask)
-    const given = structuredClone(answered) as { answer: { answers: { selected: string[] }[] } }
-    const settled = await store.settle(ask.askId, given as never, 5)
+    const given: AskOutcome = {
+      status: 'answered',
+      answer: { answers: [{ id: 'db', selected: ['SQLite'] }] },
+    }
+    const settled = await store.settle(ask.askId, given, 5)
     given.answer.answers[0]!.selected.push('changed afterwards')
-    const outcome = settled?.record.outcome as typeof given
+    const outcome = settled?.record.outcome
+    if (outcome?.status !== 'answered') throw new Error('the store did not keep the answer')
     expect(Object.isFrozen(outcome)).toBe(true)
     expect(Object.isFrozen(outcome.answer.answers)).toBe(true)
     expect(Object.isFrozen(outcome.answer.answers[0]!.selected)).toBe(true)

@@ -1,24 +1,32 @@
 /**
  * An ask whose machine faults (here: taking its question down throws, inside
- * the ask's `takeDownPresentation` action) still settles: the caller gets a
- * coded error, the store holds the same, and close() waits for that write.
+ * its presentation's `endPresentation` effect) still settles: the caller gets
+ * a coded error, the question comes down, the store holds the same outcome,
+ * and close() waits for that write.
  */
 import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
 import type { AskStore, ProviderRequest } from '../../src/protocol/index.js'
-import type * as Presentations from '../../src/protocol/presentation.js'
+import type * as ProviderCalls from '../../src/protocol/provider-call.js'
 
-/** The next fault taking a presentation down throws (once), inside whichever action does it. */
+/** The next abort of a provider's signal throws (once), inside whichever effect does it. */
 const faults = vi.hoisted(() => ({ next: undefined as Error | undefined }))
-vi.mock('../../src/protocol/presentation.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof Presentations>()
+vi.mock('../../src/protocol/provider-call.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof ProviderCalls>()
   return {
     ...actual,
-    abortPresentation: (...args: Parameters<typeof actual.abortPresentation>) => {
-      const fault = faults.next
-      faults.next = undefined
-      if (fault !== undefined) throw fault
-      actual.abortPresentation(...args)
+    callProvider: (...args: Parameters<typeof actual.callProvider>) => {
+      const call = actual.callProvider(...args)
+      const controller = {
+        signal: call.controller.signal,
+        abort: (reason: unknown) => {
+          const fault = faults.next
+          faults.next = undefined
+          if (fault !== undefined) throw fault
+          call.controller.abort(reason)
+        },
+      } as AbortController
+      return { ...call, controller }
     },
   }
 })

@@ -5,7 +5,7 @@ import { createMemoryStore, createUserQuestions } from '../../src/protocol/index
 import type {
   AskStore,
   AskUserQuestionAnswer,
-  StoredOutcome,
+  AskOutcome,
   UserQuestions,
 } from '../../src/protocol/index.js'
 import { UserQuestionError } from '../../src/protocol/index.js'
@@ -13,6 +13,7 @@ import { dropSeamForTesting } from '../../src/protocol/seam.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
 import type { ControllableProvider } from '../support/controllable-provider.js'
 import { runs } from '../support/runs.js'
+import { settle } from '../support/settle.js'
 
 /**
  * Three seams share one memory store: seams 0 and 1 have providers (two
@@ -46,7 +47,7 @@ interface Model {
   /** The first answer given while the ask was pending in the store, by askId. */
   firstAnswer: Map<string, AskUserQuestionAnswer>
   /** Each settled ask's outcome as first seen: it may never change. */
-  seen: Map<string, StoredOutcome>
+  seen: Map<string, AskOutcome>
   closed: Set<number>
   crashed: Set<number>
 }
@@ -57,9 +58,6 @@ interface Real {
   providers: (ControllableProvider | undefined)[]
 }
 
-const flush = async () => {
-  for (let i = 0; i < 6; i++) await vi.advanceTimersByTimeAsync(0)
-}
 const live = (model: Model, seam: number) => !model.closed.has(seam) && !model.crashed.has(seam)
 
 class Ask implements fc.AsyncCommand<Model, Real> {
@@ -88,7 +86,7 @@ class Ask implements fc.AsyncCommand<Model, Real> {
       (value) => (record.result = { value }),
       (error: unknown) => (record.result = { error: error as UserQuestionError }),
     )
-    await flush()
+    await settle()
     const before = new Set(model.callers.map((each) => each.askId))
     const listed = real.seams[this.seam]!.pending().map((each) => each.askId)
     record.askId = listed.find((askId) => !before.has(askId)) ?? (await keyedAskId(real, this.key))
@@ -123,7 +121,7 @@ class Respond implements fc.AsyncCommand<Model, Real> {
       }
       call.resolve(answer)
     }
-    await flush()
+    await settle()
   }
   toString = () => `respond(console ${this.console}, #${this.pick}, ${this.how})`
 }
@@ -139,7 +137,7 @@ class Abort implements fc.AsyncCommand<Model, Real> {
     const caller = waiting[this.pick % waiting.length]!
     caller.controller.abort('stop')
     caller.expectCode ??= 'ASK_ABORTED'
-    await flush()
+    await settle()
   }
   toString = () => `abort(#${this.pick})`
 }
@@ -149,7 +147,7 @@ class Advance implements fc.AsyncCommand<Model, Real> {
   check = () => true
   async run() {
     await vi.advanceTimersByTimeAsync(this.ms)
-    await flush()
+    await settle()
   }
   toString = () => `advance(${this.ms})`
 }
@@ -164,7 +162,7 @@ class Close implements fc.AsyncCommand<Model, Real> {
     }
     model.closed.add(this.seam)
     await real.seams[this.seam]!.close()
-    await flush()
+    await settle()
   }
   toString = () => `close(seam ${this.seam})`
 }
@@ -175,7 +173,7 @@ class Crash implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, real: Real) {
     model.crashed.add(this.seam)
     dropSeamForTesting(real.seams[this.seam]!)
-    await flush()
+    await settle()
   }
   toString = () => `crash(seam ${this.seam})`
 }
@@ -281,7 +279,7 @@ describe('seams sharing one store against a reference model', () => {
           crashed: new Set(),
         }
         const real: Real = { store, seams, providers }
-        await flush()
+        await settle()
         await fc.asyncModelRun(
           () => ({ model, real }),
           [...cmds].map((command) => wrap(command)),
@@ -295,7 +293,7 @@ describe('seams sharing one store against a reference model', () => {
             await seam.close()
           }
         }
-        await flush()
+        await settle()
         await compare(model, real)
         for (const caller of model.callers) {
           const ending = caller.result?.error?.code ?? (caller.result ? 'answered' : 'waiting')

@@ -1,22 +1,23 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
-  CorruptRowError,
   UserQuestionError,
   createMemoryStore,
   createUserQuestions,
   validateAnswer,
 } from '../../src/protocol/index.js'
 import type {
-  AdmitResult,
   AskStore,
   AskUserQuestionItem,
   ProviderRequest,
   UserQuestions,
   UserQuestionsOptions,
 } from '../../src/protocol/index.js'
+import { CorruptRowError } from '../../src/protocol/store/index.js'
+import type { AdmitResult } from '../../src/protocol/store/index.js'
 import { dropSeamForTesting } from '../../src/protocol/seam.js'
-import { LEASE_MS } from '../../src/protocol/fleet.js'
+import { LEASE_MS, MAX_RETRY_DELAY_MS } from '../../src/machines/index.js'
 import { createControllableProvider, skipAll, thrownBy } from '../support/controllable-provider.js'
+import { settle } from '../support/settle.js'
 
 /** DESIGN §10 on the memory store: keys, a fleet of seams sharing one store, close, crashes, failures. */
 
@@ -24,10 +25,6 @@ const questions: AskUserQuestionItem[] = [
   { id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] },
 ]
 const answer = { answers: [{ id: 'db', selected: ['SQLite'] }] }
-
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await vi.advanceTimersByTimeAsync(0)
-}
 
 function outcomeOf<T>(promise: Promise<T>) {
   const seen: { value?: T; error?: unknown; settled: boolean } = { settled: false }
@@ -300,12 +297,18 @@ describe('a provider presenting another seam’s ask', () => {
     expect([refused.code, refused.details]).toEqual(['BAD_ANSWER', expected.details])
   })
 
-  it('a commit the store refuses tells the provider STORE_FAILED and leaves the ask pending for its asker', async () => {
+  it('a commit the store refuses is retried with backoff: the human’s answer is kept, committed once the store takes it, and only then accepted', async () => {
     const inner = createMemoryStore()
-    const failure = new Error('disk I/O error')
+    const failure = new Error('database is locked')
     const store: AskStore = Object.create(inner) as AskStore
-    let failing = false
-    store.settle = (...args) => (failing ? Promise.reject(failure) : inner.settle(...args))
+    let refusals = 0
+    store.settle = (...args) => {
+      if (refusals > 0) {
+        refusals -= 1
+        return Promise.reject(failure)
+      }
+      return inner.settle(...args)
+    }
     const worker = seamOn(store)
     const console_ = seamOn(store)
     const there = createControllableProvider()
@@ -313,15 +316,22 @@ describe('a provider presenting another seam’s ask', () => {
     await settle()
     const asked = outcomeOf(worker.ask({ questions, timeoutMs: 60_000 }))
     await settle()
-    failing = true
+    refusals = 3
+    let verdict: unknown
+    void there.last().request.settlement?.then((told) => (verdict = told))
     there.last().resolve(answer)
-    const refused = await refusalOf(there.last().request)
-    expect([refused.code, refused.cause]).toEqual(['STORE_FAILED', failure])
     await settle()
     expect(asked.settled).toBe(false)
-    expect(worker.pending().map((each) => each.askId)).toEqual([there.last().request.askId])
-    // The store works again, so close() can end the keyless ask in it.
-    failing = false
+    expect(verdict).toBeUndefined()
+    expect(there.last().request.signal.aborted).toBe(false)
+    // Still shown where it is answered, not waiting for a provider.
+    expect(console_.pending().map((each) => each.state)).toEqual(['presenting'])
+    await vi.advanceTimersByTimeAsync(3 * MAX_RETRY_DELAY_MS)
+    await settle()
+    expect(refusals).toBe(0)
+    expect(asked.value).toEqual(answer)
+    expect(verdict).toEqual({ status: 'accepted' })
+    expect(there.last().request.signal.aborted).toBe(false)
   })
 })
 
@@ -394,12 +404,12 @@ describe('store failures', () => {
     const failure = new Error('database is locked')
     let failNext = true
     const store: AskStore = Object.create(inner) as AskStore
-    store.admitNow = (ask) => {
+    store.admit = (ask) => {
       if (failNext) {
         failNext = false
-        throw failure
+        return Promise.reject(failure)
       }
-      return inner.admitNow!(ask)
+      return inner.admit(ask)
     }
     const seam = seamOn(store)
     seam.registerProvider({ ask: async () => answer })
@@ -409,16 +419,20 @@ describe('store failures', () => {
     await expect(seam.ask({ questions })).resolves.toEqual(answer)
   })
 
-  it('STORE_FAILED when the outcome cannot be committed; the provider is told it was refused', async () => {
+  it('an answer whose commit keeps failing is kept until the deadline, which then fails STORE_FAILED with the cause', async () => {
     const inner = createMemoryStore()
     const failure = new Error('disk I/O error')
     const store: AskStore = Object.create(inner) as AskStore
     store.settle = () => Promise.reject(failure)
     const { seam, provider } = presentingOn(store)
-    const asked = seam.ask({ questions }).catch((e: unknown) => e)
+    const asked = outcomeOf(seam.ask({ questions, timeoutMs: 30_000 }))
     await settle()
     provider.last().resolve(answer)
-    const error = (await asked) as UserQuestionError
+    await vi.advanceTimersByTimeAsync(29_000)
+    expect(asked.settled).toBe(false)
+    await vi.advanceTimersByTimeAsync(1_000)
+    await settle()
+    const error = asked.error as UserQuestionError
     expect(error.code).toBe('STORE_FAILED')
     expect(error.cause).toBe(failure)
     await expect(provider.last().request.settlement).resolves.toMatchObject({ status: 'refused' })
@@ -437,32 +451,24 @@ describe('store failures', () => {
     ],
     ['nothing at all', () => undefined, /neither admitted nor existing/],
   ])(
-    'STORE_FAILED when the store answers an admission with %s, on either path; the seam goes on working',
+    'STORE_FAILED when the store answers an admission with %s; the seam goes on working',
     async (_name, answerAdmission, why) => {
-      for (const inProcess of [true, false]) {
-        const inner = createMemoryStore()
-        let broken = true
-        const store: AskStore = Object.create(inner) as AskStore
-        const admit = (ask: Parameters<AskStore['admit']>[0]) =>
-          broken ? (answerAdmission() as AdmitResult) : inner.admitNow!(ask)
-        if (inProcess) store.admitNow = admit
-        else {
-          Object.defineProperty(store, 'processLocal', { value: false })
-          store.admit = async (ask) => admit(ask)
-        }
-        const seam = seamOn(store)
-        seam.registerProvider({ ask: async () => answer })
-        const error = (await seam
-          .ask({ questions, key: 'k' })
-          .catch((e: unknown) => e)) as UserQuestionError
-        expect(error).toBeInstanceOf(UserQuestionError)
-        expect(error.code).toBe('STORE_FAILED')
-        expect(error.cause).toBeInstanceOf(CorruptRowError)
-        expect((error.cause as Error).message).toMatch(why)
-        expect(seam.pending()).toEqual([])
-        broken = false
-        await expect(seam.ask({ questions })).resolves.toEqual(answer)
-      }
+      const inner = createMemoryStore()
+      let broken = true
+      const store: AskStore = Object.create(inner) as AskStore
+      store.admit = async (ask) => (broken ? (answerAdmission() as AdmitResult) : inner.admit(ask))
+      const seam = seamOn(store)
+      seam.registerProvider({ ask: async () => answer })
+      const error = (await seam
+        .ask({ questions, key: 'k' })
+        .catch((e: unknown) => e)) as UserQuestionError
+      expect(error).toBeInstanceOf(UserQuestionError)
+      expect(error.code).toBe('STORE_FAILED')
+      expect(error.cause).toBeInstanceOf(CorruptRowError)
+      expect((error.cause as Error).message).toMatch(why)
+      expect(seam.pending()).toEqual([])
+      broken = false
+      await expect(seam.ask({ questions })).resolves.toEqual(answer)
     },
   )
 

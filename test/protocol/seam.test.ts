@@ -20,6 +20,7 @@ import {
   thrownBy,
   track,
 } from '../support/controllable-provider.js'
+import { settle } from '../support/settle.js'
 
 const START = Date.UTC(2026, 0, 1)
 
@@ -32,9 +33,6 @@ const batch = (): AskUserQuestionItem[] => [
     options: [{ label: 'Auth' }, { label: 'Billing' }, { label: 'Search' }],
   },
 ]
-
-/** Lets every pending promise callback run; fake timers keep the clock still. */
-const flush = () => vi.advanceTimersByTimeAsync(0)
 
 /** How many abort listeners are registered on `signal` right now. */
 const abortListeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length
@@ -117,7 +115,7 @@ describe('registerProvider', () => {
     const asking = track(seam.ask({ questions: batch() }))
     const call = await second.call(0)
     disposeFirst()
-    await flush()
+    await settle()
     expect(asking.settlement.status).toBe('pending')
     expect(call.request.signal.aborted).toBe(false)
     thrownBy(() => seam.registerProvider(createControllableProvider()), 'DUPLICATE_PROVIDER')
@@ -151,7 +149,7 @@ describe('disposal with asks pending', () => {
     const firstCall = await first.call(0)
     const askId = firstCall.request.askId
     dispose()
-    await flush()
+    await settle()
     expect(firstCall.request.signal.aborted).toBe(true)
     expect(firstCall.request.signal.reason).toBeInstanceOf(UserQuestionError)
     expect(seam.pending()).toMatchObject([{ askId, state: 'waiting-for-provider' }])
@@ -168,7 +166,7 @@ describe('disposal with asks pending', () => {
     expect(asking.settlement.status).toBe('pending')
 
     firstCall.resolve({ answers: [{ id: 'db', selected: ['Postgres'] }] })
-    await flush()
+    await settle()
     expect(asking.settlement.status).toBe('pending')
     secondCall.resolve(skipAll(batch()))
     await asking.done
@@ -181,10 +179,12 @@ describe('disposal with asks pending', () => {
     const dispose = seam.registerProvider(createControllableProvider())
     const one = track(seam.ask({ questions: [choice('a')] }))
     const two = track(seam.ask({ questions: [choice('b')] }))
+    await settle()
     const ids = seam.pending().map((entry) => entry.askId)
     dispose()
     const next = createControllableProvider()
     seam.registerProvider(next)
+    await settle()
     expect(next.calls.map((call) => call.request.askId)).toEqual(ids)
     for (const call of next.calls) call.resolve(skipAll(call.request.questions))
     await Promise.all([one.done, two.done])
@@ -196,6 +196,7 @@ describe('disposal with asks pending', () => {
     const seam = createUserQuestions({ providerGraceMs: 2_000 })
     const dispose = seam.registerProvider(createControllableProvider())
     const asking = track(seam.ask({ questions: batch() }))
+    await settle()
     dispose()
     await vi.advanceTimersByTimeAsync(1_999)
     expect(asking.settlement.status).toBe('pending')
@@ -324,15 +325,24 @@ describe('deadlines', () => {
     expect(vi.getTimerCount()).toBe(0)
   })
 
-  it('never turns elapsed time into an answer, even with timeoutMs 0', async () => {
+  it('never turns elapsed time into an answer, and never presents an ask already overdue (timeoutMs 0)', async () => {
     const { seam, provider } = seamWithProvider()
     const asking = track(seam.ask({ questions: batch(), timeoutMs: 0 }))
-    await vi.advanceTimersByTimeAsync(0)
+    await settle()
     await asking.done
-    expect(asking.settlement.status).toBe('rejected')
     await rejectionOf(result(asking), 'ASK_TIMEOUT')
-    provider.last().resolve(skipAll(batch()))
-    await flush()
+    expect(provider.calls).toHaveLength(0)
+  })
+
+  it('ends an answer that arrives after the deadline ASK_TIMEOUT: elapsed time is never an answer', async () => {
+    const { seam, provider } = seamWithProvider({ timeoutMs: 1_000 })
+    const asking = track(seam.ask({ questions: batch() }))
+    const call = await provider.call(0)
+    await vi.advanceTimersByTimeAsync(1_000)
+    await asking.done
+    await rejectionOf(result(asking), 'ASK_TIMEOUT')
+    call.resolve(skipAll(batch()))
+    await settle()
     expect(asking.settlement.status).toBe('rejected')
   })
 })
@@ -401,6 +411,7 @@ describe('caller abort', () => {
     const counts = countingSignal(controller.signal)
     const asking = track(seam.ask({ questions: batch(), signal: controller.signal }))
     expect(abortListeners(controller.signal)).toBe(1)
+    await settle()
     if (ending === 'answered') provider.last().resolve(skipAll(batch()))
     if (ending === 'cancelled')
       provider.last().reject(new UserQuestionError('dismissed', 'ASK_CANCELLED'))
@@ -415,7 +426,7 @@ describe('caller abort', () => {
     expect(counts.removed).toBe(counts.added)
     expect(vi.getTimerCount()).toBe(0)
     controller.abort()
-    await flush()
+    await settle()
     expect(asking.count).toBe(1)
   })
 })
@@ -451,6 +462,7 @@ describe('a caller signal shared by many asks', () => {
     const asks = [0, 1, 2].map((index) =>
       track(seam.ask({ questions: [choice(`q${index}`)], signal: controller.signal })),
     )
+    await settle()
     for (const [index, call] of provider.calls.entries()) {
       call.resolve(skipAll([choice(`q${index}`)]))
     }
@@ -469,6 +481,7 @@ describe('close()', () => {
     const { seam, provider } = seamWithProvider({ timeoutMs: 60_000 })
     const one = track(seam.ask({ questions: [choice('a')] }))
     const two = track(seam.ask({ questions: [choice('b')] }))
+    await settle()
     await seam.close()
     expect(one.settlement.status).toBe('rejected')
     expect(two.settlement.status).toBe('rejected')
@@ -615,6 +628,7 @@ describe('pending()', () => {
 
     const provider = createControllableProvider()
     seam.registerProvider(provider)
+    await settle()
     expect(seam.pending().map((entry) => entry.state)).toEqual(['presenting', 'presenting'])
     expect(provider.calls.map((call) => call.request.askId)).toEqual(
       listed.map((entry) => entry.askId),
@@ -761,7 +775,7 @@ async function runOrder(order: readonly Step[], providerGraceMs: number): Promis
     if (step === 'deadline') await vi.advanceTimersByTimeAsync(1_000)
     if (step === 'dispose') dispose()
     if (step === 'close') await seam.close()
-    await flush()
+    await settle()
     // With a grace, disposal hands the ask over; what the old provider does afterwards is moot.
     if (providerGraceMs > 0 && step === 'dispose' && first === undefined) disposedFirst = true
     const effective =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CorruptRowError, parseRows } from '../../src/protocol/index.js'
+import { CorruptRowError, parseRows } from '../../src/protocol/internal.js'
 
 describe('parseRows (the stores’ row loop)', () => {
   it('skips and reports a corrupt row, keeping the others in order', () => {

@@ -5,7 +5,7 @@
  * turn, corrupt rows, and nothing told of a read that ends after stop().
  */
 import { describe, expect, it, vi } from 'vitest'
-import { CorruptRowError } from '../../src/protocol/index.js'
+import { CorruptRowError } from '../../src/protocol/store/index.js'
 import { connected, settle, useFakeFeeds } from './postgres-feed-fakes.js'
 
 const harness = useFakeFeeds()

@@ -12,7 +12,7 @@
  */
 import { createInterface } from 'node:readline'
 import pg from 'pg'
-import type { StoredOutcome } from '../../src/protocol/index.js'
+import type { AskOutcome } from '../../src/protocol/store/index.js'
 import { createPostgresStore } from '../../src/stores/postgres/index.js'
 
 const [url, mode, arg = ''] = process.argv.slice(2)
@@ -51,7 +51,7 @@ if (mode === 'admit-key') {
   await store.pending()
   say({ ready: true })
   await go()
-  const outcome: StoredOutcome = {
+  const outcome: AskOutcome = {
     status: 'answered',
     answer: { answers: [{ id: 'db', selected: [], custom: `process ${process.pid}` }] },
   }
@@ -82,7 +82,7 @@ if (mode === 'admit-key') {
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   await admin.end()
-  const outcome: StoredOutcome = {
+  const outcome: AskOutcome = {
     status: 'answered',
     answer: { answers: [{ id: 'db', selected: ['SQLite'] }] },
   }

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { afterEach, expect, it } from 'vitest'
-import { CorruptRowError, timeoutOutcome } from '../../src/protocol/index.js'
-import type { AskStore, StoreChange, StoredOutcome } from '../../src/protocol/index.js'
+import { CorruptRowError, timeoutOutcome } from '../../src/protocol/store/index.js'
+import type { AskOutcome, AskStore, StoreChange } from '../../src/protocol/store/index.js'
 import { createPostgresStore } from '../../src/stores/postgres/index.js'
 import type { PostgresStoreOptions } from '../../src/stores/postgres/index.js'
 import { describePostgres, freshSchema, withClient } from '../support/postgres.js'
@@ -128,7 +128,7 @@ describePostgres('postgres store faults', () => {
     const right = db.open()
     const asks = Array.from({ length: 30 }, () => newAsk())
     for (const ask of asks) await left.admit(ask)
-    const say = (who: string): StoredOutcome => ({
+    const say = (who: string): AskOutcome => ({
       status: 'answered',
       answer: { answers: [{ id: 'db', selected: [], custom: who }] },
     })
@@ -255,9 +255,9 @@ describePostgres('postgres store faults', () => {
       ],
     })
     await store.admit(ask)
-    const outcome: StoredOutcome = {
+    const outcome: AskOutcome = {
       status: 'rejected',
-      // parseStoredOutcome rebuilds status/code/message in its own order; details pass through.
+      // parseOutcome rebuilds status/code/message in its own order; details pass through.
       error: { code: 'ASK_CANCELLED', message: 'later', details: { z: 1, a: 2 } },
     }
     await store.settle(ask.askId, outcome, 3)

@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events'
 import type { Client } from 'pg'
 import { afterEach, beforeEach, vi } from 'vitest'
-import type { CorruptRowError, StoreChange } from '../../src/protocol/index.js'
+import type { CorruptRowError, StoreChange } from '../../src/protocol/store/index.js'
 import type { PostgresStoreEvent } from '../../src/stores/postgres/index.js'
 import { createChangeFeed } from '../../src/stores/postgres/change-feed.js'
 import type { AskRow } from '../../src/stores/postgres/rows.js'

@@ -4,7 +4,7 @@
  * and started, and the store's LISTEN connection cut.
  */
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import type { AskStore, StoreChange, StoredOutcome } from '../../src/protocol/index.js'
+import type { AskOutcome, AskStore, StoreChange } from '../../src/protocol/store/index.js'
 import { createPostgresStore } from '../../src/stores/postgres/index.js'
 import type { PostgresStoreEvent } from '../../src/stores/postgres/index.js'
 import { describePostgres, startCluster, withClient } from '../support/postgres.js'
@@ -176,7 +176,7 @@ describePostgres(
       } finally {
         await cluster.start()
       }
-      const outcome: StoredOutcome = answered
+      const outcome: AskOutcome = answered
       expect(await eventually(() => store.settle(ask.askId, outcome, 6))).toMatchObject({
         record: { settledAt: 6 },
         won: true,

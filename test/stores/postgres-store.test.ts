@@ -2,12 +2,14 @@
  * The Postgres store's own promises beyond the contract: what its
  * connections call themselves and how many it opens, a pool handed in
  * (its settings reach the LISTEN connection), schema names that need
- * quoting or hashing, changes only the backstop poll can see, and the
- * default report of a corrupt row.
+ * quoting or hashing, changes only the backstop poll can see, deadlines
+ * checked against the database's clock, and the default report of a corrupt
+ * row.
  */
 import pg from 'pg'
 import { afterEach, expect, it } from 'vitest'
-import type { AskStore, StoreChange } from '../../src/protocol/index.js'
+import { timeoutOutcome } from '../../src/protocol/store/index.js'
+import type { AskStore, StoreChange } from '../../src/protocol/store/index.js'
 import { createPostgresStore } from '../../src/stores/postgres/index.js'
 import type { PostgresStoreOptions } from '../../src/stores/postgres/index.js'
 import {
@@ -18,7 +20,7 @@ import {
   withClient,
   withSearchPath,
 } from '../support/postgres.js'
-import { newAsk } from './store-contract.js'
+import { answered, newAsk } from './store-contract.js'
 
 const opened: AskStore[] = []
 const cleanups: (() => Promise<void>)[] = []
@@ -222,6 +224,38 @@ describePostgres('postgres store backstop poll', () => {
     await until(() => seen.length > 0, 'the poll')
     await new Promise((resolve) => setTimeout(resolve, 200))
     expect(seen).toEqual([{ type: 'resync' }])
+  })
+})
+
+describePostgres('postgres store deadlines', () => {
+  // The contract's deadlines lie a day from every clock; these lie between
+  // the database's clock and the settledAt a writer passes, so only the
+  // clock the store checks against decides.
+  it('checks a deadline against the database clock, not the settledAt it is given', async () => {
+    const db = await schema()
+    const store = db.open()
+    await store.pending()
+    const { rows } = await db.sql(
+      `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint::text AS now`,
+    )
+    const databaseNow = Number((rows[0] as { now: string }).now)
+    // A minute ahead of the database's clock, behind the settledAt given: in time.
+    const ahead = newAsk({ deadline: databaseNow + 60_000 })
+    // Passed by the database's clock (it only moves on), ahead of the settledAt given: too late.
+    const behind = newAsk({ deadline: databaseNow })
+    for (const ask of [ahead, behind]) await store.admit(ask)
+
+    const late = databaseNow + 120_000
+    expect(await store.settle(ahead.askId, answered, late)).toEqual({
+      record: { ...ahead, state: 'settled', outcome: answered, settledAt: late },
+      won: true,
+    })
+    // settledAt stays the writer's: the database's clock only decides the outcome.
+    const early = databaseNow - 60_000
+    expect(await store.settle(behind.askId, answered, early)).toEqual({
+      record: { ...behind, state: 'settled', outcome: timeoutOutcome(behind), settledAt: early },
+      won: false,
+    })
   })
 })
 

@@ -4,12 +4,14 @@ import { tempDirectory } from './sqlite/temp-file.js'
 
 // A second createSqliteStore on the same file is a second connection, as a
 // second process would open.
-describeStoreContract('sqlite', async () => {
-  const temp = tempDirectory()
-  const path = temp.file()
-  return {
-    store: createSqliteStore({ path }),
-    reopen: async () => createSqliteStore({ path }),
-    destroy: async () => temp.remove(),
-  }
+describeStoreContract('sqlite', {
+  open: async () => {
+    const temp = tempDirectory()
+    const path = temp.file()
+    return {
+      store: createSqliteStore({ path }),
+      reopen: async () => createSqliteStore({ path }),
+      destroy: async () => temp.remove(),
+    }
+  },
 })

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createActor } from 'xstate'
+import { settle } from '../support/settle.js'
 import {
   UserQuestionError,
   UserQuestionErrorCodes,
@@ -276,6 +277,7 @@ describe('a result for every error code', () => {
     const pending = createAskUserQuestionTool(seam).execute(regionArgs, {
       signal: controller.signal,
     })
+    await settle()
     expect(seam.pending()).toHaveLength(1)
     controller.abort()
     expect(codeOf(await pending)).toBe('ASK_ABORTED')
@@ -419,7 +421,8 @@ describe('the askseam entry point', () => {
     const { join } = await import('node:path')
     const offenders: string[] = []
     for (const folder of ['src/protocol', 'src/machines']) {
-      for (const name of await readdir(folder)) {
+      for (const name of await readdir(folder, { recursive: true })) {
+        if (!name.endsWith('.ts')) continue
         const text = await readFile(join(folder, name), 'utf8')
         if (/from ['"]zod|import\(['"]zod|\/tool\//.test(text)) offenders.push(join(folder, name))
       }

@@ -73,8 +73,8 @@ export const cancel = (rpcId: string, reason?: string): string =>
     },
   })
 
-/** Lets promise reactions (the seam's answer path) run. */
-export const flush = () => new Promise<void>((resolve) => setImmediate(resolve))
+/** Lets the seam and the relay do what they can without time passing (see `settle`). */
+export { settle as flush } from '../../support/settle.js'
 
 /** Records how a promise settled, without an unhandled rejection. */
 export function track<T>(promise: Promise<T>) {

@@ -25,12 +25,18 @@ import type { FakeClient } from './relay-harness.js'
  */
 
 /**
- * Lets the seam's promise reactions run and the relay's fan-out finish: the
- * relay writes two frames per turn here (to exercise its chunking), and each
- * awaited turn lets exactly one more chunk out.
+ * Lets the seam and the relay's fan-out finish: the relay writes two frames
+ * per turn here (to exercise its chunking), so this waits until a whole
+ * settle() passes with no client hearing anything more.
  */
-async function drain(): Promise<void> {
-  for (let turn = 0; turn < 48; turn++) await flush()
+async function drain(real: Real): Promise<void> {
+  const heard = () => real.clients.map((client) => client?.frames.length ?? 0).join()
+  for (let round = 0; round < 100; round++) {
+    const before = heard()
+    await flush()
+    if (heard() === before) return
+  }
+  throw new Error('the relay kept sending for 100 rounds')
 }
 
 type Session = 'a' | 'b' | undefined
@@ -141,7 +147,7 @@ class Connect implements Command {
         ? [requestedFrame(real.asks[index]!.rpcId, ask)]
         : [],
     )
-    await drain()
+    await drain(real)
     checkAll(model, real)
   }
   toString = () => `connect(${SLOTS[this.slot]!.name})`
@@ -154,7 +160,7 @@ class Disconnect implements Command {
     real.connections[this.slot]!.disconnect()
     expect(real.connections[this.slot]!.closed).toBe(true)
     model.connected[this.slot] = false
-    await drain()
+    await drain(real)
     checkAll(model, real)
   }
   toString = () => `disconnect(${SLOTS[this.slot]!.name})`
@@ -177,6 +183,7 @@ class Ask implements Command {
         ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }),
       }),
     )
+    await flush()
     const added = real.relay.pending().filter((ask) => !before.has(ask.rpcId))
     expect(added).toHaveLength(1)
     const rpcId = added[0]!.rpcId
@@ -192,7 +199,7 @@ class Ask implements Command {
         model.expected[position]!.push(requestedFrame(rpcId, ask))
       }
     })
-    await drain()
+    await drain(real)
     checkAll(model, real)
   }
   toString = () => `ask(${this.session ?? '-'}, ${this.timeoutMs ?? '∞'})`
@@ -232,11 +239,12 @@ class Respond implements Command {
         message: expect.stringContaining('"x" is not one of its options') as string,
       })
     } else {
+      // Accepted once the store committed it, then resolved for every client.
       ask.status = this.kind === 'valid' ? 'answered' : 'cancelled'
-      announceEnd(model, real, index)
       expected.push({ type: 'receipt', rpcId, accepted: true })
+      announceEnd(model, real, index)
     }
-    await drain()
+    await drain(real)
     checkAll(model, real)
   }
   toString = () => `respond(${SLOTS[this.slot]!.name}, #${this.pick}, ${this.kind})`
@@ -253,7 +261,7 @@ class Abort implements Command {
       ask.status = 'aborted'
       announceEnd(model, real, index)
     }
-    await drain()
+    await drain(real)
     checkAll(model, real)
   }
   toString = () => `abort(#${this.pick})`
@@ -277,7 +285,7 @@ class Advance implements Command {
       ask.status = 'timed-out'
       announceEnd(model, real, index)
     }
-    await drain()
+    await drain(real)
     checkAll(model, real)
   }
   toString = () => `advance(${this.ms})`
@@ -338,7 +346,7 @@ describe('relay (property)', () => {
             ask.status = 'aborted'
             announceEnd(model, real, index)
           })
-          await drain()
+          await drain(real)
           checkAll(model, real)
           SLOTS.forEach((_, position) => {
             if (model.connected[position])

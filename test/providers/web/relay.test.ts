@@ -42,6 +42,7 @@ describe('createRelay', () => {
     const client = fakeClient()
     const connection = relay.connect(client)
     const asked = track(seam.ask({ questions }))
+    await flush()
     const [requested] = client.framesOf('question/requested')
     expect(requested).toEqual({
       type: 'question/requested',
@@ -50,12 +51,15 @@ describe('createRelay', () => {
     })
     expect(requested).not.toHaveProperty('sessionId')
     connection.receive(respond(requested!.rpcId))
-    expect(relay.pending()).toEqual([])
+    // Pending until the store committed the answer: only then accepted, and resolved.
+    expect(relay.pending()).toHaveLength(1)
+    expect(client.frames.slice(1)).toEqual([])
     await flush()
     expect(asked.value).toEqual(canonicalAnswer)
+    expect(relay.pending()).toEqual([])
     expect(client.frames.slice(1)).toEqual([
-      { type: 'question/resolved', rpcId: requested!.rpcId, outcome: 'answered' },
       { type: 'receipt', rpcId: requested!.rpcId, accepted: true },
+      { type: 'question/resolved', rpcId: requested!.rpcId, outcome: 'answered' },
     ])
   })
 
@@ -64,6 +68,7 @@ describe('createRelay', () => {
     const client = fakeClient()
     const connection = relay.connect(client)
     const asked = track(seam.ask({ questions }))
+    await flush()
     const [requested] = client.framesOf('question/requested')
     expect(requested).toMatchObject({ deadline: seam.pending()[0]?.deadline })
     expect(typeof (requested as { deadline?: unknown }).deadline).toBe('number')
@@ -95,10 +100,11 @@ describe('createRelay', () => {
     ])
   })
 
-  it('replays every pending ask, same rpcId, to a client that connects or reconnects', () => {
+  it('replays every pending ask, same rpcId, to a client that connects or reconnects', async () => {
     const { seam, relay } = setup()
     void track(seam.ask({ questions }))
     void track(seam.ask({ questions: [questions[0]!] }))
+    await flush()
     const ids = seam.pending().map((ask) => ask.askId)
     const first = fakeClient()
     const connection = relay.connect(first)
@@ -116,6 +122,7 @@ describe('createRelay', () => {
     const [a, b] = [fakeClient('a'), fakeClient('b')]
     const [ca, cb] = [relay.connect(a), relay.connect(b)]
     const asked = track(seam.ask({ questions }))
+    await flush()
     const rpcId = a.framesOf('question/requested')[0]!.rpcId
     cb.receive(cancel(rpcId))
     ca.receive(respond(rpcId))
@@ -140,6 +147,7 @@ describe('createRelay', () => {
     const client = fakeClient()
     const connection = relay.connect(client)
     const asked = track(seam.ask({ questions }))
+    await flush()
     const rpcId = client.framesOf('question/requested')[0]!.rpcId
     connection.receive(respond(rpcId, { answers: [{ id: 'region', selected: ['mars-1'] }] }))
     connection.receive(JSON.stringify({ type: 'question/respond', rpcId, result: 'yes' }))
@@ -170,8 +178,10 @@ describe('createRelay', () => {
     const client = fakeClient()
     const connection = relay.connect(client)
     const dismissed = track(seam.ask({ questions }))
+    await flush()
     connection.receive(cancel(client.framesOf('question/requested')[0]!.rpcId))
     const discussed = track(seam.ask({ questions }))
+    await flush()
     connection.receive(cancel(client.framesOf('question/requested')[1]!.rpcId, 'discuss'))
     await flush()
     expect(dismissed.error).toMatchObject({
@@ -187,6 +197,7 @@ describe('createRelay', () => {
     const watcher = fakeClient()
     relay.connect(watcher)
     const asked = track(seam.ask({ questions }))
+    await flush()
     const rpcId = watcher.framesOf('question/requested')[0]!.rpcId
     vi.advanceTimersByTime(5_000)
     await flush()
@@ -198,6 +209,7 @@ describe('createRelay', () => {
 
     watcher.frames.length = 0
     const unattended = track(seam.ask({ questions }))
+    await flush()
     expect(relay.pending()).toHaveLength(1)
     vi.advanceTimersByTime(5_000)
     await flush()
@@ -211,6 +223,7 @@ describe('createRelay', () => {
     const controller = new AbortController()
     const aborted = track(seam.ask({ questions, signal: controller.signal }))
     const closed = track(seam.ask({ questions }))
+    await flush()
     const [first, second] = client.framesOf('question/requested').map((frame) => frame.rpcId)
     controller.abort()
     await seam.close()
@@ -232,6 +245,7 @@ describe('createRelay', () => {
     relay.connect(alice)
     const bobConnection = relay.connect(bob)
     const asked = track(seam.ask({ questions, agent: agent('alice') }))
+    await flush()
     const rpcId = admin.framesOf('question/requested')[0]!.rpcId
     expect(alice.framesOf('question/requested')).toEqual([
       { type: 'question/requested', rpcId, sessionId: 'alice', questions },
@@ -244,11 +258,12 @@ describe('createRelay', () => {
     expect(relay.pending()).toHaveLength(1)
     // An ask without an agent has no session: authorize is asked about `undefined`.
     void track(seam.ask({ questions }))
+    await flush()
     expect(alice.framesOf('question/requested')).toHaveLength(1)
     expect(admin.framesOf('question/requested')).toHaveLength(2)
   })
 
-  it('counts an authorize that throws as a refusal', () => {
+  it('counts an authorize that throws as a refusal', async () => {
     const { seam, relay } = setup({
       authorize: () => {
         throw new Error('directory down')
@@ -257,10 +272,11 @@ describe('createRelay', () => {
     const client = fakeClient()
     relay.connect(client)
     void track(seam.ask({ questions }))
+    await flush()
     expect(client.frames).toEqual([])
   })
 
-  it('answers bad frames with documented error frames and keeps the connection', () => {
+  it('answers bad frames with documented error frames and keeps the connection', async () => {
     const { relay } = setup()
     const client = fakeClient()
     const connection = relay.connect(client)
@@ -297,6 +313,7 @@ describe('createRelay', () => {
     const noisyConnection = relay.connect(noisy)
     const calmConnection = relay.connect(calm)
     const asked = track(seam.ask({ questions }))
+    await flush()
     const rpcId = calm.framesOf('question/requested')[0]!.rpcId
     for (let i = 0; i < 10_000; i++) noisyConnection.receive(respond(`bogus-${i}`))
     expect(noisy.framesOf('receipt')).toHaveLength(50)
@@ -321,9 +338,11 @@ describe('createRelay', () => {
       const stuck = fakeClient('stuck')
       const connection = relay.connect(stuck)
       void track(seam.ask({ questions }))
+      await flush()
       expect(stuck.frames).toHaveLength(1)
       stuck.bufferedAmount = 1001
       void track(seam.ask({ questions }))
+      await flush()
       // Paused, not dropped: the frame waits for the client to read.
       expect(stuck.frames).toHaveLength(1)
       expect(connection.closed).toBe(false)
@@ -334,6 +353,7 @@ describe('createRelay', () => {
       expect(connection.closed).toBe(true)
       expect(relay.clientCount()).toBe(0)
       void track(seam.ask({ questions }))
+      await flush()
       expect(stuck.frames).toHaveLength(1)
       expect(relay.pending()).toHaveLength(3)
     } finally {
@@ -349,6 +369,7 @@ describe('createRelay', () => {
       const connection = relay.connect(slow)
       slow.bufferedAmount = 5000
       for (let i = 0; i < 3; i++) void track(seam.ask({ questions }))
+      await flush()
       expect(slow.frames).toHaveLength(0)
       // It reads a little in every stall window: progress keeps it connected.
       for (const amount of [4000, 3000, 2000, 1500]) {
@@ -377,6 +398,7 @@ describe('createRelay', () => {
       slow.bufferedAmount = 5000
       const first = track(seam.ask({ questions }))
       void track(seam.ask({ questions }))
+      await flush()
       await vi.advanceTimersByTimeAsync(0)
       const [ended, open] = fast.framesOf('question/requested').map((frame) => frame.rpcId)
       fastConnection.receive(respond(ended!))
@@ -396,8 +418,10 @@ describe('createRelay', () => {
     const clients = ['a', 'b', 'c', 'd'].map((name) => fakeClient(name))
     const connections = clients.map((client) => relay.connect(client))
     const [a, b, c, d] = clients as [FakeClient, FakeClient, FakeClient, FakeClient]
+    // The two newest connections hear at once (d, then c); the others on the next turn.
+    const heard = new Promise((resolve) => (c.onFrame = resolve))
     void track(seam.ask({ questions }))
-    // The two newest connections hear at once; the others on the next turn.
+    await heard
     expect(clients.map((client) => client.frames.length)).toEqual([0, 0, 1, 1])
     await flush()
     expect(clients.map((client) => client.frames.length)).toEqual([1, 1, 1, 1])
@@ -407,8 +431,8 @@ describe('createRelay', () => {
     await flush()
     expect(a.frames.map((frame) => frame.type)).toEqual([
       'question/requested',
-      'question/resolved',
       'receipt',
+      'question/resolved',
     ])
     for (const client of [b, c, d]) {
       expect(client.frames.map((frame) => frame.type)).toEqual([
@@ -416,7 +440,10 @@ describe('createRelay', () => {
         'question/resolved',
       ])
     }
+    delete c.onFrame
+    const heardAgain = new Promise((resolve) => (d.onFrame = resolve))
     void track(seam.ask({ questions }))
+    await heardAgain
     expect(clients.map((client) => client.framesOf('question/requested').length)).toEqual([
       2, 1, 1, 2,
     ])
@@ -426,7 +453,7 @@ describe('createRelay', () => {
     ])
   })
 
-  it('treats a client whose send throws as gone', () => {
+  it('treats a client whose send throws as gone', async () => {
     const { seam, relay } = setup()
     const broken = fakeClient()
     broken.send = () => {
@@ -434,6 +461,7 @@ describe('createRelay', () => {
     }
     relay.connect(broken)
     void track(seam.ask({ questions }))
+    await flush()
     expect(relay.clientCount()).toBe(0)
     expect(relay.pending()).toHaveLength(1)
   })
@@ -443,6 +471,7 @@ describe('createRelay', () => {
     const client = fakeClient()
     relay.connect(client)
     const asked = track(seam.ask({ questions }))
+    await flush()
     const rpcId = client.framesOf('question/requested')[0]!.rpcId
     relay.dispose()
     relay.dispose()
@@ -462,6 +491,7 @@ describe('createRelay', () => {
   it('hands its asks over, same askId, when the seam has a provider grace', async () => {
     const { seam, relay } = setup({}, { providerGraceMs: 60_000 })
     const asked = track(seam.ask({ questions }))
+    await flush()
     const rpcId = relay.pending()[0]!.rpcId
     relay.dispose()
     const next = createRelay(seam)

@@ -6,7 +6,7 @@
  */
 import { existsSync, rmSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import type { StoreChange } from '../../../src/protocol/index.js'
+import type { StoreChange } from '../../../src/protocol/store/index.js'
 import { answered, cancelled, newAsk } from '../store-contract.js'
 import { rawConnection, setup, until } from './harness.js'
 import { collectingUncaught } from '../../support/uncaught.js'

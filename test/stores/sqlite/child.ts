@@ -10,7 +10,7 @@
  */
 import { createInterface } from 'node:readline'
 import Database from 'better-sqlite3'
-import type { NewAskRecord } from '../../../src/protocol/index.js'
+import type { NewAskRecord } from '../../../src/protocol/store/index.js'
 import { createSqliteStore } from '../../../src/stores/sqlite/index.js'
 
 const [path, mode, arg] = process.argv.slice(2) as [string, string, string | undefined]

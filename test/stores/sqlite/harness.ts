@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3'
 import { afterEach } from 'vitest'
-import type { AskStore, CorruptRowError } from '../../../src/protocol/index.js'
+import type { AskStore, CorruptRowError } from '../../../src/protocol/store/index.js'
 import { createSqliteStore } from '../../../src/stores/sqlite/index.js'
 import { tempDirectory } from './temp-file.js'
 

@@ -6,11 +6,11 @@
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { AskStore } from '../../../src/protocol/index.js'
+import type { AskStore } from '../../../src/protocol/store/index.js'
 import { createSqliteStore } from '../../../src/stores/sqlite/index.js'
 import { answered, newAsk } from '../store-contract.js'
-import { startChild } from './processes.js'
-import type { Child } from './processes.js'
+import { startChild } from '../../support/processes.js'
+import type { Child } from '../../support/processes.js'
 import { tempDirectory } from './temp-file.js'
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url))

@@ -6,7 +6,7 @@
  */
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import type { AskStore, StoreChange } from '../../../src/protocol/index.js'
+import type { AskStore, StoreChange } from '../../../src/protocol/store/index.js'
 import { createSqliteStore } from '../../../src/stores/sqlite/index.js'
 import { answered, newAsk } from '../store-contract.js'
 import { afterThisTest, rawConnection, setup, until } from './harness.js'

@@ -9,6 +9,8 @@ export interface Child {
   lines: string[]
   /** The next line (after those already returned) that matches. */
   next(predicate?: (line: string) => boolean): Promise<string>
+  /** The first line printed, before or after this call, that matches: lines whose order does not matter. */
+  line(predicate: (line: string) => boolean): Promise<string>
   /** Writes one line to its stdin. */
   send(line: string): void
   kill(): Promise<void>
@@ -36,8 +38,10 @@ export function startChild(
   const waiting: Array<{ predicate: (line: string) => boolean; resolve: (line: string) => void }> =
     []
   let read = 0
+  const listeners = new Set<(line: string) => void>()
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
     lines.push(line)
+    for (const listener of [...listeners]) listener(line)
     for (const waiter of [...waiting]) {
       if (waiter.predicate(line)) {
         waiting.splice(waiting.indexOf(waiter), 1)
@@ -46,7 +50,21 @@ export function startChild(
       }
     }
   })
+  const line = (predicate: (line: string) => boolean): Promise<string> => {
+    const found = lines.find(predicate)
+    if (found !== undefined) return Promise.resolve(found)
+    return new Promise((resolve, reject) => {
+      const listener = (printed: string) => {
+        if (!predicate(printed)) return
+        listeners.delete(listener)
+        resolve(printed)
+      }
+      listeners.add(listener)
+      void exited.then(() => reject(new Error(`${script} exited before printing what was awaited`)))
+    })
+  }
   return {
+    line,
     process: child,
     lines,
     exited,

@@ -1,0 +1,68 @@
+import type { AskStore } from '../../src/protocol/index.js'
+import type { AskOutcome } from '../../src/vocabulary/index.js'
+
+/** One write a {@link holdingStore} holds until the test says how it ends. */
+export interface HeldWrite {
+  readonly kind: 'admit' | 'settle'
+  readonly askId: string
+  /** The outcome offered, for a settlement. */
+  readonly outcome: AskOutcome | undefined
+  /** Lets the write reach the store; resolves once the writer has the store's answer. */
+  run(): Promise<void>
+  /** Fails the write with `error`, as an unreachable store would; the store is not touched. */
+  fail(error: unknown): void
+}
+
+/** A store wrapper whose writes wait for the test, and the writes it holds, oldest first. */
+export interface HoldingStore {
+  readonly store: AskStore
+  readonly held: HeldWrite[]
+  /** From now on every write goes straight through; the ones held go too, in order. */
+  release(): Promise<void>
+}
+
+/**
+ * Wraps `inner` so that its settlements (and, with `admissions`, its
+ * admissions) wait until the test runs or fails each one: what is in flight
+ * between a seam and its store becomes a state a test can stand in. Every
+ * other call goes straight to `inner`.
+ */
+export function holdingStore(
+  inner: AskStore,
+  options: { admissions?: boolean } = {},
+): HoldingStore {
+  const held: HeldWrite[] = []
+  let holding = true
+  const store: AskStore = Object.create(inner) as AskStore
+  const hold = <T>(
+    kind: HeldWrite['kind'],
+    askId: string,
+    outcome: AskOutcome | undefined,
+    write: () => Promise<T>,
+  ) =>
+    new Promise<T>((resolve, reject) => {
+      held.push({
+        kind,
+        askId,
+        outcome,
+        run: () => write().then(resolve, reject),
+        fail: reject,
+      })
+    })
+  store.settle = (askId, outcome, settledAt) =>
+    holding
+      ? hold('settle', askId, outcome, () => inner.settle(askId, outcome, settledAt))
+      : inner.settle(askId, outcome, settledAt)
+  store.admit = (ask) =>
+    holding && options.admissions === true
+      ? hold('admit', ask.askId, undefined, () => inner.admit(ask))
+      : inner.admit(ask)
+  return {
+    store,
+    held,
+    async release() {
+      holding = false
+      while (held.length > 0) await held.shift()!.run()
+    },
+  }
+}
