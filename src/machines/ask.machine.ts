@@ -124,8 +124,9 @@ export type AskEvent =
   /** What the store committed for the proposal: `won` when it is the outcome offered. */
   | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
   | { type: 'commit.failed' }
+/** What an ask ends with: its outcome (none while it goes on) and who caused it. */
 
-type Decided = { outcome: AskOutcome | undefined; cause?: AskCause | undefined }
+export type Decided = { outcome: AskOutcome | undefined; cause?: AskCause | undefined }
 
 /** The transitions from a decided outcome to its final state: one per ending, chosen on the event itself. */
 function toFinalStates<TArgs>(decided: (args: TArgs) => Decided) {

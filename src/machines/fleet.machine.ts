@@ -61,7 +61,8 @@ export type FleetEmitted =
   /** A sweep for overdue asks ran: the seam says which deadline to watch next. */
   | { type: 'fleet.swept' }
 
-type LeaseWrite = { providerActive: boolean; expiresAt: number }
+/** The lease a seam writes: whether its provider is active, and until when. */
+export type LeaseWrite = { providerActive: boolean; expiresAt: number }
 
 const idle = fromPromise<void, LeaseWrite>(async () => undefined)
 

@@ -19,6 +19,7 @@ export type {
   AskInput,
   AskOutput,
   AskProposal,
+  Decided,
   HeldAsk,
 } from './ask.machine.js'
 export { MAX_RETRY_DELAY_MS, presentationMachine, retryDelay } from './presentation.machine.js'
@@ -36,6 +37,7 @@ export type {
   FleetEvent,
   FleetInput,
   LeaseRead,
+  LeaseWrite,
 } from './fleet.machine.js'
 export { MAX_DELAY_MS, clampDelay } from './time.js'
 export { seamMachine } from './seam.machine.js'
@@ -51,7 +53,7 @@ export {
 export { previewAnswer } from './questionnaire.machine.js'
 // What a custom UI needs beside the questionnaire: the plan review's reading of a question.
 export { describePlanReview, qualifiesForPlanReview } from '../vocabulary/index.js'
-export type { PlanReviewChoice } from '../vocabulary/index.js'
+export type { AskEnding, AskRejection, PlanReviewChoice } from '../vocabulary/index.js'
 export type {
   QuestionDraft,
   QuestionnaireCancelReason,

@@ -22,7 +22,7 @@ export {
   ownerGoneOutcome,
   timeoutOutcome,
 } from '../../vocabulary/index.js'
-export type { AskErrorData, AskOutcome } from '../../vocabulary/index.js'
+export type { AskErrorData, AskOutcome, AskRejection } from '../../vocabulary/index.js'
 export { CorruptRowError, parseAskRecord, parseOutcome } from './rows.js'
 export { STORE_SCHEMA_VERSION } from './types.js'
 export type {
