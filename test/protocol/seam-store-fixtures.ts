@@ -1,0 +1,69 @@
+import { afterEach, beforeEach, vi } from 'vitest'
+import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
+import type {
+  AskStore,
+  AskUserQuestionItem,
+  UserQuestions,
+  UserQuestionsOptions,
+} from '../../src/protocol/index.js'
+import { createControllableProvider } from '../support/controllable-provider.js'
+import { settle } from '../support/settle.js'
+
+/** What the seam.*.test.ts files of DESIGN §10 share: seams on one store, closed after each test. */
+
+export const questions: AskUserQuestionItem[] = [
+  { id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] },
+]
+export const answer = { answers: [{ id: 'db', selected: ['SQLite'] }] }
+
+export function outcomeOf<T>(promise: Promise<T>) {
+  const seen: { value?: T; error?: unknown; settled: boolean } = { settled: false }
+  promise.then(
+    (value) => Object.assign(seen, { value, settled: true }),
+    (error: unknown) => Object.assign(seen, { error, settled: true }),
+  )
+  return seen
+}
+
+let seams: UserQuestions[] = []
+export const seamOn = (store: AskStore, options: UserQuestionsOptions = {}) => {
+  const seam = createUserQuestions({ store, ...options })
+  seams.push(seam)
+  return seam
+}
+
+/** A seam on `store` with a controllable provider registered. */
+export function presentingOn(store: AskStore) {
+  const seam = seamOn(store)
+  const provider = createControllableProvider()
+  seam.registerProvider(provider)
+  return { seam, provider }
+}
+
+/** A memory store shared by a worker seam, which asks, and a console seam, which presents. */
+export function fleet() {
+  const store = createMemoryStore()
+  return { store, worker: seamOn(store), console_: seamOn(store) }
+}
+
+/** A {@link fleet} whose console seam has a controllable provider, once the fleet has seen it. */
+export async function fleetWithConsole() {
+  const seams = fleet()
+  const there = createControllableProvider()
+  seams.console_.registerProvider(there)
+  await settle()
+  return { ...seams, there }
+}
+
+/** Fake timers from 1,000,000 ms for each test of the calling file; every seam {@link seamOn} made is closed after it. */
+export function useStoreSeams(): void {
+  beforeEach(() => {
+    vi.useFakeTimers()
+    vi.setSystemTime(1_000_000)
+    seams = []
+  })
+  afterEach(async () => {
+    for (const seam of seams) await seam.close()
+    vi.useRealTimers()
+  })
+}

@@ -1,0 +1,150 @@
+import { describe, expect, it, vi } from 'vitest'
+import { createUserQuestions } from '../../src/protocol/index.js'
+import {
+  choice,
+  createControllableProvider,
+  seamWithProvider,
+  rejectionOf,
+  skipAll,
+  thrownBy,
+  track,
+} from '../support/controllable-provider.js'
+import { settle } from '../support/settle.js'
+import { START, batch, result, useFakeClock } from './seam-fixtures.js'
+
+/** DESIGN §4: an ask's deadline, and close() with asks pending. */
+
+useFakeClock()
+
+describe('§4 deadlines', () => {
+  it('ends the ask with ASK_TIMEOUT at the seam default deadline, not before', async () => {
+    const { seam, provider } = seamWithProvider({ timeoutMs: 30_000 })
+    const asking = track(seam.ask({ questions: batch() }))
+    const call = await provider.call(0)
+    await vi.advanceTimersByTimeAsync(29_999)
+    expect(asking.settlement.status).toBe('pending')
+    await vi.advanceTimersByTimeAsync(1)
+    const error = await rejectionOf(
+      asking.done.then(() => result(asking)),
+      'ASK_TIMEOUT',
+    )
+    expect(call.request.signal.reason).toBe(error)
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it.each([
+    ['shorter', 1_000],
+    ['longer', 90_000],
+  ])('lets a %s per-ask timeoutMs override the seam default', async (_name, timeoutMs) => {
+    const seam = createUserQuestions({ timeoutMs: 30_000 })
+    seam.registerProvider(createControllableProvider())
+    const asking = track(seam.ask({ questions: batch(), timeoutMs }))
+    expect(seam.pending()[0]?.deadline).toBe(START + timeoutMs)
+    await vi.advanceTimersByTimeAsync(timeoutMs - 1)
+    expect(asking.settlement.status).toBe('pending')
+    await vi.advanceTimersByTimeAsync(1)
+    await rejectionOf(
+      asking.done.then(() => result(asking)),
+      'ASK_TIMEOUT',
+    )
+  })
+
+  it('waits indefinitely with a per-ask Infinity, overriding the seam default, and arms no timer', async () => {
+    const { seam, provider } = seamWithProvider({ timeoutMs: 1_000 })
+    const asking = track(seam.ask({ questions: batch(), timeoutMs: Infinity }))
+    const call = await provider.call(0)
+    expect(seam.pending()[0]).not.toHaveProperty('deadline')
+    expect(vi.getTimerCount()).toBe(0)
+    await vi.advanceTimersByTimeAsync(30 * 24 * 3_600_000)
+    expect(asking.settlement.status).toBe('pending')
+    call.resolve(skipAll(batch()))
+    await asking.done
+    expect(asking.settlement.status).toBe('fulfilled')
+  })
+
+  it('waits indefinitely when neither the seam nor the ask sets a deadline', async () => {
+    const seam = createUserQuestions()
+    seam.registerProvider(createControllableProvider())
+    const asking = track(seam.ask({ questions: batch() }))
+    expect(vi.getTimerCount()).toBe(0)
+    await vi.advanceTimersByTimeAsync(365 * 24 * 3_600_000)
+    expect(asking.settlement.status).toBe('pending')
+    await seam.close()
+  })
+
+  it('also runs while the ask waits for a provider', async () => {
+    const seam = createUserQuestions({ waitForProviderMs: 60_000, timeoutMs: 1_000 })
+    const asking = track(seam.ask({ questions: batch() }))
+    await vi.advanceTimersByTimeAsync(1_000)
+    await rejectionOf(
+      asking.done.then(() => result(asking)),
+      'ASK_TIMEOUT',
+    )
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it('never turns elapsed time into an answer, and never presents an ask already overdue (timeoutMs 0)', async () => {
+    const { seam, provider } = seamWithProvider()
+    const asking = track(seam.ask({ questions: batch(), timeoutMs: 0 }))
+    await settle()
+    await asking.done
+    await rejectionOf(result(asking), 'ASK_TIMEOUT')
+    expect(provider.calls).toHaveLength(0)
+  })
+
+  it('ends an answer that arrives after the deadline ASK_TIMEOUT: elapsed time is never an answer', async () => {
+    const { seam, provider } = seamWithProvider({ timeoutMs: 1_000 })
+    const asking = track(seam.ask({ questions: batch() }))
+    const call = await provider.call(0)
+    await vi.advanceTimersByTimeAsync(1_000)
+    await asking.done
+    await rejectionOf(result(asking), 'ASK_TIMEOUT')
+    call.resolve(skipAll(batch()))
+    await settle()
+    expect(asking.settlement.status).toBe('rejected')
+  })
+})
+
+describe('§4 close()', () => {
+  it('rejects every pending ask with SEAM_CLOSED and aborts the provider’s signals with it', async () => {
+    const { seam, provider } = seamWithProvider({ timeoutMs: 60_000 })
+    const one = track(seam.ask({ questions: [choice('a')] }))
+    const two = track(seam.ask({ questions: [choice('b')] }))
+    await settle()
+    await seam.close()
+    expect(one.settlement.status).toBe('rejected')
+    expect(two.settlement.status).toBe('rejected')
+    for (const [index, asking] of [one, two].entries()) {
+      const error = await rejectionOf(result(asking), 'SEAM_CLOSED')
+      expect(provider.calls[index]?.request.signal.reason).toBe(error)
+    }
+    expect(seam.pending()).toEqual([])
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it('rejects asks still waiting for a provider', async () => {
+    const seam = createUserQuestions({ waitForProviderMs: 60_000 })
+    const asking = seam.ask({ questions: batch() })
+    await seam.close()
+    await rejectionOf(asking, 'SEAM_CLOSED')
+  })
+
+  it('rejects asks waiting out a provider grace', async () => {
+    const seam = createUserQuestions({ providerGraceMs: 60_000 })
+    const dispose = seam.registerProvider(createControllableProvider())
+    const asking = seam.ask({ questions: batch() })
+    dispose()
+    await seam.close()
+    await rejectionOf(asking, 'SEAM_CLOSED')
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it('refuses new asks and registrations, and may be called again', async () => {
+    const seam = createUserQuestions()
+    seam.registerProvider(createControllableProvider())
+    await seam.close()
+    await rejectionOf(seam.ask({ questions: batch() }), 'SEAM_CLOSED')
+    thrownBy(() => seam.registerProvider(createControllableProvider()), 'SEAM_CLOSED')
+    await expect(seam.close()).resolves.toBeUndefined()
+  })
+})

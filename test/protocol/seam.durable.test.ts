@@ -1,0 +1,232 @@
+import { describe, expect, it, vi } from 'vitest'
+import { UserQuestionError, createMemoryStore } from '../../src/protocol/index.js'
+import type { AskStore } from '../../src/protocol/index.js'
+import { CorruptRowError } from '../../src/protocol/store/index.js'
+import type { AdmitResult } from '../../src/protocol/store/index.js'
+import { dropSeamForTesting } from '../../src/protocol/seam.js'
+import { LEASE_MS } from '../../src/machines/index.js'
+import { createControllableProvider } from '../support/controllable-provider.js'
+import { settle } from '../support/settle.js'
+import {
+  answer,
+  fleetWithConsole,
+  outcomeOf,
+  presentingOn,
+  questions,
+  seamOn,
+  useStoreSeams,
+} from './seam-store-fixtures.js'
+
+/** DESIGN §10 on the memory store: close, crashes, store failures, purges. */
+
+useStoreSeams()
+
+describe('§10 close and crashes', () => {
+  it('close() rejects this seam’s callers, leaves a keyed ask pending and answerable elsewhere, ends a keyless one, and keeps the store open', async () => {
+    const { store, worker, there } = await fleetWithConsole()
+    const keyed = worker.ask({ questions, key: 'resume-me' })
+    const keyless = worker.ask({ questions })
+    await settle()
+    const keyedId = there.calls[0]!.request.askId
+    const keylessId = there.calls[1]!.request.askId
+    await worker.close()
+    await expect(keyed).rejects.toMatchObject({ code: 'SEAM_CLOSED' })
+    await expect(keyless).rejects.toMatchObject({ code: 'SEAM_CLOSED' })
+    expect((await store.get(keyedId))?.state).toBe('pending')
+    expect((await store.get(keylessId))?.outcome).toMatchObject({
+      status: 'rejected',
+      error: { code: 'SEAM_CLOSED' },
+    })
+    expect(there.calls[0]!.request.signal.aborted).toBe(false)
+    const resumed = seamOn(store).ask({ questions, key: 'resume-me' })
+    await settle()
+    there.calls[0]!.resolve(answer)
+    await expect(resumed).resolves.toEqual(answer)
+  })
+
+  it('a dropped seam’s keyless ask ends owner-gone once its lease lapses; its keyed ask stays pending', async () => {
+    const { store, worker } = await fleetWithConsole()
+    void worker.ask({ questions })
+    void worker.ask({ questions, key: 'kept' })
+    await settle()
+    const listed = await store.pending()
+    const keyless = listed.find((each) => each.key === undefined)
+    const keyed = listed.find((each) => each.key === 'kept')
+    dropSeamForTesting(worker)
+    await settle()
+    await vi.advanceTimersByTimeAsync(LEASE_MS + 1)
+    await settle()
+    expect((await store.get(keyless!.askId))?.outcome).toMatchObject({
+      status: 'rejected',
+      error: { code: 'ASK_ABORTED', details: { reason: 'owner-gone' } },
+    })
+    expect((await store.get(keyed!.askId))?.state).toBe('pending')
+  })
+
+  it('any live seam ends an overdue ask ASK_TIMEOUT with the original deadline, and an answer before it wins', async () => {
+    const { store, worker, there } = await fleetWithConsole()
+    void worker.ask({ questions, key: 'late', timeoutMs: 10_000 })
+    void worker.ask({ questions, key: 'early', timeoutMs: 10_000 })
+    await settle()
+    const listed = await store.pending()
+    const late = listed.find((each) => each.key === 'late')
+    const early = listed.find((each) => each.key === 'early')
+    dropSeamForTesting(worker)
+    there.calls[1]!.resolve(answer)
+    await vi.advanceTimersByTimeAsync(10_000)
+    await settle()
+    expect((await store.get(late!.askId))?.outcome).toMatchObject({
+      status: 'rejected',
+      error: { code: 'ASK_TIMEOUT', details: { deadline: late!.deadline } },
+    })
+    expect((await store.get(early!.askId))?.outcome).toEqual({ status: 'answered', answer })
+    expect(there.calls[0]!.request.signal.aborted).toBe(true)
+  })
+})
+
+describe('§10 store failures', () => {
+  it('STORE_FAILED with the cause when admission fails, and the seam goes on working', async () => {
+    const inner = createMemoryStore()
+    const failure = new Error('database is locked')
+    let failNext = true
+    const store: AskStore = Object.create(inner) as AskStore
+    store.admit = (ask) => {
+      if (failNext) {
+        failNext = false
+        return Promise.reject(failure)
+      }
+      return inner.admit(ask)
+    }
+    const seam = seamOn(store)
+    seam.registerProvider({ ask: async () => answer })
+    const error = (await seam.ask({ questions }).catch((e: unknown) => e)) as UserQuestionError
+    expect(error.code).toBe('STORE_FAILED')
+    expect(error.cause).toBe(failure)
+    await expect(seam.ask({ questions })).resolves.toEqual(answer)
+  })
+
+  it('an answer whose commit keeps failing is kept until the deadline, which then fails STORE_FAILED with the cause', async () => {
+    const inner = createMemoryStore()
+    const failure = new Error('disk I/O error')
+    const store: AskStore = Object.create(inner) as AskStore
+    store.settle = () => Promise.reject(failure)
+    const { seam, provider } = presentingOn(store)
+    const asked = outcomeOf(seam.ask({ questions, timeoutMs: 30_000 }))
+    await settle()
+    provider.last().resolve(answer)
+    await vi.advanceTimersByTimeAsync(29_000)
+    expect(asked.settled).toBe(false)
+    await vi.advanceTimersByTimeAsync(1_000)
+    await settle()
+    const error = asked.error as UserQuestionError
+    expect(error.code).toBe('STORE_FAILED')
+    expect(error.cause).toBe(failure)
+    await expect(provider.last().request.settlement).resolves.toMatchObject({ status: 'refused' })
+  })
+
+  it.each([
+    [
+      'neither admitted nor existing',
+      () => ({ status: 'queued' }),
+      /neither admitted nor existing/,
+    ],
+    [
+      'an existing ask that is not an ask',
+      () => ({ status: 'existing', record: { askId: 7 } }),
+      /no askId/,
+    ],
+    ['nothing at all', () => undefined, /neither admitted nor existing/],
+  ])(
+    'STORE_FAILED when the store answers an admission with %s; the seam goes on working',
+    async (_name, answerAdmission, why) => {
+      const inner = createMemoryStore()
+      let broken = true
+      const store: AskStore = Object.create(inner) as AskStore
+      store.admit = async (ask) => (broken ? (answerAdmission() as AdmitResult) : inner.admit(ask))
+      const seam = seamOn(store)
+      seam.registerProvider({ ask: async () => answer })
+      const error = (await seam
+        .ask({ questions, key: 'k' })
+        .catch((e: unknown) => e)) as UserQuestionError
+      expect(error).toBeInstanceOf(UserQuestionError)
+      expect(error.code).toBe('STORE_FAILED')
+      expect(error.cause).toBeInstanceOf(CorruptRowError)
+      expect((error.cause as Error).message).toMatch(why)
+      expect(seam.pending()).toEqual([])
+      broken = false
+      await expect(seam.ask({ questions })).resolves.toEqual(answer)
+    },
+  )
+
+  it('creating a seam on an unreachable store never throws; asks get STORE_FAILED', async () => {
+    const down = new Error('connection refused')
+    const store = new Proxy({} as AskStore, {
+      get: (_target, name) =>
+        name === 'watch' ? () => () => undefined : () => Promise.reject(down),
+    })
+    const seam = seamOn(store, { waitForProviderMs: 1_000 })
+    seam.registerProvider(createControllableProvider())
+    const error = (await seam.ask({ questions }).catch((e: unknown) => e)) as UserQuestionError
+    expect(error.code).toBe('STORE_FAILED')
+    expect(error.cause).toBe(down)
+  })
+})
+
+describe('§10 an ask purged before a seam heard it settle', () => {
+  /** `store` as a seam sees it when the change feed lost every settlement (a listener down, say). */
+  const missingSettlements = (store: AskStore): AskStore => ({
+    ...store,
+    watch: (listener) =>
+      store.watch((change) => {
+        if (change.type !== 'ask.settled') listener(change)
+      }),
+  })
+
+  it("another seam's ask: the question comes down at the resync the purge brings", async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store)
+    const { provider } = presentingOn(missingSettlements(store))
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions, key: 'purged' }))
+    const shown = await provider.call(0)
+    await settle()
+    const askId = shown.request.askId
+    await store.settle(
+      askId,
+      { status: 'rejected', error: { code: 'ASK_CANCELLED', message: 'no' } },
+      Date.now(),
+    )
+    await settle()
+    expect(shown.request.signal.aborted).toBe(false)
+    expect(await store.purge({ settledBefore: Date.now() + 1 })).toBe(1)
+    await settle()
+    expect(shown.request.signal.aborted).toBe(true)
+    expect((shown.request.signal.reason as UserQuestionError).details).toMatchObject({
+      reason: 'settled-elsewhere',
+    })
+    expect(asked.error).toMatchObject({ code: 'ASK_CANCELLED' })
+  })
+
+  it('its own ask: the caller gets STORE_FAILED instead of waiting for ever', async () => {
+    const store = createMemoryStore()
+    const seam = seamOn(missingSettlements(store))
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    await settle()
+    const asked = outcomeOf(seam.ask({ questions, key: 'own-purged' }))
+    const shown = await provider.call(0)
+    await store.settle(
+      shown.request.askId,
+      { status: 'rejected', error: { code: 'ASK_CANCELLED', message: 'elsewhere' } },
+      Date.now(),
+    )
+    await settle()
+    expect(asked.settled).toBe(false)
+    await store.purge({ settledBefore: Date.now() + 1 })
+    await settle()
+    expect(asked.error).toBeInstanceOf(UserQuestionError)
+    expect(asked.error).toMatchObject({ code: 'STORE_FAILED' })
+    expect(shown.request.signal.aborted).toBe(true)
+    expect(seam.pending()).toEqual([])
+  })
+})

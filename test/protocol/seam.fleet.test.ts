@@ -1,0 +1,216 @@
+import { describe, expect, it, vi } from 'vitest'
+import { UserQuestionError, createMemoryStore, validateAnswer } from '../../src/protocol/index.js'
+import type { AskStore, ProviderRequest } from '../../src/protocol/index.js'
+import { MAX_RETRY_DELAY_MS } from '../../src/machines/index.js'
+import { createControllableProvider, skipAll, thrownBy } from '../support/controllable-provider.js'
+import { settle } from '../support/settle.js'
+import {
+  answer,
+  fleet,
+  fleetWithConsole,
+  outcomeOf,
+  presentingOn,
+  questions,
+  seamOn,
+  useStoreSeams,
+} from './seam-store-fixtures.js'
+
+/** DESIGN §10 on the memory store: a fleet of seams sharing one store, one console presenting for it; §4 the settlement a provider hears. */
+
+useStoreSeams()
+
+describe('§10 one console for a fleet', () => {
+  it('a seam with a provider presents another seam’s ask with the same askId, and the asker gets the answer', async () => {
+    const { worker, console_, there: provider } = await fleetWithConsole()
+    const asked = worker.ask({ questions })
+    await settle()
+    const [listed] = worker.pending()
+    expect(provider.last().request.askId).toBe(listed!.askId)
+    expect(console_.pending().map((each) => each.askId)).toEqual([listed!.askId])
+    provider.last().resolve(answer)
+    await expect(asked).resolves.toEqual(answer)
+    await expect(provider.last().request.settlement).resolves.toEqual({ status: 'accepted' })
+    expect(console_.pending()).toEqual([])
+  })
+
+  it('NO_PROVIDER counts a provider on any live seam sharing the store', async () => {
+    const { worker, console_ } = fleet()
+    await expect(worker.ask({ questions })).rejects.toMatchObject({ code: 'NO_PROVIDER' })
+    const dispose = console_.registerProvider(createControllableProvider())
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions }))
+    await settle()
+    expect(asked.settled).toBe(false)
+    dispose()
+    await settle()
+    expect((asked.error as UserQuestionError).code).toBe('ASK_ABORTED')
+    expect((asked.error as UserQuestionError).details).toEqual({ reason: 'provider-disposed' })
+  })
+
+  it('the first committed answer wins; the other presentation aborts settled-elsewhere and its late answer is refused', async () => {
+    const { store, worker, console_ } = fleet()
+    const here = createControllableProvider()
+    const there = createControllableProvider()
+    worker.registerProvider(here)
+    console_.registerProvider(there)
+    await settle()
+    const asked = worker.ask({ questions })
+    await settle()
+    there.last().resolve(answer)
+    await expect(asked).resolves.toEqual(answer)
+    const mine = here.last().request
+    expect(mine.signal.aborted).toBe(true)
+    expect((mine.signal.reason as UserQuestionError).details).toEqual({
+      reason: 'settled-elsewhere',
+    })
+    await expect(mine.settlement).resolves.toMatchObject({ status: 'refused' })
+    here.last().resolve({ answers: [{ id: 'db', selected: ['Postgres'] }] })
+    await settle()
+    expect((await store.get(mine.askId))?.outcome).toEqual({ status: 'answered', answer })
+  })
+
+  it('disposing one provider ends nothing while another seam’s provider still presents the ask', async () => {
+    const { worker, console_ } = fleet()
+    const disposeHere = worker.registerProvider(createControllableProvider())
+    const there = createControllableProvider()
+    console_.registerProvider(there)
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions }))
+    await settle()
+    disposeHere()
+    await settle()
+    expect(asked.settled).toBe(false)
+    expect(worker.pending()[0]!.state).toBe('presenting')
+    there.last().resolve(answer)
+    await settle()
+    expect(asked.value).toEqual(answer)
+  })
+})
+
+/** The error a provider's settlement refused it with; fails the test if it was not refused. */
+async function refusalOf(request: ProviderRequest): Promise<UserQuestionError> {
+  const told = await request.settlement
+  if (told?.status !== 'refused') throw new Error(`the settlement was ${String(told?.status)}`)
+  return told.error
+}
+
+/** What another seam's provider hears and commits for an ask it presents (the foreign presenter). */
+describe('§10 a provider presenting another seam’s ask', () => {
+  it('is told the ask’s deadline, and no deadline for an ask without one', async () => {
+    const { worker, there } = await fleetWithConsole()
+    void worker.ask({ questions, timeoutMs: 5_000 }).catch(() => undefined)
+    await settle()
+    expect(there.last().request.deadline).toBe(worker.pending()[0]!.deadline)
+    expect(there.last().request.deadline).toBe(1_000_000 + 5_000)
+    void worker.ask({ questions }).catch(() => undefined)
+    await settle()
+    expect(there.calls).toHaveLength(2)
+    expect('deadline' in there.last().request).toBe(false)
+  })
+
+  it.each([
+    ['with details', { reason: 'user-cancelled', by: 'console' }],
+    ['without details', undefined],
+  ])(
+    'a coded refusal %s is the committed outcome: the asker gets it whole, the provider hears it accepted',
+    async (_name, details) => {
+      const { store, worker, there } = await fleetWithConsole()
+      const asked = worker.ask({ questions }).catch((e: unknown) => e)
+      await settle()
+      there
+        .last()
+        .reject(
+          new UserQuestionError(
+            'not now',
+            'ASK_CANCELLED',
+            details === undefined ? {} : { details },
+          ),
+        )
+      const error = (await asked) as UserQuestionError
+      expect(error).toBeInstanceOf(UserQuestionError)
+      expect([error.code, error.message, error.details]).toEqual([
+        'ASK_CANCELLED',
+        'not now',
+        details,
+      ])
+      const stored = { code: 'ASK_CANCELLED', message: 'not now', ...(details && { details }) }
+      const { askId } = there.last().request
+      expect((await store.get(askId))?.outcome).toEqual({ status: 'rejected', error: stored })
+      await expect(there.last().request.settlement).resolves.toEqual({ status: 'accepted' })
+    },
+  )
+
+  it('an answer that does not fit ends the ask BAD_ANSWER with the rule’s details; the provider is refused', async () => {
+    const { worker, there } = await fleetWithConsole()
+    const asked = worker.ask({ questions }).catch((e: unknown) => e)
+    await settle()
+    const misfit = { answers: [{ id: 'db', selected: ['MySQL'] }] }
+    const expected = thrownBy(() => validateAnswer(questions, misfit), 'BAD_ANSWER')
+    there.last().resolve(misfit)
+    const error = (await asked) as UserQuestionError
+    expect([error.code, error.message, error.details]).toEqual([
+      'BAD_ANSWER',
+      expected.message,
+      expected.details,
+    ])
+    expect(error.details).toBeDefined()
+    const refused = await refusalOf(there.last().request)
+    expect([refused.code, refused.details]).toEqual(['BAD_ANSWER', expected.details])
+  })
+
+  it('a commit the store refuses is retried with backoff: the human’s answer is kept, committed once the store takes it, and only then accepted', async () => {
+    const inner = createMemoryStore()
+    const failure = new Error('database is locked')
+    const store: AskStore = Object.create(inner) as AskStore
+    let refusals = 0
+    store.settle = (...args) => {
+      if (refusals > 0) {
+        refusals -= 1
+        return Promise.reject(failure)
+      }
+      return inner.settle(...args)
+    }
+    const worker = seamOn(store)
+    const console_ = seamOn(store)
+    const there = createControllableProvider()
+    console_.registerProvider(there)
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions, timeoutMs: 60_000 }))
+    await settle()
+    refusals = 3
+    let verdict: unknown
+    void there.last().request.settlement?.then((told) => (verdict = told))
+    there.last().resolve(answer)
+    await settle()
+    expect(asked.settled).toBe(false)
+    expect(verdict).toBeUndefined()
+    expect(there.last().request.signal.aborted).toBe(false)
+    // Still shown where it is answered, not waiting for a provider.
+    expect(console_.pending().map((each) => each.state)).toEqual(['presenting'])
+    await vi.advanceTimersByTimeAsync(3 * MAX_RETRY_DELAY_MS)
+    await settle()
+    expect(refusals).toBe(0)
+    expect(asked.value).toEqual(answer)
+    expect(verdict).toEqual({ status: 'accepted' })
+    expect(there.last().request.signal.aborted).toBe(false)
+  })
+})
+
+describe('§4 ProviderRequest.settlement', () => {
+  it('is accepted after the commit of the provider’s own answer, refused with BAD_ANSWER for one that does not fit', async () => {
+    const { seam, provider } = presentingOn(createMemoryStore())
+    const good = seam.ask({ questions })
+    await settle()
+    provider.last().resolve(skipAll(questions))
+    await good
+    await expect(provider.last().request.settlement).resolves.toEqual({ status: 'accepted' })
+    const bad = seam.ask({ questions }).catch(() => undefined)
+    await settle()
+    provider.last().resolve({ answers: [{ id: 'db', selected: ['MySQL'] }] })
+    await bad
+    await expect(provider.last().request.settlement).resolves.toMatchObject({
+      status: 'refused',
+      error: { code: 'BAD_ANSWER' },
+    })
+  })
+})

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest'
+import { UserQuestionError, createMemoryStore } from '../../src/protocol/index.js'
+import { settle } from '../support/settle.js'
+import {
+  answer,
+  outcomeOf,
+  presentingOn,
+  questions,
+  seamOn,
+  useStoreSeams,
+} from './seam-store-fixtures.js'
+
+/** DESIGN §10 on the memory store: keys resume, attach and replay. */
+
+useStoreSeams()
+
+describe('§10 keys', () => {
+  it('a second ask with the key attaches: same askId, presented once, both callers answered', async () => {
+    const { seam, provider } = presentingOn(createMemoryStore())
+    const first = seam.ask({ questions, key: 'k1' })
+    const second = seam.ask({ questions, key: 'k1' })
+    await settle()
+    expect(provider.calls).toHaveLength(1)
+    expect(seam.pending()).toHaveLength(1)
+    provider.last().resolve(answer)
+    await expect(first).resolves.toEqual(answer)
+    await expect(second).resolves.toEqual(answer)
+  })
+
+  it('a settled key returns its answer at once, even with no provider anywhere', async () => {
+    const store = createMemoryStore()
+    const seam = seamOn(store)
+    const dispose = seam.registerProvider({ ask: async () => answer })
+    await expect(seam.ask({ questions, key: 'k2' })).resolves.toEqual(answer)
+    dispose()
+    const later = seamOn(store)
+    await expect(later.ask({ questions, key: 'k2' })).resolves.toEqual(answer)
+  })
+
+  it('replays a stored rejection with the same code, message and details', async () => {
+    const store = createMemoryStore()
+    const seam = seamOn(store)
+    seam.registerProvider({
+      ask: () =>
+        Promise.reject(
+          new UserQuestionError('dismissed by the user', 'ASK_CANCELLED', {
+            details: { by: 'ui' },
+          }),
+        ),
+    })
+    const first = await seam.ask({ questions, key: 'k3' }).catch((error: unknown) => error)
+    const again = await seamOn(store)
+      .ask({ questions, key: 'k3' })
+      .catch((error: unknown) => error)
+    expect(again).toBeInstanceOf(UserQuestionError)
+    for (const field of ['code', 'message', 'details'] as const) {
+      expect((again as UserQuestionError)[field]).toEqual((first as UserQuestionError)[field])
+    }
+  })
+
+  it('a caller’s own abort is not replayed: the next ask with the key is a new ask', async () => {
+    const { seam, provider } = presentingOn(createMemoryStore())
+    const controller = new AbortController()
+    const first = seam.ask({ questions, key: 'k4', signal: controller.signal })
+    await settle()
+    const firstId = provider.last().request.askId
+    controller.abort('changed my mind')
+    await expect(first).rejects.toMatchObject({ code: 'ASK_ABORTED' })
+    const second = seam.ask({ questions, key: 'k4' })
+    await settle()
+    expect(provider.last().request.askId).not.toBe(firstId)
+    provider.last().resolve(answer)
+    await expect(second).resolves.toEqual(answer)
+  })
+
+  it('the same key with other questions is INVALID_REQUEST on field key; key order and omitted fields do not matter', async () => {
+    const { seam } = presentingOn(createMemoryStore())
+    void seam.ask({ questions, key: 'k5' }).catch(() => undefined)
+    await settle()
+    const reordered = [
+      {
+        options: [{ label: 'Postgres' }, { label: 'SQLite', description: undefined }],
+        question: 'Which database?',
+        id: 'db',
+        multiSelect: undefined,
+      },
+    ]
+    const attached = outcomeOf(seam.ask({ questions: reordered as never, key: 'k5' }))
+    const other = seam.ask({ questions: [{ id: 'db', question: 'Which cache?' }], key: 'k5' })
+    await expect(other).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field: 'key' },
+    })
+    await settle()
+    expect(attached.settled).toBe(false)
+    expect(seam.pending()).toHaveLength(1)
+  })
+})
