@@ -1,148 +1,35 @@
 import { assertEvent, and, assign, enqueueActions, raise, sendTo, setup } from 'xstate'
 import {
   callerAbortOutcome,
-  endingOf,
   noProviderOutcome,
   otherQuestionsOutcome,
   providerGoneOutcome,
-  sameQuestions,
   seamClosedOutcome,
   storeFailedOutcome,
   handedOverOutcome,
   timeoutOutcome,
 } from '../vocabulary/index.js'
+import type { AskOutcome, AskRejection } from '../vocabulary/index.js'
+import {
+  askGuards,
+  heldOutcome,
+  presentationDecided,
+  presentationInput,
+  propose,
+  toFinalStates,
+} from './ask.context.js'
 import type {
-  AskEnding,
-  AskErrorData,
-  AskOutcome,
-  AskRejection,
-  AskUserQuestionAnswer,
-  AskUserQuestionItem,
-} from '../vocabulary/index.js'
+  AdmissionResult,
+  AskContext,
+  AskEvent,
+  AskInput,
+  AskOutput,
+  AskProposal,
+  Decided,
+} from './ask.context.js'
 import { presentationMachine } from './presentation.machine.js'
-import type { PresentationInput, PresentationOutput } from './presentation.machine.js'
+import type { PresentationOutput } from './presentation.machine.js'
 import { MAX_DELAY_MS, clampDelay } from './time.js'
-
-/**
- * Which live value beside the ask explains its error (DESIGN §6: the machine
- * keeps data, the seam keeps the live `cause`): the caller's abort reason,
- * the provider's own error, or the store's.
- */
-export type AskCause = 'caller' | 'provider' | 'store'
-
-/** What the caller gets, as data: the seam adapter resolves or rejects with exactly this. */
-export type AskOutput =
-  | { status: 'answered'; answer: AskUserQuestionAnswer }
-  | { status: 'rejected'; error: AskErrorData; cause?: AskCause }
-
-/** What one ask starts from. Times are epoch milliseconds, so an ask restored from its store keeps them. */
-export interface AskInput {
-  askId: string
-  /** The caller's own id for the ask (DESIGN §10). */
-  key?: string
-  /** Validated questions (see `validateRequest`). */
-  questions: AskUserQuestionItem[]
-  agentId?: string
-  startedAt: number
-  /** Absolute deadline; absent waits indefinitely and arms no timer. */
-  deadline?: number
-  /** How long to wait for a first provider when none is active anywhere. 0: fail at once. */
-  waitForProviderMs: number
-  /** How long a disposed provider's asks wait for the next one. 0: end at once. */
-  providerGraceMs: number
-  /** Whether the store outlives the process: there a keyed ask waits for a human however long no UI is there. @default false */
-  durable?: boolean
-  /** Whether the seam running the ask has an active provider. @default false */
-  providerHere?: boolean
-  /** Whether a provider is active on another live seam sharing the store. @default false */
-  providerElsewhere?: boolean
-  /** Whether the seam has read the fleet's leases once, so it knows whether any provider is active. @default true */
-  fleetKnown?: boolean
-}
-
-/** An ask the store already held under the key, as the admission found it. */
-export interface HeldAsk {
-  askId: string
-  questions: AskUserQuestionItem[]
-  startedAt: number
-  deadline?: number
-  agentId?: string
-  /** Its committed outcome; absent while it is pending. */
-  outcome?: AskOutcome
-}
-
-/** What the store made of the admission. */
-export type AdmissionResult = { status: 'admitted' } | { status: 'existing'; ask: HeldAsk }
-
-/** A local ending offered for the ask: committed to the store, or (`commit: false`) the caller's alone. */
-export interface AskProposal {
-  outcome: AskRejection
-  cause?: AskCause
-  commit: boolean
-}
-
-/** Data only: `getPersistedSnapshot()` of an ask is plain JSON. */
-export interface AskContext {
-  askId: string
-  key: string | undefined
-  questions: AskUserQuestionItem[]
-  agentId: string | undefined
-  startedAt: number
-  deadline: number | undefined
-  waitForProviderMs: number
-  providerGraceMs: number
-  durable: boolean
-  providerHere: boolean
-  providerElsewhere: boolean
-  fleetKnown: boolean
-  /** The local ending offered, once there is one: the first one stands. */
-  proposal: AskProposal | undefined
-  /** The outcome the caller gets: committed by the store, or a proposal that is not written. */
-  outcome: AskOutcome | undefined
-  cause: AskCause | undefined
-}
-
-/**
- * What an ask hears. `provider.*` from the seam's provider slot;
- * `providers.elsewhere` when the fleet sharing the store is read (and gains
- * or loses its last other provider); `ask.aborted` when the caller's signal
- * aborts; `seam.closed` from `close()`; `ask.settled` when an outcome
- * committed elsewhere reaches the seam; `admission.*` and `commit.*` from the
- * store the ask was offered to (`admit`, `offerCommit`).
- */
-export type AskEvent =
-  | { type: 'provider.available' }
-  | { type: 'provider.disposed' }
-  | { type: 'providers.elsewhere'; active: boolean }
-  | { type: 'ask.aborted' }
-  | { type: 'seam.closed' }
-  /** Raised by the ask itself when its deadline timer fires; `final` when the deadline is reached (not a clamped wait). */
-  | { type: 'ask.deadline'; final: boolean }
-  | { type: 'ask.settled'; outcome: AskOutcome }
-  | { type: 'admission.done'; result: AdmissionResult }
-  | { type: 'admission.failed' }
-  /** What the store committed for the proposal: `won` when it is the outcome offered. */
-  | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
-  | { type: 'commit.failed' }
-/** What an ask ends with: its outcome (none while it goes on) and who caused it. */
-
-export type Decided = { outcome: AskOutcome | undefined; cause?: AskCause | undefined }
-
-/** The transitions from a decided outcome to its final state: one per ending, chosen on the event itself. */
-function toFinalStates<TArgs>(decided: (args: TArgs) => Decided) {
-  return (['answered', 'cancelled', 'timedOut', 'aborted', 'failed'] as const).map((ending) => ({
-    guard: { type: 'endsIn' as const, params: (args: TArgs) => ({ ...decided(args), ending }) },
-    target: `#ask.${ending}`,
-    actions: { type: 'recordOutcome' as const, params: decided },
-  }))
-}
-
-const propose = (outcome: AskRejection, commit: boolean, cause?: AskCause) => ({
-  proposal: cause === undefined ? { outcome, commit } : { outcome, commit, cause },
-})
-
-const heldOutcome = (result: AdmissionResult): AskOutcome | undefined =>
-  result.status === 'existing' ? result.ask.outcome : undefined
 
 /**
  * One ask, from the moment `ask()` accepts the request to the outcome its
@@ -165,55 +52,7 @@ export const askMachine = /* @__PURE__ */ setup({
     output: {} as AskOutput,
   },
   actors: { presentation: presentationMachine },
-  guards: {
-    hasProviderHere: ({ context }) => context.providerHere,
-    hasProviderElsewhere: ({ context }) => context.providerElsewhere,
-    hasProviderGone: ({ context }) => !context.providerHere,
-    mayWaitForProvider: ({ context }) => context.waitForProviderMs > 0,
-    hasProviderGrace: ({ context }) => context.providerGraceMs > 0,
-    /** Another provider may still show the ask: one elsewhere now, one within the grace, or a human's later. */
-    isTakenOverLater: ({ context }) =>
-      context.providerElsewhere ||
-      context.providerGraceMs > 0 ||
-      (context.durable && context.key !== undefined),
-    waitsForHuman: ({ context }) => context.durable && context.key !== undefined,
-    isFleetUnknown: ({ context }) => !context.fleetKnown && !context.providerHere,
-    /** A keyless ask nobody anywhere could take fails before anything is written (DESIGN §3). */
-    isRefusedForNoProvider: ({ context }) =>
-      context.key === undefined &&
-      context.waitForProviderMs === 0 &&
-      context.fleetKnown &&
-      !context.providerHere &&
-      !context.providerElsewhere,
-    /** A held ask followed from a store nothing outlives needs a UI now, as a new one would. */
-    isFollowedWithNoProvider: ({ context }) =>
-      !context.durable &&
-      context.waitForProviderMs === 0 &&
-      !context.providerHere &&
-      !context.providerElsewhere,
-    isFleetProviderGone: ({ event }) => {
-      assertEvent(event, 'providers.elsewhere')
-      return !event.active
-    },
-    isDeadlineReached: ({ event }) => {
-      assertEvent(event, 'ask.deadline')
-      return event.final
-    },
-    hasNoProposal: ({ context }) => context.proposal === undefined,
-    hasProposal: ({ context }) => context.proposal !== undefined,
-    isCommittedProposal: ({ context }) => context.proposal?.commit === true,
-    isAdmitted: ({ event }) => {
-      assertEvent(event, 'admission.done')
-      return event.result.status === 'admitted'
-    },
-    holdsOtherQuestions: ({ context, event }) => {
-      assertEvent(event, 'admission.done')
-      const { result } = event
-      return result.status === 'existing' && !sameQuestions(result.ask.questions, context.questions)
-    },
-    endsIn: (_, params: Decided & { ending: AskEnding }) =>
-      params.outcome !== undefined && endingOf(params.outcome) === params.ending,
-  },
+  guards: askGuards,
   delays: {
     deadline: ({ context }) => clampDelay((context.deadline ?? 0) - Date.now()),
     providerWait: ({ context }) => clampDelay(context.waitForProviderMs),
@@ -551,22 +390,3 @@ export const askMachine = /* @__PURE__ */ setup({
     failed: { type: 'final' },
   },
 })
-
-function presentationInput(context: AskContext): PresentationInput {
-  const input: PresentationInput = {
-    askId: context.askId,
-    questions: context.questions,
-    startedAt: context.startedAt,
-    openedAt: Date.now(),
-  }
-  if (context.agentId !== undefined) input.agentId = context.agentId
-  if (context.deadline !== undefined) input.deadline = context.deadline
-  return input
-}
-
-function presentationDecided(output: PresentationOutput): Decided {
-  if (output.verdict === 'takenDown') return { outcome: undefined }
-  return output.verdict === 'accepted'
-    ? { outcome: output.outcome, cause: 'provider' }
-    : { outcome: output.outcome }
-}

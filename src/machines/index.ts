@@ -21,7 +21,7 @@ export type {
   AskProposal,
   Decided,
   HeldAsk,
-} from './ask.machine.js'
+} from './ask.context.js'
 export { MAX_RETRY_DELAY_MS, presentationMachine, retryDelay } from './presentation.machine.js'
 export type {
   PresentationContext,

@@ -1,0 +1,210 @@
+import { assertEvent } from 'xstate'
+import { endingOf, sameQuestions } from '../vocabulary/index.js'
+import type {
+  AskEnding,
+  AskErrorData,
+  AskOutcome,
+  AskRejection,
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+} from '../vocabulary/index.js'
+import type { PresentationInput, PresentationOutput } from './presentation.machine.js'
+
+/*
+ * The data of askMachine (ask.machine.ts): what an ask starts from, holds,
+ * hears and ends with, and the pure functions its transitions compute them
+ * with.
+ */
+
+/**
+ * Which live value beside the ask explains its error (DESIGN §6: the machine
+ * keeps data, the seam keeps the live `cause`): the caller's abort reason,
+ * the provider's own error, or the store's.
+ */
+export type AskCause = 'caller' | 'provider' | 'store'
+
+/** What the caller gets, as data: the seam adapter resolves or rejects with exactly this. */
+export type AskOutput =
+  | { status: 'answered'; answer: AskUserQuestionAnswer }
+  | { status: 'rejected'; error: AskErrorData; cause?: AskCause }
+
+/** What one ask starts from. Times are epoch milliseconds, so an ask restored from its store keeps them. */
+export interface AskInput {
+  askId: string
+  /** The caller's own id for the ask (DESIGN §10). */
+  key?: string
+  /** Validated questions (see `validateRequest`). */
+  questions: AskUserQuestionItem[]
+  agentId?: string
+  startedAt: number
+  /** Absolute deadline; absent waits indefinitely and arms no timer. */
+  deadline?: number
+  /** How long to wait for a first provider when none is active anywhere. 0: fail at once. */
+  waitForProviderMs: number
+  /** How long a disposed provider's asks wait for the next one. 0: end at once. */
+  providerGraceMs: number
+  /** Whether the store outlives the process: there a keyed ask waits for a human however long no UI is there. @default false */
+  durable?: boolean
+  /** Whether the seam running the ask has an active provider. @default false */
+  providerHere?: boolean
+  /** Whether a provider is active on another live seam sharing the store. @default false */
+  providerElsewhere?: boolean
+  /** Whether the seam has read the fleet's leases once, so it knows whether any provider is active. @default true */
+  fleetKnown?: boolean
+}
+
+/** An ask the store already held under the key, as the admission found it. */
+export interface HeldAsk {
+  askId: string
+  questions: AskUserQuestionItem[]
+  startedAt: number
+  deadline?: number
+  agentId?: string
+  /** Its committed outcome; absent while it is pending. */
+  outcome?: AskOutcome
+}
+
+/** What the store made of the admission. */
+export type AdmissionResult = { status: 'admitted' } | { status: 'existing'; ask: HeldAsk }
+
+/** A local ending offered for the ask: committed to the store, or (`commit: false`) the caller's alone. */
+export interface AskProposal {
+  outcome: AskRejection
+  cause?: AskCause
+  commit: boolean
+}
+
+/** Data only: `getPersistedSnapshot()` of an ask is plain JSON. */
+export interface AskContext {
+  askId: string
+  key: string | undefined
+  questions: AskUserQuestionItem[]
+  agentId: string | undefined
+  startedAt: number
+  deadline: number | undefined
+  waitForProviderMs: number
+  providerGraceMs: number
+  durable: boolean
+  providerHere: boolean
+  providerElsewhere: boolean
+  fleetKnown: boolean
+  /** The local ending offered, once there is one: the first one stands. */
+  proposal: AskProposal | undefined
+  /** The outcome the caller gets: committed by the store, or a proposal that is not written. */
+  outcome: AskOutcome | undefined
+  cause: AskCause | undefined
+}
+
+/**
+ * What an ask hears. `provider.*` from the seam's provider slot;
+ * `providers.elsewhere` when the fleet sharing the store is read (and gains
+ * or loses its last other provider); `ask.aborted` when the caller's signal
+ * aborts; `seam.closed` from `close()`; `ask.settled` when an outcome
+ * committed elsewhere reaches the seam; `admission.*` and `commit.*` from the
+ * store the ask was offered to (`admit`, `offerCommit`).
+ */
+export type AskEvent =
+  | { type: 'provider.available' }
+  | { type: 'provider.disposed' }
+  | { type: 'providers.elsewhere'; active: boolean }
+  | { type: 'ask.aborted' }
+  | { type: 'seam.closed' }
+  /** Raised by the ask itself when its deadline timer fires; `final` when the deadline is reached (not a clamped wait). */
+  | { type: 'ask.deadline'; final: boolean }
+  | { type: 'ask.settled'; outcome: AskOutcome }
+  | { type: 'admission.done'; result: AdmissionResult }
+  | { type: 'admission.failed' }
+  /** What the store committed for the proposal: `won` when it is the outcome offered. */
+  | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
+  | { type: 'commit.failed' }
+/** What an ask ends with: its outcome (none while it goes on) and who caused it. */
+export type Decided = { outcome: AskOutcome | undefined; cause?: AskCause | undefined }
+
+/** The transitions from a decided outcome to its final state: one per ending, chosen on the event itself. */
+export function toFinalStates<TArgs>(decided: (args: TArgs) => Decided) {
+  return (['answered', 'cancelled', 'timedOut', 'aborted', 'failed'] as const).map((ending) => ({
+    guard: { type: 'endsIn' as const, params: (args: TArgs) => ({ ...decided(args), ending }) },
+    target: `#ask.${ending}`,
+    actions: { type: 'recordOutcome' as const, params: decided },
+  }))
+}
+
+export const propose = (outcome: AskRejection, commit: boolean, cause?: AskCause) => ({
+  proposal: cause === undefined ? { outcome, commit } : { outcome, commit, cause },
+})
+
+export const heldOutcome = (result: AdmissionResult): AskOutcome | undefined =>
+  result.status === 'existing' ? result.ask.outcome : undefined
+
+type Args = { context: AskContext; event: AskEvent }
+
+const waitsForHuman = (context: AskContext) => context.durable && context.key !== undefined
+
+/** The ask's guards: every condition its transitions take, each in one place. */
+export const askGuards = {
+  hasProviderHere: ({ context }: Args) => context.providerHere,
+  hasProviderElsewhere: ({ context }: Args) => context.providerElsewhere,
+  hasProviderGone: ({ context }: Args) => !context.providerHere,
+  mayWaitForProvider: ({ context }: Args) => context.waitForProviderMs > 0,
+  hasProviderGrace: ({ context }: Args) => context.providerGraceMs > 0,
+  /** Another provider may still show the ask: one elsewhere now, one within the grace, or a human's later. */
+  isTakenOverLater: ({ context }: Args) =>
+    context.providerElsewhere || context.providerGraceMs > 0 || waitsForHuman(context),
+  /** A keyed ask on a durable store is a question left for a human (DESIGN §10). */
+  waitsForHuman: ({ context }: Args) => waitsForHuman(context),
+  isFleetUnknown: ({ context }: Args) => !context.fleetKnown && !context.providerHere,
+  /** A keyless ask nobody anywhere could take fails before anything is written (DESIGN §3). */
+  isRefusedForNoProvider: ({ context }: Args) =>
+    context.key === undefined &&
+    context.waitForProviderMs === 0 &&
+    context.fleetKnown &&
+    !context.providerHere &&
+    !context.providerElsewhere,
+  /** A held ask followed from a store nothing outlives needs a UI now, as a new one would. */
+  isFollowedWithNoProvider: ({ context }: Args) =>
+    !context.durable &&
+    context.waitForProviderMs === 0 &&
+    !context.providerHere &&
+    !context.providerElsewhere,
+  isFleetProviderGone: ({ event }: Args) => {
+    assertEvent(event, 'providers.elsewhere')
+    return !event.active
+  },
+  isDeadlineReached: ({ event }: Args) => {
+    assertEvent(event, 'ask.deadline')
+    return event.final
+  },
+  hasNoProposal: ({ context }: Args) => context.proposal === undefined,
+  hasProposal: ({ context }: Args) => context.proposal !== undefined,
+  isCommittedProposal: ({ context }: Args) => context.proposal?.commit === true,
+  isAdmitted: ({ event }: Args) => {
+    assertEvent(event, 'admission.done')
+    return event.result.status === 'admitted'
+  },
+  holdsOtherQuestions: ({ context, event }: Args) => {
+    assertEvent(event, 'admission.done')
+    const { result } = event
+    return result.status === 'existing' && !sameQuestions(result.ask.questions, context.questions)
+  },
+  endsIn: (_: unknown, params: Decided & { ending: AskEnding }) =>
+    params.outcome !== undefined && endingOf(params.outcome) === params.ending,
+}
+
+export function presentationInput(context: AskContext): PresentationInput {
+  const input: PresentationInput = {
+    askId: context.askId,
+    questions: context.questions,
+    startedAt: context.startedAt,
+    openedAt: Date.now(),
+  }
+  if (context.agentId !== undefined) input.agentId = context.agentId
+  if (context.deadline !== undefined) input.deadline = context.deadline
+  return input
+}
+
+export function presentationDecided(output: PresentationOutput): Decided {
+  if (output.verdict === 'takenDown') return { outcome: undefined }
+  return output.verdict === 'accepted'
+    ? { outcome: output.outcome, cause: 'provider' }
+    : { outcome: output.outcome }
+}
