@@ -1,23 +1,17 @@
 /**
  * The askMachine's outcomes, read through its final state and its output:
  * which final state each outcome leads to (committed here, lost to another
- * commit, settled elsewhere), the data of each local ending it proposes, and
- * how errors become data and back.
+ * commit, settled elsewhere) and the data of each local ending it proposes.
+ * How errors become data and back is test/vocabulary/outcome.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createActor } from 'xstate'
 import { askMachine } from '../../src/machines/index.js'
 import type { AskEvent, AskInput } from '../../src/machines/index.js'
 import { report } from '../../src/protocol/effects.js'
-import { UserQuestionError, createMemoryStore } from '../../src/protocol/index.js'
-import type { AskStore } from '../../src/protocol/index.js'
-import {
-  callerAbortOutcome,
-  endingOf,
-  errorData,
-  noProviderOutcome,
-  outcomeError,
-} from '../../src/vocabulary/index.js'
+import { createMemoryStore } from '../../src/protocol/index.js'
+import type { AskStore, UserQuestionError } from '../../src/protocol/index.js'
+import { callerAbortOutcome, endingOf, noProviderOutcome } from '../../src/vocabulary/index.js'
 import type { AskOutcome, UserQuestionErrorCode } from '../../src/vocabulary/index.js'
 import { rejectionOf, seamWithProvider } from '../support/controllable-provider.js'
 import { settle } from '../support/settle.js'
@@ -426,39 +420,5 @@ describe('askMachine: its effects, as the seam runs them', () => {
     expect(error.cause).toBe('caller gave up')
     expect(provider.last().request.signal.reason).toBe(error)
     await seam.close()
-  })
-})
-
-describe('outcomes as data', () => {
-  it('keeps no details key on an outcome that has no details', () => {
-    expect(Object.keys(noProviderOutcome().error)).toEqual(['code', 'message'])
-    expect(Object.keys(callerAbortOutcome().error)).toEqual(['code', 'message', 'details'])
-  })
-
-  it('rebuilds an error with its code, message and details; an unknown code is PROVIDER_FAILED', () => {
-    const kept = outcomeError({ code: 'ASK_TIMEOUT', message: 'late', details: { deadline: 5 } })
-    expect(kept).toBeInstanceOf(UserQuestionError)
-    expect([kept.code, kept.message, kept.details]).toEqual([
-      'ASK_TIMEOUT',
-      'late',
-      { deadline: 5 },
-    ])
-    expect(outcomeError({ code: 'ASK_CANCELLED', message: 'no' }).details).toBeUndefined()
-    // A row written by a newer askseam may carry a code this one does not know.
-    const unknown = JSON.parse('{"code":"NOT_A_CODE","message":"odd"}') as Parameters<
-      typeof outcomeError
-    >[0]
-    expect(outcomeError(unknown).code).toBe('PROVIDER_FAILED')
-  })
-
-  it('reads an error into data, with a copy of its details and none when it has none', () => {
-    const details = { rule: 'x' }
-    const data = errorData(new UserQuestionError('bad', 'BAD_ANSWER', { details }))
-    expect(data).toEqual({ code: 'BAD_ANSWER', message: 'bad', details: { rule: 'x' } })
-    expect(data.details).not.toBe(details)
-    expect(errorData(new UserQuestionError('gone', 'ASK_CANCELLED'))).toEqual({
-      code: 'ASK_CANCELLED',
-      message: 'gone',
-    })
   })
 })

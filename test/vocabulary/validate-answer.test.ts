@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { encodeAnswer, validateAnswer } from '../../src/protocol/index.js'
-import type { AskUserQuestionItem } from '../../src/protocol/index.js'
+import { encodeAnswer, validateAnswer } from '../../src/vocabulary/index.js'
+import type { AskUserQuestionItem } from '../../src/vocabulary/index.js'
 import { thrownBy } from '../support/controllable-provider.js'
 
 const questions: AskUserQuestionItem[] = [

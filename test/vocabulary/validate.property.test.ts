@@ -6,8 +6,8 @@ import {
   encodeAnswer,
   validateAnswer,
   validateRequest,
-} from '../../src/protocol/index.js'
-import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../../src/protocol/index.js'
+} from '../../src/vocabulary/index.js'
+import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../../src/vocabulary/index.js'
 
 /**
  * The request and answer rules against a small reference oracle written from

@@ -5,7 +5,7 @@ import {
   UserQuestionErrorCodes,
   isUserQuestionError,
   toUserQuestionError,
-} from '../../src/protocol/index.js'
+} from '../../src/vocabulary/index.js'
 
 /** The code table of DESIGN §3, written out independently of the implementation. */
 const DESIGN_CODES = [
