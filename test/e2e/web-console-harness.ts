@@ -1,8 +1,3 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium } from 'playwright-core'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll } from 'vitest'
 import type { QuestionnaireEvent } from '../../src/machines/questionnaire.machine.js'
@@ -14,49 +9,16 @@ import type {
 } from '../../src/protocol/index.js'
 import { startWebConsole } from '../../src/providers/web/index.js'
 import type { WebConsole } from '../../src/providers/web/index.js'
+import { launchChromium, requireChromium } from '../support/chromium.js'
+import type { ChromiumProfile } from '../support/chromium.js'
 
-/**
- * How to launch Debian's chromium headless: its path (`command -v chromium`)
- * and the flags it needs in a container.
- */
-export function debianChromium(): { executablePath: string; args: string[] } {
-  const executablePath = execFileSync('sh', ['-c', 'command -v chromium'], {
-    encoding: 'utf8',
-  }).trim()
-  return {
-    executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  }
-}
-
-/**
- * Debian's chromium, headless, with a new empty profile. `bypassCSP` lets a
- * test inject a script tag (axe-core) into the console page, whose policy
- * would refuse it.
- */
-async function launchChromium(options: { bypassCSP?: boolean } = {}): Promise<{
-  context: BrowserContext
-  close(): Promise<void>
-}> {
-  const profile = mkdtempSync(join(tmpdir(), 'askseam-chromium-'))
-  const context = await chromium.launchPersistentContext(profile, {
-    ...debianChromium(),
-    headless: true,
-    viewport: { width: 1200, height: 860 },
-    bypassCSP: options.bypassCSP === true,
-  })
-  context.setDefaultTimeout(10_000)
-  return {
-    context,
-    async close() {
-      await context.close()
-      rmSync(profile, { recursive: true, force: true })
-    },
-  }
-}
+// scripts/console-screenshots.ts takes its launch options from here.
+export { debianChromium } from '../support/chromium.js'
 
 /** The browser of one test file, and what each of its tests opens there. */
 export interface ChromiumSession {
+  /** Whether chromium is installed; without it the file's tests skip, and its own hooks should too. */
+  readonly installed: boolean
   /** The file's one context (one profile): pages share its routes and storage. */
   readonly context: BrowserContext
   /** A new page, closed after the test; navigated to `url` when one is given. */
@@ -70,18 +32,20 @@ export interface ChromiumSession {
 }
 
 /**
- * Launches chromium before the file's tests and closes it after them; after
+ * Launches chromium before the file's tests and closes it after them (each
+ * test is skipped without it, or fails under CI: see `requireChromium`); after
  * each test, drops the context's routes and closes the pages and consoles the
  * test opened through the session. A console or page made without it is the
  * test's own to close (or the context's, at the end of the file).
  */
 export function useChromium(options: { bypassCSP?: boolean } = {}): ChromiumSession {
-  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined
+  const installed = requireChromium()
+  let browser: ChromiumProfile | undefined
   const consoles: WebConsole[] = []
   const pages: Page[] = []
 
   beforeAll(async () => {
-    browser = await launchChromium(options)
+    if (installed) browser = await launchChromium(options)
   })
   afterAll(async () => {
     await browser?.close()
@@ -94,6 +58,7 @@ export function useChromium(options: { bypassCSP?: boolean } = {}): ChromiumSess
   })
 
   const session: ChromiumSession = {
+    installed,
     get context() {
       if (browser === undefined) throw new Error('chromium is launched in beforeAll')
       return browser.context

@@ -125,6 +125,7 @@ const seam = createUserQuestions({ timeoutMs: 60_000 })
 
 // One console and one page for every case of the file, so not the session's per-test ones.
 beforeAll(async () => {
+  if (!browser.installed) return
   web = await startWebConsole({ seam })
   page = await browser.context.newPage()
   await page.goto(web.url)
