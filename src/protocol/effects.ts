@@ -1,5 +1,6 @@
 import { readSettlement } from './store/rows.js'
-import type { AskStore } from './store/types.js'
+import type { AskStore, NewAskRecord } from './store/types.js'
+import type { AskContext } from '../machines/index.js'
 import type { AskOutcome } from '../vocabulary/index.js'
 
 /*
@@ -44,4 +45,18 @@ export async function commitOutcome(
 ): Promise<{ outcome: AskOutcome; won: boolean }> {
   const settled = readSettlement(askId, await store.settle(askId, outcome, Date.now()))
   return { outcome: settled.record.outcome as AskOutcome, won: settled.won }
+}
+
+/** The row an ask's admission writes: what its machine holds, and the seam that owns it. */
+export function newAskRecord(context: AskContext, ownerSeamId: string): NewAskRecord {
+  const record: NewAskRecord = {
+    askId: context.askId,
+    questions: context.questions,
+    ownerSeamId,
+    startedAt: context.startedAt,
+  }
+  if (context.key !== undefined) record.key = context.key
+  if (context.agentId !== undefined) record.agentId = context.agentId
+  if (context.deadline !== undefined) record.deadline = context.deadline
+  return record
 }

@@ -1,0 +1,115 @@
+import type { Actor } from 'xstate'
+import type { AskCause, AskOutput, askMachine } from '../machines/index.js'
+import { callerAbortOutcome, outcomeError } from '../vocabulary/index.js'
+import type {
+  Agent,
+  AskErrorData,
+  AskUserQuestionAnswer,
+  UserQuestionError,
+} from '../vocabulary/index.js'
+import { createAbortFanout } from './abort-fanout.js'
+
+/*
+ * What sits beside an ask's actor (DESIGN §6: the machine keeps data): its
+ * callers' promises and signals, and the live errors they get.
+ */
+
+/** One caller waiting on an ask. */
+export interface Caller {
+  resolve(answer: AskUserQuestionAnswer): void
+  reject(error: UserQuestionError): void
+  signal: AbortSignal | undefined
+  ask: AskHandle
+}
+
+/** An ask callers of this seam wait on, and the live values beside its actor. */
+export interface AskHandle {
+  actor: Actor<typeof askMachine>
+  /** The ask's id in the store: minted here, or the held ask's once the machine follows it. */
+  askId: string
+  key: string | undefined
+  agent: Agent | undefined
+  callers: Caller[]
+  /** The live causes an error of this ask may carry (see `AskCause`). */
+  causes: { caller?: unknown; provider?: UserQuestionError; store?: unknown }
+  /** The last error made for this ask: the provider's signal and the caller get the same object. */
+  error: UserQuestionError | undefined
+}
+
+/**
+ * Callers' signals, one listener per signal however many asks share it. The
+ * last caller of an ask to abort aborts the ask; an earlier one leaves it.
+ */
+export function createCallerSignals() {
+  const signals = createAbortFanout<Caller>((caller, reason) => aborted(caller, reason))
+
+  const unwatch = (caller: Caller) => {
+    if (caller.signal === undefined) return
+    signals.unwatch(caller.signal, caller)
+    caller.signal = undefined
+  }
+
+  const aborted = (caller: Caller, reason: unknown) => {
+    const handle = caller.ask
+    const index = handle.callers.indexOf(caller)
+    if (index === -1) return
+    unwatch(caller)
+    if (handle.callers.length > 1) {
+      // Another caller still waits: this one leaves, the ask goes on.
+      handle.callers.splice(index, 1)
+      caller.reject(outcomeError(callerAbortOutcome().error, reason))
+      return
+    }
+    handle.causes.caller = reason
+    handle.actor.send({ type: 'ask.aborted' })
+  }
+
+  return {
+    /** Attaches a caller to the ask; throws for a signal that cannot be listened to. */
+    join(handle: AskHandle, caller: Omit<Caller, 'ask'>) {
+      const joined: Caller = { ...caller, ask: handle }
+      if (joined.signal !== undefined) signals.watch(joined.signal, joined)
+      handle.callers.push(joined)
+    },
+    /** Hands every caller of the ask what its machine decided. */
+    settle(handle: AskHandle, output: AskOutput) {
+      const callers = handle.callers
+      handle.callers = []
+      for (const caller of callers) unwatch(caller)
+      for (const caller of callers) {
+        if (output.status === 'answered') caller.resolve(output.answer)
+        else caller.reject(errorOf(handle, output.error, output.cause))
+      }
+    },
+    /** Drops the ask's callers unheard (a crash). */
+    drop(handle: AskHandle) {
+      for (const caller of handle.callers) unwatch(caller)
+      handle.callers = []
+    },
+  }
+}
+
+/** The live error for an ask's error data: made once, so the provider's signal and the caller share it. */
+export function errorOf(
+  handle: AskHandle,
+  data: AskErrorData,
+  cause?: AskCause,
+): UserQuestionError {
+  const last = handle.error
+  if (last !== undefined && last.code === data.code && last.message === data.message) return last
+  const provider = handle.causes.provider
+  let error: UserQuestionError
+  if (cause === 'provider' && provider !== undefined && provider.code === data.code) {
+    error = provider
+  } else {
+    const live =
+      cause === 'store' || (cause === undefined && data.code === 'STORE_FAILED')
+        ? handle.causes.store
+        : data.details?.reason === 'caller-aborted'
+          ? handle.causes.caller
+          : undefined
+    error = outcomeError(data, live)
+  }
+  handle.error = error
+  return error
+}
