@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util'
 import { createUserQuestions } from '../protocol/index.js'
 import type { AskUserQuestionItem, UserQuestions } from '../protocol/index.js'
 import { inScriptOrder, runDemo } from './demo.js'
-import { openDemoStore, openStore } from './stores.js'
+import { demoKind, openDemoStore, openStore } from './stores.js'
+import { commandStyle } from './style.js'
 import type { StoreChoice } from './stores.js'
 import type { AskTool } from './demo.js'
 import { packageVersion } from './version.js'
@@ -37,7 +38,7 @@ Options:
   --postgres URL      keep asks in Postgres, shared by many hosts (npm install pg)
   --port N, --token T console: a fixed port and token, so open tabs reconnect
                       after a restart
-  -h, --help          show this help
+  -h, --help          show this help (askseam COMMAND --help: that command's)
   -v, --version       print the version
 
 Each command loads the UI it asks through, an optional peer of askseam:
@@ -49,6 +50,62 @@ Without installing: npx -p askseam -p marked -p zod askseam
 In your own code: import { createUserQuestions } from 'askseam'
 Guide: https://github.com/askseam/askseam#readme
 `
+
+/** `askseam COMMAND --help`: what that command does and the options it reads. */
+const COMMAND_HELP: Readonly<Record<string, string>> = {
+  demo: `Usage: askseam [demo] [--timeout SECONDS] [--web] [--framework NAME] [--fresh]
+                    [--store FILE | --postgres URL]
+
+A scripted agent plans a deployment, asks you three questions, then submits
+its plan for your review, and prints exactly what the model receives from
+each call. No model, no network. Its asks are kept in a SQLite file of its
+own (per user and per kind of demo): stop it mid-question and run it again,
+and it resumes where it stopped.
+
+Options:
+  --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
+  --web               answer in the browser: starts the web console on
+                      127.0.0.1 and prints its URL instead of asking here
+  --framework NAME    run each ask inside a framework's real agent loop with
+                      a scripted model: ai-sdk, openai-agents or langgraph
+  --fresh             forget the demo's kept asks and start over
+  --store FILE        keep the asks in this SQLite file instead, shared with
+                      other processes (npm install better-sqlite3)
+  --postgres URL      keep the asks in Postgres instead (npm install pg)
+
+Needs: npm install marked zod (with --web: npm install ws zod)
+`,
+  console: `Usage: askseam console --store FILE | --postgres URL [--port N] [--token T]
+
+One web console for every process sharing the store: each pending ask of
+every agent on it shows here, and an answer given here reaches whichever
+process asked, wherever it runs. It asks nothing itself. Ctrl-C stops it and
+ends no ask: the questions stay in the store for the next console.
+
+Options:
+  --store FILE        the SQLite file the agents share (npm install better-sqlite3)
+  --postgres URL      the Postgres database the agents share (npm install pg)
+  --port N            a fixed port (default: a free one)
+  --token T           a fixed token (default: a fresh random one); with a
+                      fixed port, open tabs reconnect after a restart
+
+Needs: npm install ws, and the store's driver
+`,
+  mcp: `Usage: askseam mcp [--timeout SECONDS] [--store FILE | --postgres URL]
+
+The demo agent as an MCP server on stdio: its plan_deployment tool asks
+through the client's elicitation forms. Stdout carries only the protocol;
+logs go to stderr.
+
+Options:
+  --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
+  --store FILE        keep asks in this SQLite file, shared with other
+                      processes (npm install better-sqlite3)
+  --postgres URL      keep asks in Postgres, shared by many hosts (npm install pg)
+
+Needs: npm install @modelcontextprotocol/sdk
+`,
+}
 
 /** A failure the user caused or can fix: one line on stderr, no stack trace. */
 class UsageError extends Error {}
@@ -69,9 +126,34 @@ const options = {
   version: { type: 'boolean', short: 'v', default: false },
 } as const
 
+/** The long options that take a value: `--timeout`, `--port`, … */
+const takesValue = new Set(
+  Object.entries(options)
+    .filter(([, option]) => option.type === 'string')
+    .map(([name]) => `--${name}`),
+)
+
+/**
+ * `--timeout -1` as `--timeout=-1`: parseArgs reads a value that starts with
+ * a dash as a mistake of its own, and the user would be told about dashes
+ * instead of about the number.
+ */
+function withNegativeValues(argv: readonly string[]): string[] {
+  const joined: string[] = []
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index] as string
+    const next = argv[index + 1]
+    if (takesValue.has(arg) && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`)
+      index += 1
+    } else joined.push(arg)
+  }
+  return joined
+}
+
 function parse(argv: readonly string[]) {
   try {
-    return parseArgs({ args: [...argv], allowPositionals: true, options })
+    return parseArgs({ args: withNegativeValues(argv), allowPositionals: true, options })
   } catch (error: unknown) {
     throw new CommandLineError(commandLineMistake(error))
   }
@@ -87,7 +169,13 @@ function commandLineMistake(error: unknown): string {
     return `unknown option ${option}`
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
-    return `option ${option.split(' ')[0]} ${/argument missing/.test(message) ? 'needs a value' : 'takes no value'}`
+    const name = option.split(' ')[0] as string
+    if (/argument missing/.test(message)) return `option ${name} needs a value`
+    // "--port --token x": the value is missing, or starts with a dash.
+    if (/ambiguous/.test(message)) {
+      return `option ${name} needs a value (a value starting with "-" is written ${name}=-…)`
+    }
+    return `option ${name} takes no value`
   }
   return message.split('\n')[0] ?? message
 }
@@ -165,6 +253,16 @@ async function askToolOf(
   return askTool
 }
 
+/**
+ * How the reader starts the web demo: in this package's checkout `npm start`
+ * runs the sources, and `askseam` is not on the PATH there.
+ */
+function webDemoCommand(): string {
+  const inCheckout =
+    process.env.npm_lifecycle_event === 'start' && process.env.npm_package_name === 'askseam'
+  return inCheckout ? 'npm start -- --web' : 'askseam --web'
+}
+
 const pause = (milliseconds: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, milliseconds))
 
@@ -175,10 +273,12 @@ async function demo(options: {
   fresh: boolean
   shared: StoreChoice
 }): Promise<void> {
-  const { createStyle, createTerminalProvider, supportsColor } =
-    await import('../providers/terminal/index.js')
-  const style = createStyle(supportsColor(process.stdout))
+  const style = commandStyle(process.stdout)
   const write = (text: string) => void process.stdout.write(text)
+  // Each UI's entry point loads its peer (marked, ws), so a missing one is
+  // told first; the web demo does not load the terminal's at all.
+  const terminalUi = options.web ? undefined : await import('../providers/terminal/index.js')
+  const webUi = options.web ? await import('../providers/web/index.js') : undefined
   if (options.framework !== undefined) {
     // A framework name that cannot run is a usage mistake, told before anything else.
     const { isDemoFramework, demoFrameworks } = await import('./framework-demo.js')
@@ -190,13 +290,24 @@ async function demo(options: {
   }
   if (!options.web && process.stdin.isTTY !== true) {
     throw new UsageError(
-      'askseam demo asks its questions in an interactive terminal, and stdin is not one: run it in a terminal, or answer in the browser with `askseam --web`',
+      `askseam demo asks its questions in an interactive terminal, and stdin is not one: run it in a terminal, or answer in the browser with \`${webDemoCommand()}\``,
     )
   }
   const shared = await openStore(options.shared)
-  const kept = shared === undefined ? await openDemoStore(options.fresh) : undefined
+  const kept =
+    shared === undefined
+      ? await openDemoStore(
+          demoKind({
+            web: options.web,
+            ...(options.framework === undefined ? {} : { framework: options.framework }),
+          }),
+          options.fresh,
+        )
+      : undefined
   const store = shared ?? kept?.store
-  if (kept !== undefined) write(`\n ${style.dim(kept.note)}\n`)
+  if (kept !== undefined) {
+    write(`\n ${kept.resumed ? `${style.accent('↻')} ${kept.note}` : style.dim(kept.note)}\n`)
+  }
   const seam = createUserQuestions({
     ...(store === undefined ? {} : { store }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
@@ -216,8 +327,8 @@ async function demo(options: {
     write(`\n ${style.dim('Interrupted.')}\n`)
     void stopWebConsole().finally(() => process.exit(130))
   }
-  if (options.web) {
-    const { startWebConsole } = await import('../providers/web/index.js')
+  if (webUi !== undefined) {
+    const { startWebConsole } = webUi
     const console = await startWebConsole({ seam })
     stopWebConsole = () => console.close()
     write(
@@ -235,6 +346,7 @@ async function demo(options: {
     }
     return
   }
+  const { createTerminalProvider } = terminalUi ?? (await import('../providers/terminal/index.js'))
   const terminal = createTerminalProvider()
   // A resumed demo's open question waits for the script to reach it.
   const turns = inScriptOrder(terminal)
@@ -262,7 +374,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     const { values, positionals } = parse(argv)
     if (values.help) {
-      process.stdout.write(HELP)
+      process.stdout.write(COMMAND_HELP[positionals[0] ?? ''] ?? HELP)
       return 0
     }
     if (values.version) {

@@ -1,5 +1,5 @@
-import { mkdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { tmpdir, userInfo } from 'node:os'
 import path from 'node:path'
 import type { AskStore } from '../protocol/index.js'
 
@@ -28,42 +28,75 @@ export async function openStore(choice: StoreChoice): Promise<AskStore | undefin
 }
 
 /**
- * The file `npm start` keeps its asks in, so a demo killed mid-question
- * resumes: `ASKSEAM_DEMO_STORE` when set (two demos on one file would share
- * their questions, as any two processes on one store do).
+ * What a demo's kept asks belong to, for its flags: `terminal` or `web`, then
+ * the framework when there is one. Each kind keeps its own file, so one demo
+ * never takes over another's open question.
  */
-export function demoStorePath(): string {
+export function demoKind(options: { web: boolean; framework?: string }): string {
+  const ui = options.web ? 'web' : 'terminal'
+  return options.framework === undefined ? ui : `${ui}-${options.framework}`
+}
+
+/** Who runs the demo, for a folder of that user's own (a shared temp folder holds every user's). */
+function userName(): string {
+  try {
+    return userInfo().username.replace(/[^\w.-]/g, '_') || String(process.getuid?.() ?? 'user')
+  } catch {
+    // No passwd entry for this uid (a container): the uid still tells users apart.
+    return String(process.getuid?.() ?? 'user')
+  }
+}
+
+/**
+ * The file `npm start` keeps its asks in, so a demo killed mid-question
+ * resumes: one per user and per demo kind in the temp folder, or
+ * `ASKSEAM_DEMO_STORE` when set (two demos on one file would share their
+ * questions, as any two processes on one store do).
+ */
+export function demoStorePath(kind: string): string {
   const chosen = process.env.ASKSEAM_DEMO_STORE
   return chosen !== undefined && chosen !== ''
     ? path.resolve(chosen)
-    : path.join(tmpdir(), 'askseam-demo', 'asks.sqlite')
+    : path.join(tmpdir(), `askseam-demo-${userName()}`, `${kind}.sqlite`)
 }
 
 /**
  * The demo's store: its SQLite file (`--fresh` deletes it first), or, where
  * better-sqlite3 is not installed, `undefined` (the memory store: nothing
- * outlives the process) and a note saying so.
+ * outlives the process) and a note saying so. The note says whether this run
+ * resumes one that stopped before its end (a finished demo deletes its file).
  */
 export async function openDemoStore(
+  kind: string,
   fresh: boolean,
-): Promise<{ store: AskStore | undefined; note: string; forget: () => void }> {
-  const file = demoStorePath()
+): Promise<{
+  store: AskStore | undefined
+  note: string
+  resumed: boolean
+  forget: () => void
+}> {
+  const file = demoStorePath(kind)
   const forget = () => {
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true })
   }
   if (fresh) forget()
   try {
+    const resumed = existsSync(file)
     mkdirSync(path.dirname(file), { recursive: true })
     const store = await openStore({ sqlitePath: file })
     return {
       store,
-      note: `Asks kept in ${file}: stop mid-question and run again to resume; --fresh starts over.`,
+      resumed,
+      note: resumed
+        ? `Resumed the demo that stopped before its end (asks kept in ${file}): what was answered is not asked again; --fresh starts over.`
+        : `Asks kept in ${file}: stop mid-question and run again to resume; --fresh starts over.`,
       forget,
     }
   } catch (error: unknown) {
     const reason = error instanceof Error ? error.message : String(error)
     return {
       store: undefined,
+      resumed: false,
       note: `Asks are kept in memory only (${reason}).`,
       forget: () => undefined,
     }

@@ -174,7 +174,7 @@ describe('askseam without a terminal', () => {
       expect(code).not.toBe(0)
       const lines = stderr.trim().split('\n')
       expect(lines).toHaveLength(1)
-      expect(lines[0]).toMatch(/^askseam: .*interactive terminal.*--web/)
+      expect(lines[0]).toMatch(/^askseam: .*interactive terminal.*`npm start -- --web`$/)
       expect(stdout).toBe('')
     },
   )
