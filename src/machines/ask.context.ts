@@ -120,13 +120,16 @@ export type AskEvent =
 /** What an ask ends with: its outcome (none while it goes on) and who caused it. */
 export type Decided = { outcome: AskOutcome | undefined; cause?: AskCause | undefined }
 
-/** The transitions from a decided outcome to its final state: one per ending, chosen on the event itself. */
-export function toFinalStates<TArgs>(decided: (args: TArgs) => Decided) {
-  return (['answered', 'cancelled', 'timedOut', 'aborted', 'failed'] as const).map((ending) => ({
-    guard: { type: 'endsIn' as const, params: (args: TArgs) => ({ ...decided(args), ending }) },
-    target: `#ask.${ending}`,
+/**
+ * The transition taken once `decided` names an outcome: it is recorded, and
+ * `ending` routes it to its final state. Not taken while the ask goes on.
+ */
+export function toEnding<TArgs>(decided: (args: TArgs) => Decided) {
+  return {
+    guard: { type: 'isDecided' as const, params: decided },
+    target: '#ask.ending',
     actions: { type: 'recordOutcome' as const, params: decided },
-  }))
+  }
 }
 
 export const propose = (outcome: AskRejection, commit: boolean, cause?: AskCause) => ({
@@ -175,6 +178,11 @@ export const askGuards = {
     return event.final
   },
   hasNoProposal: ({ context }: Args) => context.proposal === undefined,
+  /** The deadline is reached and no other local ending came first. */
+  isFirstEndingByDeadline: ({ context, event }: Args) => {
+    assertEvent(event, 'ask.deadline')
+    return event.final && context.proposal === undefined
+  },
   hasProposal: ({ context }: Args) => context.proposal !== undefined,
   isCommittedProposal: ({ context }: Args) => context.proposal?.commit === true,
   isAdmitted: ({ event }: Args) => {
@@ -186,8 +194,9 @@ export const askGuards = {
     const { result } = event
     return result.status === 'existing' && !sameQuestions(result.ask.questions, context.questions)
   },
-  endsIn: (_: unknown, params: Decided & { ending: AskEnding }) =>
-    params.outcome !== undefined && endingOf(params.outcome) === params.ending,
+  isDecided: (_: unknown, decided: Decided) => decided.outcome !== undefined,
+  endsIn: ({ context }: Args, params: { ending: AskEnding }) =>
+    context.outcome !== undefined && endingOf(context.outcome) === params.ending,
 }
 
 export function presentationInput(context: AskContext): PresentationInput {

@@ -1,4 +1,4 @@
-import { assertEvent, and, assign, enqueueActions, raise, sendTo, setup } from 'xstate'
+import { assertEvent, assign, enqueueActions, raise, sendTo, setup } from 'xstate'
 import {
   callerAbortOutcome,
   noProviderOutcome,
@@ -16,7 +16,7 @@ import {
   presentationDecided,
   presentationInput,
   propose,
-  toFinalStates,
+  toEnding,
 } from './ask.context.js'
 import type {
   AdmissionResult,
@@ -67,10 +67,8 @@ export const askMachine = /* @__PURE__ */ setup({
       outcome: (context.proposal as AskProposal).outcome,
       won: true,
     })),
-    // Arms the deadline's one timer (the actor cancels it when it stops). A deadline
-    // further off than a timer can hold fires early, not final, and is armed again.
-    // The type arguments are spelled out because, inferred inside setup(), they lose
-    // the named 'deadline' delay.
+    // Arms the deadline's one timer; one further off than a timer holds fires early, not
+    // final, and is re-armed. Type arguments spelled out: inferred, they lose 'deadline'.
     armDeadline: enqueueActions<
       AskContext,
       AskEvent,
@@ -196,7 +194,7 @@ export const askMachine = /* @__PURE__ */ setup({
       on: {
         'admission.done': [
           { guard: 'holdsOtherQuestions', target: 'failed', actions: 'refuseOtherQuestions' },
-          ...toFinalStates(({ event }: { event: AskEvent }) => ({
+          /* @__PURE__ */ toEnding(({ event }: { event: AskEvent }) => ({
             outcome: event.type === 'admission.done' ? heldOutcome(event.result) : undefined,
           })),
           { guard: 'isAdmitted', target: 'admitted' },
@@ -221,7 +219,7 @@ export const askMachine = /* @__PURE__ */ setup({
         ],
         'ask.aborted': { target: 'proposing', actions: 'proposeCallerAbort' },
         'seam.closed': { target: 'proposing', actions: 'proposeSeamClosed' },
-        'ask.settled': toFinalStates(({ event }: { event: AskEvent }) => ({
+        'ask.settled': /* @__PURE__ */ toEnding(({ event }: { event: AskEvent }) => ({
           outcome: event.type === 'ask.settled' ? event.outcome : undefined,
         })),
       },
@@ -265,7 +263,7 @@ export const askMachine = /* @__PURE__ */ setup({
             src: 'presentation',
             input: ({ context }) => presentationInput(context),
             onDone: [
-              ...toFinalStates(({ event }: { event: { output: PresentationOutput } }) =>
+              /* @__PURE__ */ toEnding(({ event }: { event: { output: PresentationOutput } }) =>
                 presentationDecided(event.output),
               ),
               { guard: 'hasProposal', target: '#ask.proposing' },
@@ -279,13 +277,12 @@ export const askMachine = /* @__PURE__ */ setup({
               },
             ],
           },
-          // While the presentation runs, local endings go through it: it comes down
-          // first, and a provider's settlement it is committing finishes before it.
+          // Local endings go through the presentation: a settlement it commits finishes first.
           on: {
             // The first local ending stands; a later one only hurries the presentation down.
             'ask.deadline': [
               {
-                guard: and(['isDeadlineReached', 'hasNoProposal']),
+                guard: 'isFirstEndingByDeadline',
                 actions: ['proposeTimeout', 'takeDownPresentation'],
               },
               { guard: 'isDeadlineReached', actions: 'takeDownPresentation' },
@@ -364,7 +361,7 @@ export const askMachine = /* @__PURE__ */ setup({
     proposing: {
       always: [
         { guard: 'isCommittedProposal', target: 'committing' },
-        ...toFinalStates(({ context }: { context: AskContext }) => ({
+        /* @__PURE__ */ toEnding(({ context }: { context: AskContext }) => ({
           outcome: context.proposal?.outcome,
           cause: context.proposal?.cause,
         })),
@@ -374,7 +371,7 @@ export const askMachine = /* @__PURE__ */ setup({
       entry: 'offerCommit',
       on: {
         // The store's answer names the committed outcome whoever wrote it.
-        'commit.done': toFinalStates(
+        'commit.done': /* @__PURE__ */ toEnding(
           ({ context, event }: { context: AskContext; event: AskEvent }) =>
             event.type === 'commit.done'
               ? { outcome: event.outcome, cause: event.won ? context.proposal?.cause : undefined }
@@ -382,6 +379,16 @@ export const askMachine = /* @__PURE__ */ setup({
         ),
         'commit.failed': { target: 'failed', actions: 'recordStoreFailure' },
       },
+    },
+    // The one place an outcome picks its final state.
+    ending: {
+      always: [
+        { guard: { type: 'endsIn', params: { ending: 'answered' } }, target: 'answered' },
+        { guard: { type: 'endsIn', params: { ending: 'cancelled' } }, target: 'cancelled' },
+        { guard: { type: 'endsIn', params: { ending: 'timedOut' } }, target: 'timedOut' },
+        { guard: { type: 'endsIn', params: { ending: 'aborted' } }, target: 'aborted' },
+        { target: 'failed' },
+      ],
     },
     answered: { type: 'final' },
     cancelled: { type: 'final' },
