@@ -6,5 +6,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     passWithNoTests: false,
+    // A throwaway Postgres for the run when none is given and the server is installed.
+    globalSetup: ['test/support/postgres-global-setup.ts'],
+    // The default output, then which tests could not run without Postgres, and why.
+    reporters: ['default', './test/support/postgres-reporter.ts'],
   },
 })
