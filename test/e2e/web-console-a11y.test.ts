@@ -132,13 +132,13 @@ describe('console page in Chromium: what it shows', () => {
     expect((await asked).value).toEqual({ answers: [{ id: 'plan', selected: ['Approve'] }] })
   })
 
-  it('names what is visible: an h1, and a "Refuse / Revise" button named with Revise', async () => {
+  it('names what is visible: an h1, and a button named with the other option, Revise', async () => {
     const { seam, page } = await browser.open()
     void settle(seam.ask({ questions: [planReviewQuestion(deploymentPlan('eu-west-1', []))] }))
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('askseam console')
     const refuse = page.getByRole('button', { name: /Revise/ })
     await refuse.waitFor()
-    expect(await refuse.textContent()).toBe('Refuse / Revise')
+    expect(await refuse.textContent()).toBe('Revise')
     expect(await refuse.evaluate((button) => button.getAttribute('aria-label'))).toBeNull()
   })
 
@@ -268,7 +268,7 @@ describe('axe-core audit: no serious or critical violation', () => {
       await page.getByRole('button', { name: /Plan review/ }).click()
       await page.locator('.card[data-state="planReview"]').waitFor()
       views['plan review'] = await seriousViolations(page)
-      await page.getByRole('button', { name: 'Discuss', exact: true }).click()
+      await page.getByRole('button', { name: 'Discuss instead', exact: true }).click()
       await page.getByRole('button', { name: 'Dismiss all' }).click()
       await page.locator('.stage .sent').waitFor()
       // The toast fades in: audit its colours once it has finished, not mid-transition.
@@ -286,13 +286,26 @@ describe('axe-core audit: no serious or critical violation', () => {
     })
   }
 
-  it('the session-ended view', async () => {
-    const seam = createUserQuestions()
+  it('the restarting view, with its question kept', async () => {
+    const seam = createUserQuestions({ providerGraceMs: 60_000 })
     // Not the session's console: the test closes it itself.
     const web = await startWebConsole({ seam })
     const page = await browser.newPage(web.url)
-    await page.getByRole('status').first().filter({ hasText: 'Connected' }).waitFor()
+    void settle(seam.ask({ questions: deploymentQuestions }))
+    await page.locator('.card[data-state="answering"]').waitFor()
     await web.close()
+    await page.locator('.offline-text').waitFor()
+    expect(await seriousViolations(page)).toEqual([])
+    await seam.close()
+  })
+
+  it('the session-ended view', async () => {
+    // A host that closes the session for good (1001, going away) as a console before 1012 did.
+    await browser.context.routeWebSocket(/\/ws\?/, (socket) => {
+      socket.close({ code: 1001, reason: 'console closed' })
+    })
+    const { web } = await browser.serve()
+    const page = await browser.newPage(web.url)
     await page.getByRole('heading', { name: "The agent's session ended" }).waitFor()
     expect(await seriousViolations(page)).toEqual([])
   })

@@ -6,13 +6,16 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { createUserQuestions } from '../../src/protocol/index.js'
 import { startWebConsole } from '../../src/providers/web/index.js'
-import { addDeadlines, settle, useChromium } from './web-console-harness.js'
+import { deploymentQuestions } from '../../src/cli/scenario.js'
+import { addDeadlines, readScreen, settle, useChromium } from './web-console-harness.js'
 
 /**
  * The page's connection and time in Chromium: Sent ✓ once the host accepts
- * an answer; a final "session ended" when the host closes or is killed,
- * after which the page opens no more sockets and logs no more errors; the
- * countdown of an ask with a deadline.
+ * an answer (shown once); a console that stops gracefully is "restarting":
+ * the tab keeps what it shows, marked so, and reconnects to a console back on
+ * the same port and token; a console killed and never back ends the page
+ * after a bounded time, after which it opens no more sockets and logs no more
+ * errors; the countdown of an ask with a deadline.
  */
 
 const browser = useChromium()
@@ -32,7 +35,8 @@ function watch(page: Page) {
   return seen
 }
 
-const ended = (page: Page) => page.getByRole('heading', { name: "The agent's session ended" })
+const ended = (page: Page) => page.getByRole('heading', { name: 'The console did not come back' })
+const status = (page: Page) => page.getByRole('status').first().textContent()
 
 describe('console page lifecycle', () => {
   it('shows Sent ✓ once the host accepts the answer', async () => {
@@ -45,7 +49,8 @@ describe('console page lifecycle', () => {
     await sent.waitFor()
     expect(await sent.textContent()).toBe('Sent ✓The agent has your answer to “Release name?”.')
     await page.getByRole('heading', { name: 'Nothing to answer right now' }).waitFor()
-    expect(await page.locator('.toast').textContent()).toContain('Sent ✓')
+    // Once: the stage says it, so no toast says it again.
+    expect(await page.locator('.toast').textContent()).not.toContain('Sent ✓')
     // The next question replaces the confirmation.
     void settle(seam.ask({ questions: [{ id: 'next', question: 'Anything else?' }] }))
     await page.getByRole('heading', { name: 'Anything else?' }).waitFor()
@@ -55,7 +60,7 @@ describe('console page lifecycle', () => {
   it('confirms a dismissal as sent, too', async () => {
     const { seam, page } = await browser.open()
     const asked = settle(seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] }))
-    await page.getByRole('button', { name: 'Dismiss all' }).click()
+    await page.getByRole('button', { name: 'Dismiss', exact: true }).click()
     expect((await asked).error?.code).toBe('ASK_CANCELLED')
     await expect
       .poll(() => page.locator('.stage .sent').textContent())
@@ -93,25 +98,105 @@ describe('console page lifecycle', () => {
     expect(seen.sockets).toBe(2)
   })
 
-  it('ends for good when the host closes: no reconnect, no more errors', async () => {
-    const seam = createUserQuestions()
-    // Not the session's console: the test closes it itself.
-    const web = await startWebConsole({ seam })
+  it('says Sent ✓ in a toast, once, when the next question takes the stage', async () => {
+    const { seam, page } = await browser.open()
+    const first = seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] })
+    await page.getByLabel('Your answer').fill('Aurora')
+    void settle(seam.ask({ questions: [{ id: 'next', question: 'Anything else?' }] }))
+    await expect.poll(() => page.locator('.queue-item').count()).toBe(2)
+    await page.getByLabel('Your answer').press('Enter')
+    await first
+    await page.getByRole('heading', { name: 'Anything else?' }).waitFor()
+    await expect.poll(() => page.locator('.toast').textContent()).toContain('Sent ✓')
+    expect(await page.locator('.stage .sent').count()).toBe(0)
+  })
+
+  it('a console that stops gracefully is restarting: the tab keeps its asks, marked, and picks them up where it left them when the console is back', async () => {
+    // The grace keeps the ask pending while no console is registered, as a durable store does.
+    const seam = createUserQuestions({ providerGraceMs: 60_000 })
+    const first = await startWebConsole({ seam })
+    const { port } = new URL(first.url)
     const page = await browser.newPage()
     const seen = watch(page)
-    await page.goto(web.url)
-    const asked = settle(seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] }))
+    await page.goto(first.url)
+    const asked = seam.ask({ questions: deploymentQuestions })
+    await page.getByRole('radio', { name: 'us-east-1', exact: true }).click()
+    await page.getByRole('heading', { name: deploymentQuestions[1]!.question }).waitFor()
+    await first.close()
+
+    await expect.poll(() => status(page)).toBe('Console restarting…')
+    expect(await page.locator('.offline').textContent()).toContain('The console is restarting.')
+    // What it had stays, where it was: no "Nothing to answer", no "session ended".
+    expect(
+      await page.getByRole('heading', { name: deploymentQuestions[1]!.question }).count(),
+    ).toBe(1)
+    expect(await page.locator('.queue-item').count()).toBe(1)
+    expect(
+      await page.getByRole('heading', { name: /Nothing to answer|session ended/ }).count(),
+    ).toBe(0)
+    await page.getByRole('checkbox', { name: 'Load test' }).click()
+
+    const second = await startWebConsole({ seam, port: Number(port), token: first.token })
+    try {
+      expect(second.url).toBe(first.url)
+      await expect.poll(() => status(page), { timeout: 20_000 }).toBe('Connected')
+      expect(await page.locator('.offline').textContent()).toBe('')
+      expect(await readScreen(page)).toMatchObject({ index: 1, checked: ['Load test'] })
+      await page.getByRole('button', { name: 'Next', exact: true }).click()
+      await page.getByLabel('Your answer').fill('Back again')
+      await page.getByLabel('Your answer').press('Enter')
+      expect(await asked).toEqual({
+        answers: [
+          { id: 'region', selected: ['us-east-1'] },
+          { id: 'checks', selected: ['Load test'] },
+          { id: 'announce', selected: [], custom: 'Back again' },
+        ],
+      })
+      await page.locator('.stage .sent').waitFor()
+      expect(seen.sockets).toBeGreaterThan(1)
+    } finally {
+      await second.close()
+      await seam.close()
+    }
+  })
+
+  it('an answer given while the console restarts goes out, once, when it is back', async () => {
+    const seam = createUserQuestions({ providerGraceMs: 60_000 })
+    const first = await startWebConsole({ seam })
+    const { port } = new URL(first.url)
+    const page = await browser.newPage(first.url)
+    const responds: string[] = []
+    page.on('websocket', (socket) =>
+      socket.on('framesent', ({ payload }) => {
+        if (String(payload).includes('question/respond')) responds.push(String(payload))
+      }),
+    )
+    const asked = seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] })
     await page.getByRole('heading', { name: 'Release name?' }).waitFor()
-    expect(seen.sockets).toBe(1)
+    await first.close()
+    await expect.poll(() => status(page)).toBe('Console restarting…')
+    await page.getByLabel('Your answer').fill('Aurora')
+    await page.getByLabel('Your answer').press('Enter')
+    await page.getByRole('heading', { name: 'Your answer is ready' }).waitFor()
+    expect(responds).toEqual([])
+
+    const second = await startWebConsole({ seam, port: Number(port), token: first.token })
+    try {
+      expect(await asked).toEqual({ answers: [{ id: 'name', selected: [], custom: 'Aurora' }] })
+      await page.locator('.stage .sent').waitFor()
+      expect(responds).toHaveLength(1)
+    } finally {
+      await second.close()
+      await seam.close()
+    }
+  })
+
+  it('a tab of a console that stopped with nothing pending waits for it, and says so', async () => {
+    const { web, page } = await browser.open()
+    await expect.poll(() => status(page)).toBe('Connected')
     await web.close()
-    expect((await asked).error?.code).toBe('ASK_ABORTED')
-    await ended(page).waitFor()
-    expect(await page.getByRole('status').first().textContent()).toBe('Session ended')
-    expect(await page.locator('.queue-item').count()).toBe(0)
-    // Longer than the whole backoff: had the page kept trying, it would have opened sockets.
-    await page.waitForTimeout(1500)
-    expect(seen.sockets).toBe(1)
-    expect(seen.errors).toEqual([])
+    await expect.poll(() => status(page)).toBe('Console restarting…')
+    await page.getByRole('heading', { name: 'Waiting for the console to come back' }).waitFor()
   })
 
   it('ends after a bounded time when the host is killed, then stops trying', async () => {

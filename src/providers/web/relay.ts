@@ -31,7 +31,10 @@ export interface RelayClient {
   /**
    * Ends the connection: `congested` when the relay drops a client that does
    * not read (end it at once), `relay-disposed` when the relay goes away
-   * (a graceful close lets queued frames reach the peer first).
+   * (a graceful close lets queued frames reach the peer first). A disposed
+   * relay ended no ask by going: every ask that did end was resolved to the
+   * client first, so a transport tells its peer that the host may come back
+   * (the web console closes with 1012, "console restarting").
    */
   close(reason: RelayCloseReason): void
   /**

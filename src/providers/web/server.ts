@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import type { UserQuestions } from '../../protocol/index.js'
+import { CONSOLE_RESTARTING_CODE } from './page/close-codes.js'
 import { consoleScript, consoleStyles } from './page-assets.generated.js'
 import { createRelay } from './relay.js'
 import type { Relay, RelayClient, RelayOptions } from './relay.js'
@@ -75,7 +76,13 @@ export interface WebConsole {
   token: string
   /** The relay behind the socket (pending asks, connected clients). */
   relay: Relay<WebConsoleClient>
-  /** Stops listening, disposes the relay (unregistering it from the seam) and closes every client. */
+  /**
+   * Stops listening, disposes the relay (unregistering it from the seam: the
+   * seam decides what becomes of each ask, and a durable keyed one stays
+   * pending) and closes every client with close code 1012, "console
+   * restarting". An open tab keeps what it shows, marked as reconnecting, and
+   * reconnects when a console is back on the same port and token.
+   */
   close(): Promise<void>
 }
 
@@ -318,9 +325,12 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     const client: WebConsoleClient = {
       request,
       send: (data) => socket.send(data),
-      // A client that does not read is cut at once; on disposal queued frames go out before the close.
+      // A client that does not read is cut at once; on disposal queued frames go out before the
+      // close, which tells the tab the console is restarting: it ended no ask by stopping.
       close: (reason) =>
-        reason === 'congested' ? socket.terminate() : socket.close(1001, 'console closed'),
+        reason === 'congested'
+          ? socket.terminate()
+          : socket.close(CONSOLE_RESTARTING_CODE, 'console restarting'),
       get bufferedAmount() {
         return socket.bufferedAmount
       },

@@ -24,7 +24,7 @@ afterEach(async () => {
   await Promise.all(consoles.splice(0).map((web) => web.close()))
 })
 
-async function start() {
+async function start(restartGiveUpMs?: number) {
   const seam = createUserQuestions()
   const web = await startWebConsole({ seam })
   consoles.push(web)
@@ -35,7 +35,10 @@ async function start() {
     url: web.wsUrl,
     openSocket: (url) => {
       opened++
-      return new WebSocket(url) as unknown as SocketLike
+      const socket = new WebSocket(url)
+      // While the console restarts every attempt is refused; the page's socket logs that.
+      socket.on('error', () => undefined)
+      return socket as unknown as SocketLike
     },
     onFrame: (frame) => {
       frames.push(frame)
@@ -46,6 +49,7 @@ async function start() {
     },
     onState: (state) => states.push(state),
     timing: { retryBaseMs: 20, retryMaxMs: 40, giveUpMs: 400 },
+    ...(restartGiveUpMs === undefined ? {} : { restartGiveUpMs }),
   })
   connections.push(connection)
   return { seam, web, connection, states, frames, opened: () => opened }
@@ -72,14 +76,62 @@ describe('page connection against a real console', () => {
     await until(() => frames.some((frame) => frame.type === 'receipt' && frame.accepted === true))
   })
 
-  it('ends when the host closes, and opens no socket after', async () => {
-    const { web, connection, states, opened } = await start()
+  it('is restarting when the console closes, for longer than a drop, and back online when it returns on the same port and token', async () => {
+    const { seam, web, connection, states } = await start()
+    await until(() => connection.state === 'online')
+    await web.close()
+    await until(() => connection.state === 'restarting')
+    // Past the give-up time of a drop (400 ms): a restart has its own, longer budget.
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    expect(connection.state).toBe('restarting')
+    const { port } = new URL(web.url)
+    const back = await startWebConsole({ seam, port: Number(port), token: web.token })
+    consoles.push(back)
+    await until(() => connection.state === 'online')
+    expect(states).toEqual(['connecting', 'online', 'restarting', 'online'])
+  })
+
+  it('keeps an answer given while the console restarts and sends it when the ask is offered again', async () => {
+    const seam = createUserQuestions({ providerGraceMs: 60_000 })
+    const web = await startWebConsole({ seam })
+    const frames: Record<string, unknown>[] = []
+    const connection = connectToHost({
+      url: web.wsUrl,
+      openSocket: (url) => {
+        const socket = new WebSocket(url)
+        socket.on('error', () => undefined)
+        return socket as unknown as SocketLike
+      },
+      onFrame: (frame) => {
+        frames.push(frame)
+        if (frame.type === 'question/requested') connection.offered(String(frame.rpcId))
+        if (frame.type === 'receipt') connection.settled(String(frame.rpcId))
+      },
+      onState: () => undefined,
+      timing: { retryBaseMs: 20, retryMaxMs: 40, giveUpMs: 400 },
+    })
+    connections.push(connection)
+    const asked = seam.ask({ questions: [{ id: 'name', question: 'Name?' }] })
+    await until(() => frames.some((frame) => frame.type === 'question/requested'))
+    const rpcId = String(frames.find((frame) => frame.type === 'question/requested')?.rpcId)
+    await web.close()
+    await until(() => connection.state === 'restarting')
+    connection.sendAnswer(rpcId, respond(rpcId, 'Aurora'))
+    const { port } = new URL(web.url)
+    consoles.push(await startWebConsole({ seam, port: Number(port), token: web.token }))
+    expect(await asked).toEqual({ answers: [{ id: 'name', selected: [], custom: 'Aurora' }] })
+    await seam.close()
+  })
+
+  it('gives up on a console that said it restarts once its restart budget is spent, then opens no socket', async () => {
+    const { web, connection, states, opened } = await start(300)
     await until(() => connection.state === 'online')
     await web.close()
     await until(() => connection.state === 'ended')
-    expect(states).toEqual(['connecting', 'online', 'ended'])
+    expect(states).toEqual(['connecting', 'online', 'restarting', 'ended'])
+    expect(connection.ended).toBe('host-unreachable')
     const sockets = opened()
-    await new Promise((resolve) => setTimeout(resolve, 600))
+    await new Promise((resolve) => setTimeout(resolve, 300))
     expect(opened()).toBe(sockets)
   })
 

@@ -252,7 +252,7 @@ describe('startWebConsole', () => {
     expect(web.relay.pending()).toEqual([])
   })
 
-  it('withdraws pending asks when closed', async () => {
+  it('withdraws pending asks when closed, and tells clients the console is restarting (1012)', async () => {
     const { seam, web } = await start()
     const socket = await open(web.wsUrl)
     const asked = track(seam.ask({ questions }))
@@ -261,7 +261,8 @@ describe('startWebConsole', () => {
     await vi.waitFor(() =>
       expect((asked.error as UserQuestionError | undefined)?.code).toBe('ASK_ABORTED'),
     )
-    expect(await socket.closed).toBe(1001)
+    // The seam ended this ask (no grace); the console ended nothing by going.
+    expect(await socket.closed).toBe(1012)
     expect(socket.frames).toContainEqual({ type: 'question/resolved', rpcId, outcome: 'aborted' })
   })
 })

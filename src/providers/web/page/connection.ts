@@ -4,11 +4,17 @@
  * fake socket; the page passes the browser's `WebSocket`.
  */
 import { createActor } from 'xstate'
+import type { Actor } from 'xstate'
 import { consoleConnectionMachine } from '../../../machines/index.js'
-import type { ConsoleConnectionInput } from '../../../machines/index.js'
+import type { ConsoleConnectionEnd, ConsoleConnectionInput } from '../../../machines/index.js'
+import { CONSOLE_RESTARTING_CODE } from './close-codes.js'
 
-/** What the page shows of the connection. */
-export type ConnectionState = 'connecting' | 'online' | 'reconnecting' | 'ended'
+/**
+ * What the page shows of the connection: `restarting` after the console said
+ * it is stopping to come back (close code 1012), `reconnecting` after the
+ * socket dropped without a word.
+ */
+export type ConnectionState = 'connecting' | 'online' | 'reconnecting' | 'restarting' | 'ended'
 
 /** The part of a WebSocket the connection uses. */
 export interface SocketLike {
@@ -30,11 +36,20 @@ export interface ConnectionOptions {
   onState(state: ConnectionState): void
   /** Backoff and give-up timing; the machine's defaults otherwise. */
   timing?: ConsoleConnectionInput
+  /**
+   * How long a console that said it is restarting may take to come back
+   * before the page gives up on it (a person stopping a console and starting
+   * it again takes longer than a dropped socket takes to recover).
+   * @default 600000 (10 minutes)
+   */
+  restartGiveUpMs?: number
 }
 
 /** The running connection. */
 export interface Connection {
   readonly state: ConnectionState
+  /** Why the connection ended, once it has. */
+  readonly ended: ConsoleConnectionEnd | undefined
   /** Sends a finished ask's `question/respond` now, or once the host replays the ask. */
   sendAnswer(rpcId: string, frame: string): void
   /** The host sent `question/requested` for this ask: an unconfirmed answer to it goes again. */
@@ -45,62 +60,106 @@ export interface Connection {
   stop(): void
 }
 
+type ConnectionActor = Actor<typeof consoleConnectionMachine>
+
 /** Starts connecting at once. */
 export function connectToHost(options: ConnectionOptions): Connection {
-  const actor = createActor(consoleConnectionMachine, { input: options.timing ?? {} })
+  const timing = options.timing ?? {}
   let socket: SocketLike | undefined
   let state: ConnectionState | undefined
+  /** The console said it is restarting, and the page has not been online since. */
+  let restarting = false
 
-  actor.on('socket.open', () => {
-    const opened = options.openSocket(options.url)
-    socket = opened
-    // A socket replaced by a newer one (or by the end) no longer speaks for the connection.
-    const current = () => socket === opened && actor.getSnapshot().status === 'active'
-    opened.addEventListener('open', () => {
-      if (current()) actor.send({ type: 'socket.opened' })
-    })
-    opened.addEventListener('message', (event) => {
-      if (!current()) return
-      let frame: unknown
-      try {
-        frame = JSON.parse(String(event.data))
-      } catch {
-        return
-      }
-      if (typeof frame === 'object' && frame !== null && !Array.isArray(frame)) {
-        options.onFrame(frame as Record<string, unknown>)
-      }
-    })
-    opened.addEventListener('close', (event) => {
-      if (!current()) return
-      socket = undefined
-      actor.send({ type: 'socket.closed', code: event.code })
-    })
-  })
-  actor.on('frame.send', ({ data }) => socket?.send(data))
-  actor.subscribe((snapshot) => {
-    const next: ConnectionState =
-      snapshot.status === 'done'
-        ? 'ended'
-        : snapshot.matches('online')
-          ? 'online'
-          : snapshot.matches('reconnecting')
-            ? 'reconnecting'
-            : 'connecting'
+  const report = (next: ConnectionState) => {
     if (next === state) return
     state = next
     options.onState(next)
-  })
-  actor.start()
+  }
+
+  /**
+   * One actor per outage budget: a console that announces its restart gets a
+   * fresh one with the longer budget, taking over the answers not yet confirmed.
+   */
+  const start = (input: ConsoleConnectionInput, unconfirmed: Record<string, string>) => {
+    const actor: ConnectionActor = createActor(consoleConnectionMachine, { input })
+    actor.on('socket.open', () => {
+      const opened = options.openSocket(options.url)
+      socket = opened
+      // A socket replaced by a newer one (or by the end) no longer speaks for the connection.
+      const speaks = () =>
+        socket === opened && live === actor && actor.getSnapshot().status === 'active'
+      opened.addEventListener('open', () => {
+        if (speaks()) actor.send({ type: 'socket.opened' })
+      })
+      opened.addEventListener('message', (event) => {
+        if (!speaks()) return
+        let frame: unknown
+        try {
+          frame = JSON.parse(String(event.data))
+        } catch {
+          return
+        }
+        if (typeof frame === 'object' && frame !== null && !Array.isArray(frame)) {
+          options.onFrame(frame as Record<string, unknown>)
+        }
+      })
+      opened.addEventListener('close', (event) => {
+        if (!speaks()) return
+        socket = undefined
+        if (event.code === CONSOLE_RESTARTING_CODE) {
+          restarting = true
+          const pending = actor.getSnapshot().context.unconfirmed
+          live = undefined
+          actor.stop()
+          live = start({ ...timing, giveUpMs: options.restartGiveUpMs ?? 600_000 }, pending)
+          return
+        }
+        actor.send({ type: 'socket.closed', code: event.code })
+      })
+    })
+    actor.on('frame.send', ({ data }) => socket?.send(data))
+    actor.subscribe((snapshot) => {
+      if (live !== actor) return
+      if (snapshot.status === 'done') {
+        report('ended')
+        return
+      }
+      if (snapshot.matches('online')) {
+        restarting = false
+        report('online')
+      } else if (restarting) report('restarting')
+      else report(snapshot.matches('reconnecting') ? 'reconnecting' : 'connecting')
+    })
+    live = actor
+    actor.start()
+    for (const [rpcId, frame] of Object.entries(unconfirmed)) {
+      actor.send({ type: 'answer.sent', rpcId, frame })
+    }
+    return actor
+  }
+
+  let live: ConnectionActor | undefined
+  const first = start(timing, {})
+  const current = () => live ?? first
+  const tell = (event: Parameters<ConnectionActor['send']>[0]) => {
+    const actor = current()
+    if (actor.getSnapshot().status === 'active') actor.send(event)
+  }
 
   return {
     get state() {
       return state ?? 'connecting'
     },
-    sendAnswer: (rpcId, frame) => actor.send({ type: 'answer.sent', rpcId, frame }),
-    offered: (rpcId) => actor.send({ type: 'ask.offered', rpcId }),
-    settled: (rpcId) => actor.send({ type: 'answer.settled', rpcId }),
+    get ended() {
+      const snapshot = current().getSnapshot()
+      return snapshot.status === 'done' ? snapshot.output?.ended : undefined
+    },
+    sendAnswer: (rpcId, frame) => tell({ type: 'answer.sent', rpcId, frame }),
+    offered: (rpcId) => tell({ type: 'ask.offered', rpcId }),
+    settled: (rpcId) => tell({ type: 'answer.settled', rpcId }),
     stop() {
+      const actor = current()
+      live = undefined
       actor.stop()
       const open = socket
       socket = undefined

@@ -14,7 +14,7 @@ import { connectToHost } from './connection.js'
 import type { ConnectionState } from './connection.js'
 import { h, replaceChildren } from './dom.js'
 import { forgetDraft, saveDraft, savedDraft } from './drafts.js'
-import { clamp, emptyStage, endedStage, sendingStage } from './stage-views.js'
+import { clamp, emptyStage, endedStage, offlineNotice, sendingStage } from './stage-views.js'
 import type { SentNotice } from './stage-views.js'
 import { deadlineBadge, refreshDeadlines } from './view-kit.js'
 
@@ -35,26 +35,37 @@ const params = new URLSearchParams(location.search)
 const token = params.get('token') ?? ''
 const socketUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws?token=${encodeURIComponent(token)}`
 
+/**
+ * How long after a reconnect the host has to offer an ask again before the
+ * page stops showing it: a restarted console presents its store's asks
+ * within a second or two, but none sooner than its seam has read them.
+ */
+const REOFFER_GRACE_MS = 10_000
+
 const asks = new Map<string, Ask>()
-/** Asks from before a reconnect: a replayed one resumes where the user left it. */
-let carried = new Map<string, Ask>()
+/** Asks shown from before a reconnect that the host has not offered again yet. */
+const unoffered = new Set<string>()
+let unofferedTimer: ReturnType<typeof setTimeout> | undefined
+/** Asks the host did not offer again in time: one offered later still resumes where the user left it. */
+const carried = new Map<string, Ask>()
 /** Answered asks the host resolved before its receipt came: the receipt says whose answer won. */
 const awaitingReceipt = new Map<string, Ask>()
 let selected: string | undefined
-/** The ask on screen when the connection dropped: selected again when it is replayed. */
-let wanted: string | undefined
 let view: { rpcId: string; view: AskView } | undefined
 let lastSent: SentNotice | undefined
 let toastTimer: ReturnType<typeof setTimeout> | undefined
 let ticker: ReturnType<typeof setInterval> | undefined
 /** The host is gone for good: nothing renders an ask again. */
 let ended = false
+/** The connection as last reported: while it is down the page keeps what it shows, marked so. */
+let connectionState: ConnectionState = 'connecting'
 
 const status = h('span', { className: 'status', text: 'Connecting…', attrs: { role: 'status' } })
 const queueList = h('ul', { className: 'queue-list' })
 const queueCount = h('span', { className: 'count', text: '0' })
 const stage = h('main', { className: 'stage', attrs: { id: 'stage', tabindex: -1 } })
 const toast = h('div', { className: 'toast', attrs: { role: 'status', 'aria-live': 'polite' } })
+const banner = h('div', { className: 'offline', attrs: { role: 'status', 'aria-live': 'polite' } })
 
 document
   .getElementById('app')
@@ -69,6 +80,7 @@ document
         h('span', { className: 'spacer' }),
         status,
       ]),
+      banner,
       h('div', { className: 'layout' }, [
         h('aside', { className: 'queue', attrs: { 'aria-label': 'Pending questions' } }, [
           h('h2', { className: 'queue-title' }, ['Waiting for you ', queueCount]),
@@ -87,10 +99,14 @@ function showToast(text: string): void {
   toastTimer = setTimeout(() => toast.classList.remove('visible'), 4000)
 }
 
+/** Whether the host cannot hear the page right now (what the page shows stays, marked so). */
+const isOffline = (state: ConnectionState) => state === 'reconnecting' || state === 'restarting'
+
 const STATUS_TEXT: Record<ConnectionState, string> = {
   connecting: 'Connecting…',
   online: 'Connected',
   reconnecting: 'Reconnecting…',
+  restarting: 'Console restarting…',
   ended: 'Session ended',
 }
 
@@ -147,13 +163,13 @@ function renderStage(focus: boolean): void {
   const ask = selected === undefined ? undefined : asks.get(selected)
   if (ask === undefined) {
     view = undefined
-    replaceChildren(stage, [emptyStage(lastSent)])
+    replaceChildren(stage, [emptyStage(lastSent, isOffline(connectionState))])
     return
   }
   const snapshot = ask.actor.getSnapshot()
   if (snapshot.status !== 'active') {
     view = undefined
-    replaceChildren(stage, [sendingStage()])
+    replaceChildren(stage, [sendingStage(isOffline(connectionState))])
     return
   }
   if (view?.rpcId === ask.rpcId && view.view.key === viewKey(snapshot)) {
@@ -244,6 +260,7 @@ function removeAsk(rpcId: string): void {
   const ask = asks.get(rpcId)
   if (ask === undefined) return
   asks.delete(rpcId)
+  unoffered.delete(rpcId)
   ask.actor.stop()
   forgetDraft(rpcId)
   updateTicker()
@@ -260,9 +277,10 @@ function removeAsk(rpcId: string): void {
 function confirmSent(ask: Ask): void {
   awaitingReceipt.delete(ask.rpcId)
   lastSent = { summary: summary(ask), kind: ask.sent ?? 'answered' }
-  showToast(`Sent ✓ “${clamp(summary(ask), 80)}”`)
   if (asks.has(ask.rpcId)) removeAsk(ask.rpcId)
   else if (selected === undefined) renderStage(false)
+  // Sent ✓ shows once: on the empty stage when nothing else waits, as a toast over the next ask.
+  if (selected !== undefined) showToast(`Sent ✓ “${clamp(summary(ask), 80)}”`)
 }
 
 const outcomeText: Record<string, string> = {
@@ -276,7 +294,13 @@ function onFrame(frame: Record<string, unknown>): void {
   switch (frame.type) {
     case 'question/requested': {
       const rpcId = String(frame.rpcId)
-      if (asks.has(rpcId) || !Array.isArray(frame.questions)) return
+      if (asks.has(rpcId)) {
+        // Shown since before a reconnect: it is still pending, and an unconfirmed answer goes again.
+        unoffered.delete(rpcId)
+        connection.offered(rpcId)
+        return
+      }
+      if (!Array.isArray(frame.questions)) return
       const sessionId = typeof frame.sessionId === 'string' ? frame.sessionId : undefined
       const deadline =
         typeof frame.deadline === 'number' && Number.isFinite(frame.deadline)
@@ -289,7 +313,7 @@ function onFrame(frame: Record<string, unknown>): void {
       asks.set(rpcId, ask)
       updateTicker()
       connection.offered(rpcId)
-      if (selected === undefined || rpcId === wanted) {
+      if (selected === undefined) {
         if (ask.sent === undefined) lastSent = undefined
         select(rpcId, false)
       } else renderQueue()
@@ -348,31 +372,63 @@ function onFrame(frame: Record<string, unknown>): void {
   }
 }
 
+/** Asks the host did not offer again after a reconnect have ended or moved on: they leave the page. */
+function dropUnoffered(): void {
+  unofferedTimer = undefined
+  for (const rpcId of [...unoffered]) {
+    const ask = asks.get(rpcId)
+    unoffered.delete(rpcId)
+    if (ask === undefined) continue
+    // Kept aside, not stopped: a host that offers it later still gets the user's work.
+    carried.set(rpcId, ask)
+    asks.delete(rpcId)
+    if (selected === rpcId) {
+      const next = asks.keys().next()
+      select(next.done === true ? undefined : next.value)
+    }
+  }
+  updateTicker()
+  renderQueue()
+}
+
 function onState(state: ConnectionState): void {
+  const wasOffline = isOffline(connectionState)
+  connectionState = state
   status.textContent = STATUS_TEXT[state]
   status.dataset.state = state
-  if (state === 'reconnecting') {
-    // The host replays every ask still pending; keep ours so a replayed one resumes where it was.
-    // Asks carried from an earlier drop and not replayed since stay too: they may come back yet.
-    carried = new Map([...carried, ...asks])
-    if (selected !== undefined) wanted = selected
-    asks.clear()
-    select(undefined)
+  document.documentElement.dataset.connection = state
+  replaceChildren(banner, [isOffline(state) && offlineNotice(state === 'restarting')])
+  if (isOffline(state)) {
+    // The page keeps every ask it shows: the host replays the ones still pending when it is back.
+    if (unofferedTimer !== undefined) clearTimeout(unofferedTimer)
+    unofferedTimer = undefined
+    unoffered.clear()
+    if (selected === undefined || asks.get(selected)?.actor.getSnapshot().status !== 'active') {
+      renderStage(false)
+    }
+  } else if (state === 'online' && wasOffline) {
+    for (const rpcId of asks.keys()) unoffered.add(rpcId)
+    unofferedTimer = setTimeout(dropUnoffered, REOFFER_GRACE_MS)
+    if (selected === undefined || asks.get(selected)?.actor.getSnapshot().status !== 'active') {
+      renderStage(false)
+    }
   } else if (state === 'ended') {
     ended = true
+    if (unofferedTimer !== undefined) clearTimeout(unofferedTimer)
     const unconfirmed = [...asks.values(), ...carried.values(), ...awaitingReceipt.values()].filter(
       (ask) => ask.sent !== undefined,
     ).length
     for (const ask of [...asks.values(), ...carried.values()]) ask.actor.stop()
     asks.clear()
     carried.clear()
+    unoffered.clear()
     awaitingReceipt.clear()
     selected = undefined
     view = undefined
     updateTicker()
     renderQueue()
     const hadFocus = stage.contains(document.activeElement)
-    replaceChildren(stage, [endedStage(unconfirmed)])
+    replaceChildren(stage, [endedStage(unconfirmed, connection.ended ?? 'host-closed')])
     if (hadFocus) stage.focus()
   }
 }
