@@ -171,9 +171,10 @@ export async function perform(page: Page, event: QuestionnaireEvent): Promise<vo
     case 'plan.refused':
       if ((await card.locator('textarea').count()) === 0) return
       if (event.feedback !== undefined) await card.locator('textarea').fill(event.feedback)
-      return press(/^Refuse/)
+      // The other option's own label, or "Send feedback" when the plan offers only approval.
+      return press(/^(Revise|Send feedback)$/)
     case 'plan.discussed':
-      return press('Discuss')
+      return press('Discuss instead')
   }
 }
 

@@ -114,7 +114,11 @@ const requests: {
   {
     name: 'plan review',
     questions: [planReviewQuestion(deploymentPlan('eu-west-1', ['Smoke tests']))],
-    options: { algorithm: 'simple' },
+    // The card offers one decision: approve, the other option, or discuss (no skip, no dismiss).
+    options: {
+      algorithm: 'simple',
+      eventTypes: ['plan.approved', 'plan.refused', 'plan.discussed'],
+    },
   },
 ]
 
@@ -163,8 +167,10 @@ for (const request of requests) {
           }
           const output = steps.at(-1)?.expected.output
           if (output === undefined) {
-            // The path ends mid-flow: dismiss it so the next case starts from an empty console.
-            await perform(page, { type: 'batch.cancelled' })
+            // The path ends mid-flow: dismiss it so the next case starts from an empty console
+            // (a plan review offers no dismissal: its quiet way out is to discuss).
+            const onPlan = (await readScreen(page)).state === 'planReview'
+            await perform(page, { type: onPlan ? 'plan.discussed' : 'batch.cancelled' })
             expect(await outcome).toMatchObject({ error: { code: 'ASK_CANCELLED' } })
           } else if (output.status === 'submitted') {
             expect(await outcome).toEqual({ answer: output.answer })

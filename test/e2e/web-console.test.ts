@@ -138,17 +138,97 @@ describe('web console in Chromium', () => {
 
     const refused = seam.ask({ questions: [plan] })
     await card.getByLabel('Feedback').fill('Run the load test before the smoke tests')
-    await card.getByRole('button', { name: 'Refuse / Revise', exact: true }).click()
+    await card.getByRole('button', { name: 'Revise', exact: true }).click()
     expect(await refused).toEqual({
       answers: [{ id: 'plan', selected: [], custom: 'Run the load test before the smoke tests' }],
     })
 
+    const revised = seam.ask({ questions: [plan] })
+    await card.getByRole('button', { name: 'Revise', exact: true }).click()
+    expect(await revised).toEqual({ answers: [{ id: 'plan', selected: ['Revise'] }] })
+
     const discussed = settle(seam.ask({ questions: [plan] }))
-    await card.getByRole('button', { name: 'Discuss', exact: true }).click()
+    await card.getByRole('button', { name: 'Discuss instead', exact: true }).click()
     expect((await discussed).error).toMatchObject({
       code: 'ASK_CANCELLED',
       details: { reason: 'discuss' },
     })
+  })
+
+  it('offers one decision on a plan: approve, the other option by its label, discuss; nothing else', async () => {
+    const { seam, web } = await start()
+    const page = await browser.newPage(web.url)
+    const card = page.locator('.card[data-state="planReview"]')
+    const shipIt = {
+      ...plan,
+      options: [
+        { label: 'Ship it', description: 'Run the plan as written' },
+        { label: 'Rework', description: 'Send it back with changes' },
+      ],
+      intent: { kind: 'plan-review' as const, approve: 'Ship it' },
+    }
+    void settle(seam.ask({ questions: [shipIt] }))
+    await card.waitFor()
+    const buttons = await card.locator('.actions button').allTextContents()
+    expect(buttons.sort()).toEqual(['Discuss instead', 'Rework', 'Ship it'])
+    // The talk-it-over way is quiet: not styled as a decision.
+    expect(await card.getByRole('button', { name: 'Discuss instead' }).getAttribute('class')).toBe(
+      'button ghost',
+    )
+    expect(await card.getByRole('button', { name: 'Ship it' }).getAttribute('class')).toBe(
+      'button primary',
+    )
+    // No list repeating the two options under the plan.
+    expect(await card.locator('ul:not(.plan-text ul)').count()).toBe(0)
+    expect(await card.textContent()).not.toContain('Send it back with changes')
+    expect(await card.getByRole('button', { name: /Skip|Dismiss|Refuse/ }).count()).toBe(0)
+  })
+
+  it('sends a plan back with feedback when it offers only approval', async () => {
+    const { seam, web } = await start()
+    const page = await browser.newPage(web.url)
+    const card = page.locator('.card[data-state="planReview"]')
+    const approveOnly = { ...plan, options: [{ label: 'Approve' }] }
+    const asked = seam.ask({ questions: [approveOnly] })
+    const send = card.getByRole('button', { name: 'Send feedback', exact: true })
+    await send.waitFor()
+    expect(await send.isDisabled()).toBe(true)
+    await card.getByLabel('Feedback').fill('Canary first')
+    await card.getByLabel('Feedback').press('Enter')
+    expect(await asked).toEqual({ answers: [{ id: 'plan', selected: [], custom: 'Canary first' }] })
+  })
+
+  it('shows a one-question ask without Back, Skip, a counter or "Dismiss all"', async () => {
+    const { seam, web } = await start()
+    const page = await browser.newPage(web.url)
+    const asked = settle(seam.ask({ questions: [{ id: 'name', question: 'Release name?' }] }))
+    const card = page.locator('.stage .card')
+    await card.getByRole('heading', { name: 'Release name?' }).waitFor()
+    expect(await card.locator('.actions button').allTextContents()).toEqual(['Dismiss', 'Submit'])
+    expect(await card.locator('.counter, .progress, .steps').count()).toBe(0)
+    await card.getByRole('button', { name: 'Dismiss', exact: true }).click()
+    expect((await asked).error?.code).toBe('ASK_CANCELLED')
+  })
+
+  it('marks answered steps with a check, not only a colour', async () => {
+    const { seam, web } = await start()
+    const page = await browser.newPage(web.url)
+    void settle(seam.ask({ questions: deploymentQuestions }))
+    await page.getByRole('radio', { name: 'us-east-1', exact: true }).click()
+    const steps = page.locator('.step')
+    await expect.poll(() => steps.first().getAttribute('data-state')).toBe('answered')
+    const marks = await steps.evaluateAll((elements) =>
+      elements.map((element) => ({
+        mark: getComputedStyle(element, '::before').content,
+        number: getComputedStyle(element.querySelector('.step-number')!).display,
+        background: getComputedStyle(element).backgroundColor,
+      })),
+    )
+    expect(marks[0]).toMatchObject({ mark: '"✓"', number: 'none' })
+    expect(marks[1]).toMatchObject({ mark: 'none' })
+    expect(marks[1]!.number).not.toBe('none')
+    // Filled, not the open step's panel colour.
+    expect(marks[0]!.background).not.toBe(marks[1]!.background)
   })
 
   it('replays the pending question, same ask, after a reload, where the tab left it', async () => {
@@ -210,7 +290,7 @@ describe('web console in Chromium', () => {
     const two = await browser.newPage(web.url)
     const asked = seam.ask({ questions: [plan] })
     await two.getByRole('button', { name: 'Approve', exact: true }).waitFor()
-    await one.getByRole('button', { name: 'Discuss', exact: true }).waitFor()
+    await one.getByRole('button', { name: 'Discuss instead', exact: true }).waitFor()
     await one.getByRole('button', { name: 'Approve', exact: true }).click()
     expect(await asked).toEqual({ answers: [{ id: 'plan', selected: ['Approve'] }] })
     await two.getByRole('heading', { name: 'Nothing to answer right now' }).waitFor()

@@ -46,12 +46,15 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
     [bar],
   )
   const steps = questions.map((item, position) =>
-    h('button', {
-      className: 'step',
-      text: String(position + 1),
-      attrs: { type: 'button', title: item.question },
-      on: { click: () => send({ type: 'question.selected', index: position }) },
-    }),
+    h(
+      'button',
+      {
+        className: 'step',
+        attrs: { type: 'button', title: item.question },
+        on: { click: () => send({ type: 'question.selected', index: position }) },
+      },
+      [h('span', { className: 'step-number', text: String(position + 1) })],
+    ),
   )
   const group = renderOptions(question, titleId, send, submitOrAdvance)
   let composing = false
@@ -89,12 +92,16 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
   const submit = eventButton(send, { type: 'batch.submitted' }, 'Submit', 'button primary')
   submit.setAttribute('aria-describedby', submitHintId)
   const submitHint = h('p', { className: 'submit-hint', attrs: { id: submitHintId } })
+  // One question has nothing to go back to, skip past or dismiss "all" of: a quiet Dismiss is enough.
+  const single = total === 1
   const dismiss = eventButton(
     send,
     { type: 'batch.cancelled' },
-    'Dismiss all',
+    single ? 'Dismiss' : 'Dismiss all',
     'button ghost danger',
-    'Dismiss the whole batch: the agent is told you declined',
+    single
+      ? 'Dismiss the question: the agent is told you declined'
+      : 'Dismiss the whole batch: the agent is told you declined',
   )
 
   const keyHint =
@@ -155,11 +162,11 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
     [
       h('div', { className: 'card-head' }, [
         question.header !== undefined && h('span', { className: 'chip', text: question.header }),
-        h('span', { className: 'counter', text: `Question ${index + 1} of ${total}` }),
+        !single && h('span', { className: 'counter', text: `Question ${index + 1} of ${total}` }),
         deadlineBadge(context.deadline),
         sessionBadge(context.sessionId),
       ]),
-      progress,
+      !single && progress,
       total > 1 && h('nav', { className: 'steps', attrs: { 'aria-label': 'Questions' } }, steps),
       h('h2', { className: 'question', text: question.question, attrs: { id: titleId } }),
       question.detail !== undefined && h('p', { className: 'detail', text: question.detail }),
@@ -181,8 +188,8 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
       h('div', { className: 'actions' }, [
         dismiss,
         h('span', { className: 'spacer' }),
-        back,
-        skip,
+        !single && back,
+        !single && skip,
         index < total - 1 && next,
         submit,
       ]),

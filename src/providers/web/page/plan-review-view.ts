@@ -14,7 +14,10 @@ import type { AskView, AskViewContext, QuestionnaireSnapshot } from './view-kit.
 
 /**
  * The plan-review card: the plan's markdown as formatted text (built as DOM
- * nodes, never HTML), approve / refuse / discuss.
+ * nodes, never HTML) and one decision with three actions: approve (named by
+ * the intent's approve label), the other option by its own label (with the
+ * feedback, when typed), and a quiet "Discuss instead" to talk it over. With
+ * no other option, the feedback itself is the way to send the plan back.
  */
 export function renderPlanReview(
   snapshot: QuestionnaireSnapshot,
@@ -35,9 +38,17 @@ export function renderPlanReview(
     },
     renderMarkdown(question.detail ?? ''),
   )
+  const refuseLabel = review?.refuse?.label ?? 'Send feedback'
   const feedback = h('textarea', {
     className: 'feedback',
-    attrs: { id: feedbackId, rows: 3, placeholder: 'What should change? (optional)' },
+    attrs: {
+      id: feedbackId,
+      rows: 3,
+      placeholder:
+        review?.refuse === undefined
+          ? 'What should change?'
+          : `What should change? (optional, sent with ${refuseLabel})`,
+    },
     on: {
       input: () => updateRefuse(),
       keydown: (event) => {
@@ -47,38 +58,24 @@ export function renderPlanReview(
       },
     },
   })
-  const approve = h(
-    'button',
-    {
-      className: 'button primary',
-      attrs: { type: 'button' },
-      on: { click: () => send({ type: 'plan.approved' }) },
-    },
-    withNote('Approve', review?.approve.label),
-  )
-  const refuse = h(
-    'button',
-    {
-      className: 'button',
-      attrs: { type: 'button' },
-      on: { click: () => send(refusal()) },
-    },
-    withNote('Refuse', review?.refuse?.label),
-  )
+  const approve = h('button', {
+    className: 'button primary',
+    text: review?.approve.label ?? 'Approve',
+    attrs: { type: 'button', title: review?.approve.description },
+    on: { click: () => send({ type: 'plan.approved' }) },
+  })
+  const refuse = h('button', {
+    className: 'button',
+    text: refuseLabel,
+    attrs: { type: 'button', title: review?.refuse?.description },
+    on: { click: () => send(refusal()) },
+  })
   const discuss = eventButton(
     send,
     { type: 'plan.discussed' },
-    'Discuss',
-    'button',
-    'Talk it over with the agent instead of answering',
-  )
-  const skip = eventButton(send, { type: 'question.skipped' }, 'Skip', 'button ghost')
-  const dismiss = eventButton(
-    send,
-    { type: 'batch.cancelled' },
-    'Dismiss',
-    'button ghost danger',
-    'Dismiss the question: the agent is told you declined',
+    'Discuss instead',
+    'button ghost',
+    'Talk it over with the agent: nothing is approved or sent back',
   )
   /** Feedback, when typed, goes with the refusal; whether it may go is the machine's call. */
   function refusal() {
@@ -89,8 +86,6 @@ export function renderPlanReview(
   function updateRefuse(): void {
     refuse.disabled = !latest.can(refusal())
   }
-  const describe = (label: string, text: string | undefined) =>
-    text !== undefined && h('li', {}, [h('strong', { text: label }), ' ', text])
   const root = h(
     'section',
     { className: 'card plan', attrs: { 'aria-labelledby': titleId, 'data-state': 'planReview' } },
@@ -102,24 +97,17 @@ export function renderPlanReview(
       ]),
       h('h2', { className: 'question', text: question.question, attrs: { id: titleId } }),
       plan,
-      (review?.approve.description !== undefined || review?.refuse?.description !== undefined) &&
-        h('ul', { className: 'plan-options' }, [
-          describe(review?.approve.label ?? '', review?.approve.description),
-          describe(review?.refuse?.label ?? '', review?.refuse?.description),
-        ]),
       h('label', { className: 'custom-label', text: 'Feedback', attrs: { for: feedbackId } }),
       feedback,
       h('div', { className: 'actions' }, [
-        dismiss,
-        skip,
-        h('span', { className: 'spacer' }),
         discuss,
+        h('span', { className: 'spacer' }),
         refuse,
         approve,
       ]),
       h('p', { className: 'keys', attrs: { 'aria-hidden': 'true' } }, [
         h('kbd', { text: 'Enter' }),
-        ' in the feedback refuses with it · ',
+        ` in the feedback sends it with ${refuseLabel} · `,
         h('kbd', { text: 'Shift' }),
         '+',
         h('kbd', { text: 'Enter' }),
@@ -137,14 +125,4 @@ export function renderPlanReview(
     },
     focus: () => plan.focus(),
   }
-}
-
-/**
- * A button's text: the action, and the option it answers when that is named
- * otherwise ("Refuse / Revise"), all of it visible and all of it the name.
- */
-function withNote(action: string, label: string | undefined): (Node | string)[] {
-  return label === undefined || label === action
-    ? [action]
-    : [action, h('span', { className: 'button-note' }, [' / ', label])]
 }
