@@ -76,3 +76,12 @@ export function createFleet(options: FleetOptions): FleetActor {
 export function tellFleet(fleet: FleetActor, event: FleetEvent): void {
   if (fleet.getSnapshot().status === 'active') fleet.send(event)
 }
+
+/** Stops the seam's part in the fleet (its lease released); resolves once it has. */
+export function stopFleet(fleet: FleetActor): Promise<void> {
+  return new Promise<void>((resolve) => {
+    fleet.subscribe({ complete: resolve, error: () => resolve() })
+    tellFleet(fleet, { type: 'fleet.stop' })
+    if (fleet.getSnapshot().status !== 'active') resolve()
+  })
+}

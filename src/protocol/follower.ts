@@ -2,7 +2,7 @@ import type { Asks } from './asks.js'
 import type { Presenter } from './presenter.js'
 import type { AskRecord, AskStore, StoreChange } from './store/types.js'
 import { settledElsewhereOutcome, storeFailedOutcome } from '../vocabulary/index.js'
-import type { AskOutcome } from '../vocabulary/index.js'
+import type { AskOutcome, PendingAsk } from '../vocabulary/index.js'
 
 /*
  * How a seam follows its store (DESIGN §10): it hears of asks admitted and
@@ -28,8 +28,8 @@ export interface FollowerOptions {
 
 /** A seam's part in following its store. */
 export interface Follower {
-  /** Another seam's pending asks this seam knows of, by `askId`. */
-  readonly foreign: ReadonlyMap<string, AskRecord>
+  /** Other seams' pending asks as `pending()` lists them; shown where `shown` says. */
+  pending(shown: (askId: string) => boolean): PendingAsk[]
   /** Starts following the store's feed. */
   start(): void
   /** Stops following it and forgets other seams' asks (the seam closed). */
@@ -117,7 +117,19 @@ export function createFollower(options: FollowerOptions): Follower {
 
   let unwatch: (() => void) | undefined
   return {
-    foreign,
+    pending(shown) {
+      return [...foreign.values()].map((record) => {
+        const entry: PendingAsk = {
+          askId: record.askId,
+          questions: record.questions,
+          state: shown(record.askId) ? 'presenting' : 'waiting-for-provider',
+          startedAt: record.startedAt,
+        }
+        if (record.agentId !== undefined) entry.agentId = record.agentId
+        if (record.deadline !== undefined) entry.deadline = record.deadline
+        return entry
+      })
+    },
     start() {
       unwatch = store.watch(onChange)
     },

@@ -3,7 +3,7 @@ import type { InspectionEvent } from 'xstate'
 import { seamMachine } from '../machines/index.js'
 import { checkCaller } from './agents.js'
 import { createAsks } from './asks.js'
-import { createFleet, tellFleet } from './fleet.js'
+import { createFleet, stopFleet, tellFleet } from './fleet.js'
 import { createFollower } from './follower.js'
 import { newId } from './ids.js'
 import { createPresenter } from './presenter.js'
@@ -137,31 +137,13 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   fleet.start()
   follower.start()
 
-  const closedError = () => new UserQuestionError('the question seam is closed', 'SEAM_CLOSED')
-
   const seam: UserQuestions = {
     registerProvider(provider) {
-      let ask: unknown
-      try {
-        ask = (provider as Partial<UserQuestionProvider> | null)?.ask
-      } catch (error: unknown) {
-        throw new TypeError('registerProvider: the provider’s ask could not be read', {
-          cause: error,
-        })
-      }
-      if (typeof ask !== 'function') {
-        throw new TypeError('registerProvider: the provider must have an ask(request) function')
-      }
+      checkProvider(provider)
       const registration = ++registrations
       const event = { type: 'provider.registered', registration } as const
-      const snapshot = slot.getSnapshot()
-      if (!snapshot.can(event)) {
-        throw isClosed()
-          ? closedError()
-          : new UserQuestionError(
-              'another question provider is already active',
-              'DUPLICATE_PROVIDER',
-            )
+      if (!slot.getSnapshot().can(event)) {
+        throw isClosed() ? closedError() : duplicateError()
       }
       active = { registration, provider }
       slot.send(event)
@@ -185,22 +167,8 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
 
     pending() {
       const shownElsewhere = (askId: string) => presenter.shows(askId) || providersElsewhere
-      const list = asks.pending(shownElsewhere)
-      for (const record of follower.foreign.values()) {
-        if (asks.runs(record.askId)) continue
-        const entry = {
-          askId: record.askId,
-          questions: record.questions,
-          state: shownElsewhere(record.askId)
-            ? ('presenting' as const)
-            : ('waiting-for-provider' as const),
-          startedAt: record.startedAt,
-          ...(record.agentId === undefined ? {} : { agentId: record.agentId }),
-          ...(record.deadline === undefined ? {} : { deadline: record.deadline }),
-        }
-        list.push(entry)
-      }
-      return list.sort((a, b) => a.startedAt - b.startedAt)
+      const others = follower.pending(shownElsewhere).filter(({ askId }) => !asks.runs(askId))
+      return [...asks.pending(shownElsewhere), ...others].sort((a, b) => a.startedAt - b.startedAt)
     },
 
     close() {
@@ -209,14 +177,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       follower.stop()
       // Another seam's ask goes on without this UI: its presentation is handed over, not ended.
       const ended = Promise.all([asks.close(), presenter.end(handedOverOutcome())])
-      closing = ended.then(
-        () =>
-          new Promise<void>((resolve) => {
-            fleet.subscribe({ complete: resolve, error: () => resolve() })
-            tellFleet(fleet, { type: 'fleet.stop' })
-            if (fleet.getSnapshot().status !== 'active') resolve()
-          }),
-      )
+      closing = ended.then(() => stopFleet(fleet))
       return closing
     },
   }
@@ -269,5 +230,22 @@ function guardInspection(observer: InspectionObserver): (event: InspectionEvent)
         throw error
       })
     }
+  }
+}
+
+const closedError = () => new UserQuestionError('the question seam is closed', 'SEAM_CLOSED')
+const duplicateError = () =>
+  new UserQuestionError('another question provider is already active', 'DUPLICATE_PROVIDER')
+
+/** Refuses, as a TypeError, what cannot be a provider: one without an `ask(request)` function. */
+function checkProvider(provider: unknown): void {
+  let ask: unknown
+  try {
+    ask = (provider as Partial<UserQuestionProvider> | null)?.ask
+  } catch (error: unknown) {
+    throw new TypeError('registerProvider: the provider’s ask could not be read', { cause: error })
+  }
+  if (typeof ask !== 'function') {
+    throw new TypeError('registerProvider: the provider must have an ask(request) function')
   }
 }
