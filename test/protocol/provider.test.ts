@@ -7,6 +7,7 @@ import type {
   UserQuestionProvider,
 } from '../../src/protocol/index.js'
 import { seamWithProvider, rejectionOf, skipAll, track } from '../support/controllable-provider.js'
+import { settle } from '../support/settle.js'
 
 const questions: AskUserQuestionItem[] = [
   { id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] },
@@ -24,9 +25,6 @@ function batch(): AskUserQuestionItem[] {
   return structuredClone(questions)
 }
 
-/** Lets every pending promise callback run (fake timers keep the clock still). */
-const flush = () => vi.advanceTimersByTimeAsync(0)
-
 /** Collects unhandled rejections while `run` executes and one event-loop turn after it. */
 async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {
   const seen: unknown[] = []
@@ -37,10 +35,9 @@ async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {
   try {
     await run()
     vi.useRealTimers()
-    // Node reports unhandled rejections after the microtask queue drains; two
-    // macrotask turns are enough for any to surface.
-    await new Promise<void>((resolve) => setImmediate(resolve))
-    await new Promise<void>((resolve) => setImmediate(resolve))
+    // Node reports unhandled rejections after the microtask queue drains; the
+    // real event-loop turns of settle() are enough for any to surface.
+    await settle()
   } finally {
     process.off('unhandledRejection', listener)
   }
@@ -252,7 +249,7 @@ describe('a provider that settles late or never', () => {
       const call = await provider.call(0)
       await vi.advanceTimersByTimeAsync(1_000)
       call.resolve(skipAll(questions))
-      await flush()
+      await settle()
     })
     expect(unhandled).toEqual([])
     expect(asking.count).toBe(1)
@@ -273,11 +270,11 @@ describe('a provider that settles late or never', () => {
         asking = track(seam.ask({ questions: batch(), signal: controller.signal }))
         const call = await provider.call(0)
         controller.abort(new Error('tool call cancelled'))
-        await flush()
+        await settle()
         const late = make()
         if (late === undefined) call.resolve({ answers: [{ id: 'nope', selected: ['x'] }] })
         else call.reject(late)
-        await flush()
+        await settle()
       })
       expect(unhandled).toEqual([])
       expect(asking.count).toBe(1)
@@ -293,7 +290,7 @@ describe('a provider that settles late or never', () => {
       const call = await provider.call(0)
       await seam.close()
       call.reject(new Error('after close'))
-      await flush()
+      await settle()
     })
     expect(unhandled).toEqual([])
     await rejectionOf(seamResult(asking), 'SEAM_CLOSED')

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import fc from 'fast-check'
 import { runs } from '../support/runs.js'
+import { settle as flush } from '../support/settle.js'
 import { UserQuestionError, createUserQuestions } from '../../src/protocol/index.js'
 import type {
   AskUserQuestionAnswer,
@@ -98,10 +99,6 @@ class Real {
       return error
     }
   }
-}
-
-const flush = async () => {
-  for (let i = 0; i < 30; i++) await Promise.resolve()
 }
 
 function settle(ask: ModelAsk, outcome: Outcome) {

@@ -172,8 +172,7 @@ describe('§4 waiting for a first provider', () => {
   it('fails with NO_PROVIDER at once by default', async () => {
     const seam = createUserQuestions()
     const asking = track(seam.ask({ questions: batch() }))
-    await Promise.resolve()
-    await Promise.resolve()
+    await settle()
     await asking.done
     expect(vi.getTimerCount()).toBe(0)
     const error = await rejectionOf(result(asking), 'NO_PROVIDER')

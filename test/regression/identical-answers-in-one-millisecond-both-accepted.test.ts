@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
 import type { AskStore, ProviderSettlement, UserQuestions } from '../../src/protocol/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
+import { settle } from '../support/settle.js'
 
 /**
  * Two providers on two seams sharing a store gave the same answer in the same
@@ -24,10 +25,6 @@ afterEach(async () => {
   for (const seam of seams) await seam.close()
   vi.useRealTimers()
 })
-
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await vi.advanceTimersByTimeAsync(0)
-}
 
 async function twoPresentingSeams(store: AskStore) {
   const [worker, console_] = [createUserQuestions({ store }), createUserQuestions({ store })]

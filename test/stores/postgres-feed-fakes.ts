@@ -13,6 +13,7 @@ import { createChangeFeed } from '../../src/stores/postgres/change-feed.js'
 import type { AskRow } from '../../src/stores/postgres/rows.js'
 import type { SchemaFacts } from '../../src/stores/postgres/schema.js'
 import { answered } from './store-contract.js'
+import { settle } from '../support/settle.js'
 
 export const CHANNEL = 'askseam:app'
 
@@ -35,8 +36,8 @@ export function deferred<T = void>(): Deferred<T> {
 /** A promise that never settles: a server that never answers. */
 export const never = <T>(): Promise<T> => new Promise<T>(() => undefined)
 
-/** Runs every timer due now and every promise chain they start. */
-export const settle = (): Promise<unknown> => vi.advanceTimersByTimeAsync(0)
+// The feed tests take the one settle helper from here, beside the fakes it drives.
+export { settle }
 
 /** The LISTEN connection, as the feed uses a `pg.Client`. */
 export class FakeConnection extends EventEmitter {

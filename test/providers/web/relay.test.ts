@@ -399,10 +399,9 @@ describe('createRelay', () => {
       const first = track(seam.ask({ questions }))
       void track(seam.ask({ questions }))
       await flush()
-      await vi.advanceTimersByTimeAsync(0)
       const [ended, open] = fast.framesOf('question/requested').map((frame) => frame.rpcId)
       fastConnection.receive(respond(ended!))
-      await vi.advanceTimersByTimeAsync(0)
+      await flush()
       expect(first.settled).toBe(1)
       slow.bufferedAmount = 0
       await vi.advanceTimersByTimeAsync(20)
