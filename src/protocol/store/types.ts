@@ -32,8 +32,9 @@ export interface AskStore {
   /**
    * The one conditional write: settles `askId` with `outcome` if, and only
    * if, it is still pending. A deadline is final (DESIGN §10): an ask whose
-   * deadline is at or before the write's time (`settledAt`, or the database's
-   * own clock where there is one) is settled with `timeoutOutcome`
+   * deadline is at or before the time of the write itself (never earlier
+   * than `settledAt`: a wait for a lock counts; the database's own clock where
+   * there is one) is settled with `timeoutOutcome`
    * instead, and the writer does not win unless it offered that outcome.
    * Resolves with the ask as the store now holds it, whoever won
    * (`record.outcome` is the committed outcome), and whether this call's

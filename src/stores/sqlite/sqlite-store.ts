@@ -183,12 +183,14 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
         outcome: JSON.stringify(offered),
         offersTimeout: isTimeoutOutcome(offered) ? 1 : 0,
         message: TIMEOUT_MESSAGE,
-        settledAt,
         askId,
       }
       const { result, revision } = await write('settle', (s, revision) => {
         // No row: the ask was settled already, or is not in the store.
-        const written = s.settle.get({ ...values, revision }) as { won: unknown } | undefined
+        // The deadline is checked at the write, not at the call: a wait for the lock counts.
+        const at = Math.max(settledAt, Date.now())
+        const written = s.settle.get({ ...values, settledAt: at, revision }) as
+          { won: unknown } | undefined
         const row = s.byId.get(askId) as AskRow | undefined
         // Decoded inside the transaction: a corrupt ask rejects and is left as it was.
         return {

@@ -187,3 +187,22 @@ describe('a corrupt row, without onCorruptRow', () => {
     ])
   })
 })
+
+describe('§10 a deadline is final, at the write', () => {
+  it('an answer offered before the deadline whose write waits on the lock past it loses to ASK_TIMEOUT', async () => {
+    const { path, store } = setup({ busyTimeoutMs: 5_000 })
+    const offeredAt = Date.now()
+    const ask = { ...newAsk(), deadline: offeredAt + 150 }
+    await store.admit(ask)
+    const holder = rawConnection(path)
+    holder.exec('BEGIN IMMEDIATE')
+    const settling = store.settle(ask.askId, answered, offeredAt)
+    // The lock goes only once the deadline has passed.
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    holder.exec('COMMIT')
+    const result = await settling
+    expect(result?.won).toBe(false)
+    expect(result?.record.outcome).toMatchObject({ error: { code: 'ASK_TIMEOUT' } })
+    expect(result?.record.settledAt).toBeGreaterThanOrEqual(ask.deadline)
+  })
+})
