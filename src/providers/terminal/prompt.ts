@@ -293,14 +293,15 @@ export function runQuestionnairePrompt(
           case 'approve':
             send({ type: 'plan.approved' })
             return
-          case 'refuse':
-            send({ type: 'plan.refused' })
-            return
-          case 'feedback': {
+          case 'refuse': {
+            // Notes, when typed, go with the other option (they replace it as the answer).
             const feedback = state.field.text
-            if (before.can({ type: 'plan.refused', feedback }) && feedback.trim() !== '') {
-              send({ type: 'plan.refused', feedback })
-            } else next.notice = 'Type what should change, or pick another choice'
+            const refusal =
+              feedback.trim() === ''
+                ? { type: 'plan.refused' as const }
+                : { type: 'plan.refused' as const, feedback }
+            if (before.can(refusal)) send(refusal)
+            else next.notice = 'Type what should change, or pick another choice'
             return
           }
           case 'discuss':
@@ -343,7 +344,8 @@ export function runQuestionnairePrompt(
           const question = before.context.questions[index]
           const draft = draftOf(before.context, question?.id ?? '')
           const answered = isQuestionAnswered(before.context, question?.id ?? '') && !draft.skipped
-          if (mode === 'planReview') send({ type: 'question.skipped' })
+          // A plan is one decision: approve, send it back, or discuss; there is nothing to skip to.
+          if (mode === 'planReview') break
           else if (answered && index < last) send({ type: 'question.next' })
           else if (answered) reviewIfDone(index)
           else {

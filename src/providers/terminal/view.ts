@@ -16,8 +16,11 @@ export type ViewRow =
   | { kind: 'option'; option: AskUserQuestionOption }
   | { kind: 'custom' }
   | { kind: 'approve'; option: AskUserQuestionOption }
-  | { kind: 'refuse'; option: AskUserQuestionOption }
-  | { kind: 'feedback' }
+  /**
+   * A plan's other option, by its own label, with room for what should
+   * change; without another option, the way to send the plan back with notes.
+   */
+  | { kind: 'refuse'; option?: AskUserQuestionOption }
   | { kind: 'discuss' }
   | { kind: 'submit' }
   | { kind: 'keep-editing' }
@@ -103,10 +106,10 @@ export function rowsOf(
   if (screen === 'plan') {
     const review = describePlanReview(context.questions)
     if (review === undefined) return [{ kind: 'discuss' }]
+    // One decision, three ways: approve, the other option (notes optional), or talk instead.
     return [
       { kind: 'approve', option: review.approve },
-      ...(review.refuse === undefined ? [] : [{ kind: 'refuse' as const, option: review.refuse }]),
-      { kind: 'feedback' },
+      review.refuse === undefined ? { kind: 'refuse' } : { kind: 'refuse', option: review.refuse },
       { kind: 'discuss' },
     ]
   }
@@ -117,7 +120,7 @@ export function rowsOf(
 
 /** Whether a row takes typing. */
 export function isTextRow(row: ViewRow | undefined): boolean {
-  return row?.kind === 'custom' || row?.kind === 'feedback'
+  return row?.kind === 'custom' || row?.kind === 'refuse'
 }
 
 const MARK = { answered: '✔', skipped: '↷', open: '○' } as const
@@ -165,7 +168,7 @@ interface Block {
 
 function textBlock(
   model: ViewModel,
-  row: Extract<ViewRow, { kind: 'custom' | 'feedback' }>,
+  row: Extract<ViewRow, { kind: 'custom' | 'refuse' }>,
   focused: boolean,
   number: string,
   width: number,
@@ -175,8 +178,8 @@ function textBlock(
   const draft = draftOf(context, question.id)
   const pointer = focused ? style.accent('❯') : ' '
   const title =
-    row.kind === 'feedback'
-      ? 'Revise with notes:'
+    row.kind === 'refuse'
+      ? `${truncate(sanitize(row.option?.label ?? 'Send back'), 24)}:`
       : (question.options ?? []).length === 0
         ? 'Answer:'
         : 'Other:'
@@ -193,7 +196,11 @@ function textBlock(
       typed === ''
         ? style.dim(
             truncate(
-              row.kind === 'feedback' ? 'tell the agent what to change' : 'type your own answer',
+              row.kind === 'custom'
+                ? 'type your own answer'
+                : row.option === undefined
+                  ? 'tell the agent what to change'
+                  : 'notes on what to change (optional)',
               room - 1,
             ),
           )
@@ -226,7 +233,7 @@ function optionBlock(
   const pointer = focused ? style.accent('❯') : ' '
   const numbered = row.kind !== 'custom' || (question.options ?? []).length > 0
   const number = numbered ? `${position + 1}.` : ''
-  if (row.kind === 'custom' || row.kind === 'feedback') {
+  if (row.kind === 'custom' || row.kind === 'refuse') {
     return textBlock(model, row, focused, number, width)
   }
   const indent = ' '.repeat(4 + number.length)
@@ -235,8 +242,7 @@ function optionBlock(
   let description: string | undefined
   switch (row.kind) {
     case 'option':
-    case 'approve':
-    case 'refuse': {
+    case 'approve': {
       label = truncate(sanitize(row.option.label), labelWidth - 2)
       description = row.option.description
       // A skipped question shows no choice: what it answers is "skipped".
@@ -248,8 +254,9 @@ function optionBlock(
       break
     }
     case 'discuss':
-      label = 'Discuss instead'
-      description = 'Stop here and talk it over; nothing is approved'
+      // The quiet way out: talk it over instead of deciding.
+      label = focused ? 'Discuss instead' : style.dim('Discuss instead')
+      description = 'talk it over; nothing is approved'
       break
     case 'submit':
       label = 'Submit answers'
@@ -299,7 +306,7 @@ export function keyHints(model: ViewModel, row: ViewRow | undefined): KeyHint[] 
   if (screen === 'plan') {
     hints.push({ text: editing ? 'enter send' : 'enter select', priority: 1 })
     if (editing) hints.push(leave)
-    hints.push({ text: '↑↓ move', priority: 3 }, { text: 'tab skip', priority: 4 })
+    hints.push({ text: '↑↓ move', priority: 3 })
     hints.push(editing ? { text: 'ctrl+c dismiss', short: '^c dismiss', priority: 5 } : dismiss)
     return hints
   }
@@ -334,6 +341,39 @@ function planLines(model: ViewModel, question: AskUserQuestionItem, width: numbe
     plain,
     styled: /^#{1,6} /.test(plain) ? style.bold(plain.replace(/^#+ /, '')) : plain,
   }))
+}
+
+/**
+ * The review screen's summary: each question's title and its answer, the
+ * answer wrapped (never cut) under its title on a narrow terminal and beside
+ * it on a wide one, so a custom answer reads in full.
+ */
+function reviewLines(model: ViewModel, width: number): StyledLine[] {
+  const { context, style } = model
+  const stacked = width < 60
+  const lines: StyledLine[] = []
+  context.questions.forEach((item, index) => {
+    const draft = draftOf(context, item.id)
+    const parts = draft.skipped
+      ? []
+      : [...draft.selected, ...(draft.custom === undefined ? [] : [`“${draft.custom.trim()}”`])]
+    const value = draft.skipped ? 'skipped' : parts.length > 0 ? parts.join(', ') : 'not answered'
+    const paint = (text: string) =>
+      value === 'not answered' ? style.warning(text) : parts.length === 0 ? style.dim(text) : text
+    const title = truncate(sanitize(item.header ?? `Q${index + 1}`), stacked ? width - 2 : 18)
+    const indent = stacked ? 4 : 21
+    // A long answer keeps a few lines; the last says it goes on.
+    const wrapped = clampLines(wrapText(sanitize(value), width - indent), 4, width - indent)
+    if (stacked) {
+      lines.push({ plain: `  ${title}`, styled: `  ${style.dim(title)}` })
+    }
+    wrapped.forEach((text, at) => {
+      const head = stacked || at > 0 ? ' '.repeat(indent) : `  ${title.padEnd(18)} `
+      const styledHead = stacked || at > 0 ? head : `  ${style.dim(title.padEnd(18))} `
+      lines.push({ plain: `${head}${text}`, styled: `${styledHead}${paint(text)}` })
+    })
+  })
+  return lines
 }
 
 /**
@@ -418,32 +458,9 @@ export function renderView(model: ViewModel): ViewFrame {
 
   // The middle is built plain, clamped, then styled: widths are measured on plain text.
   let styled: StyledLine[] = []
-  let paint: (line: StyledLine, index: number) => string = (line) => line.styled
+  let paint: (line: StyledLine) => string = (line) => line.styled
   if (screen === 'review') {
-    const summary = context.questions.map((item, index) => {
-      const draft = draftOf(context, item.id)
-      const parts = draft.skipped
-        ? []
-        : [...draft.selected, ...(draft.custom === undefined ? [] : [`“${draft.custom.trim()}”`])]
-      const value = draft.skipped ? 'skipped' : parts.length > 0 ? parts.join(', ') : 'not answered'
-      const title = truncate(sanitize(item.header ?? `Q${index + 1}`), 18).padEnd(18)
-      return { title, value: truncate(sanitize(value), width - 21), open: parts.length === 0 }
-    })
-    styled = summary.map(({ title, value }) => {
-      const plain = `  ${title} ${value}`
-      return { plain, styled: plain }
-    })
-    paint = (line, index) => {
-      const entry = summary[index]
-      if (entry === undefined || line.plain.startsWith('…')) return style.dim(line.plain)
-      const value =
-        entry.value === 'not answered'
-          ? style.warning(entry.value)
-          : entry.open
-            ? style.dim(entry.value)
-            : entry.value
-      return `  ${style.dim(entry.title)} ${value}`
-    }
+    styled = reviewLines(model, width)
   } else if (screen === 'plan' && question.detail !== undefined) {
     styled = planLines(model, question, width - 2)
     paint = (line) =>

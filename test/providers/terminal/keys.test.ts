@@ -39,6 +39,15 @@ afterEach(() => {
   for (const session of sessions.splice(0)) session.kill()
 })
 
+/**
+ * Waits for a whole frame: `first` drawn and, below it, the hint line that
+ * closes every frame (a screen read after the first marker alone may be
+ * half drawn).
+ */
+function frame(session: PtySession, first: string, hint: RegExp): Promise<string> {
+  return session.waitForScreen((screen) => hint.test(below(screen, first)))
+}
+
 /** The prompt's own lines: from the last line that matches `marker` down. */
 function below(screen: string, marker: string): string {
   const lines = screen.split('\n')
@@ -86,7 +95,7 @@ describe('terminal keys, in a real pty', { timeout: 60_000 }, () => {
   it('a multi-line paste into the plan feedback keeps its lines, and Enter inside it sends nothing', async () => {
     const session = start({ asks: ['plan'] })
     await session.waitForScreen('Discuss instead')
-    session.type('3')
+    session.type('2')
     await session.waitForScreen('enter send')
     session.type(paste('Use two regions\r\nand a canary\r\n\r\nthen ship'))
     await session.waitForScreen(
@@ -233,5 +242,77 @@ describe('terminal keys, in a real pty', { timeout: 60_000 }, () => {
     for (const line of screen.split('\n')) expect(line.length).toBeLessThanOrEqual(40)
     session.type('4')
     await session.waitForScreen((text) => /enter confirm/.test(text) && /esc leave/.test(text))
+  })
+
+  it('at 40 columns the review shows a custom answer whole, wrapped between words', async () => {
+    const session = start({ asks: [two] }, { columns: 40, rows: 24 })
+    await frame(session, 'Region', /esc dismiss/)
+    session.type(`3eu-central-1 please, with a canary first${Keys.enter}`)
+    await frame(session, 'Anything else?', /enter confirm/)
+    session.type(`Ship it on Thursday morning${Keys.enter}`)
+    const screen = await frame(session, 'Review your answers', /esc dismiss/)
+    for (const line of screen.split('\n')) expect(line.length).toBeLessThanOrEqual(40)
+    const summary = below(screen, 'Review your answers')
+    // Every word arrives whole: joined back, the lines read the answers as typed.
+    const words = summary.split(/\s+/)
+    for (const word of ['“eu-central-1', 'please,', 'canary', 'first”', 'Thursday', 'morning”']) {
+      expect(words).toContain(word)
+    }
+    const joined = summary.replace(/\s+/g, ' ')
+    expect(joined).toContain('“eu-central-1 please, with a canary first”')
+    expect(joined).toContain('“Ship it on Thursday morning”')
+    expect(summary).not.toContain('…')
+    session.type(Keys.enter)
+    expect(await resultOf(session, 0)).toEqual({
+      ask: 0,
+      ok: true,
+      answer: {
+        answers: [
+          { id: 'region', selected: [], custom: 'eu-central-1 please, with a canary first' },
+          { id: 'notes', selected: [], custom: 'Ship it on Thursday morning' },
+        ],
+      },
+    })
+  })
+
+  it('a plan offers one decision: approve, the other option by its label with notes, or discuss', async () => {
+    const session = start({ asks: ['plan'], repeat: 4 }, { columns: 80, rows: 40 })
+    // The next plan's whole frame, drawn after the result of the one before.
+    const nextPlan = (after: number) =>
+      session.waitForOutput(new RegExp(`RESULT \\{"ask":${after},[^\\n]*\\n[\\s\\S]*esc dismiss`))
+    const screen = await frame(session, 'Approve this deployment plan?', /esc dismiss/)
+    // The choices: from the approve row down (the plan above has numbered steps of its own).
+    const choices = below(screen, '1. Approve')
+    expect(choices).toMatch(/2\. Revise: notes on what to change \(optional\)/)
+    expect(choices).toMatch(/3\. Discuss instead/)
+    expect(choices).not.toMatch(/4\.|Revise with notes|tab skip/)
+    // Tab skips nothing on a plan: the decision is still on screen.
+    session.type(`${Keys.tab}2${Keys.enter}`)
+    expect(await resultOf(session, 0)).toEqual({
+      ask: 0,
+      ok: true,
+      answer: { answers: [{ id: 'plan', selected: ['Revise'] }] },
+    })
+    await nextPlan(0)
+    session.type(`2Canary first${Keys.enter}`)
+    expect(await resultOf(session, 1)).toEqual({
+      ask: 1,
+      ok: true,
+      answer: { answers: [{ id: 'plan', selected: [], custom: 'Canary first' }] },
+    })
+    await nextPlan(1)
+    session.type('3')
+    expect(await resultOf(session, 2)).toMatchObject({
+      ok: false,
+      code: 'ASK_CANCELLED',
+      reason: 'discuss',
+    })
+    await nextPlan(2)
+    session.type('1')
+    expect(await resultOf(session, 3)).toEqual({
+      ask: 3,
+      ok: true,
+      answer: { answers: [{ id: 'plan', selected: ['Approve'] }] },
+    })
   })
 })

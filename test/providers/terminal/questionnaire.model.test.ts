@@ -252,10 +252,11 @@ async function replay(
         keys += '1'
         break
       case 'plan.refused':
-        keys += event.feedback === undefined ? '2' : `3${event.feedback}${Keys.enter}`
+        // The other option's row takes notes: with none typed, Enter answers the option itself.
+        keys += `2${event.feedback ?? ''}${Keys.enter}`
         break
       case 'plan.discussed':
-        keys += '4'
+        keys += '3'
         break
       default:
         throw new Error(`the terminal offers no key for ${event.type}`)
@@ -299,7 +300,11 @@ const suites = [
   {
     name: 'plan review',
     questions: planQuestions,
-    paths: questionnairePaths(planQuestions, { eventTypes: TERMINAL_EVENTS, algorithm: 'simple' }),
+    // A plan is one decision (approve, the other option, discuss), or Ctrl-C: nothing to skip.
+    paths: questionnairePaths(planQuestions, {
+      eventTypes: ['plan.approved', 'plan.refused', 'plan.discussed', 'batch.cancelled'],
+      algorithm: 'simple',
+    }),
   },
 ]
 
