@@ -18,14 +18,15 @@ const bare: AskUserQuestionItem = {
   header: 'Region',
   options: [{ label: 'eu-west-1' }, { label: 'us-east-1' }],
 }
-const writtenOut: AskUserQuestionItem = {
+// As JavaScript callers and models write it: the defaults spelled out.
+const writtenOut = {
   ...bare,
   multiSelect: false,
   options: [
     { label: 'eu-west-1', description: undefined },
     { label: 'us-east-1', description: undefined },
   ],
-}
+} as unknown as AskUserQuestionItem
 
 const seams: UserQuestions[] = []
 const removals: Array<() => void> = []
