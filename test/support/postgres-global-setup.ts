@@ -45,9 +45,5 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   // Test files run in workers started after this, which inherit the environment.
   process.env.ASKSEAM_POSTGRES_URL = cluster.url
   process.env.ASKSEAM_POSTGRES_DIR = cluster.dir
-  return async () => {
-    delete process.env.ASKSEAM_POSTGRES_URL
-    delete process.env.ASKSEAM_POSTGRES_DIR
-    await cluster.destroy()
-  }
+  return () => cluster.destroy()
 }
