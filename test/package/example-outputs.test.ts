@@ -34,6 +34,7 @@ writeFileSync(
           ['askseam', 'protocol'],
           ['askseam/machines', 'machines'],
           ['askseam/tool', 'tool'],
+          ['askseam/store', 'protocol/store'],
         ].map(([entry, folder]) => [entry, [path.join(ROOT, 'src', folder!, 'index.ts')]]),
       ),
     },
@@ -48,6 +49,7 @@ writeFileSync(
 const headless: Record<string, RegExp | undefined> = {
   inspect: /^await seam\.close\(\)\n((?:\/\/ .*\n)+)/m,
   'caller-authority': /^}\n((?:\/\/ .*\n)+)/m,
+  'own-store': /^}\n(?:console\.log.*\n)+((?:\/\/ .*\n)+)/m,
   'custom-ui': undefined,
   tool: undefined,
 }
