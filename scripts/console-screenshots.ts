@@ -1,7 +1,8 @@
 /**
  * Takes the web console screenshots in docs/ with Debian's Chromium: the
- * batch view mid-answer in light and dark, the same on a 390 px touch phone,
- * and the plan-review card in light and dark.
+ * batch view mid-answer and the plan-review card, each on the desktop and on
+ * a 390 px touch phone, in light and dark; then Sent ✓, and a tab whose
+ * console is restarting.
  *
  *   npm run console:screenshots
  */
@@ -17,7 +18,8 @@ const agents = createAgentRegistry()
 const agent = { id: 'deploy-agent' }
 agents.enter(agent)
 // A deadline, so the countdown shows as it would in a real session.
-const seam = createUserQuestions({ agents, timeoutMs: 15 * 60_000 })
+// The grace keeps the last question pending while the console restarts, as a durable store does.
+const seam = createUserQuestions({ agents, timeoutMs: 15 * 60_000, providerGraceMs: 60_000 })
 const web = await startWebConsole({ seam })
 const controller = new AbortController()
 const asks = [
@@ -77,25 +79,32 @@ async function desktop(scheme: 'light' | 'dark'): Promise<BrowserContext> {
   return context
 }
 
-try {
-  await (await desktop('light')).close()
-  await (await desktop('dark')).close()
-  const phone = await browser.newContext({
+async function phone(scheme: 'light' | 'dark'): Promise<void> {
+  const context = await browser.newContext({
     // Tall enough for a whole card: a full-page capture would drop the touch emulation.
     viewport: { width: 390, height: 1400 },
     deviceScaleFactor: 1,
     isMobile: true,
     hasTouch: true,
+    colorScheme: scheme,
   })
-  await addDeadlines(phone, seam)
-  const page = await phone.newPage()
+  await addDeadlines(context, seam)
+  const page = await context.newPage()
   await answerSome(page)
-  await shoot(page, 'web-console-phone.png', false)
+  const suffix = scheme === 'dark' ? '-dark' : ''
+  await shoot(page, `web-console-phone${suffix}.png`, false)
   await page.getByRole('button', { name: /Plan review/ }).click()
   await page.locator('.card[data-state="planReview"]').waitFor()
-  await shoot(page, 'web-console-phone-plan-review.png', false)
-  await phone.close()
-  // The end of a session: every ask answered (Sent ✓), then the host gone.
+  await shoot(page, `web-console-phone-plan-review${suffix}.png`, false)
+  await context.close()
+}
+
+try {
+  await (await desktop('light')).close()
+  await (await desktop('dark')).close()
+  await phone('light')
+  await phone('dark')
+  // The end of a session: every ask answered (Sent ✓), then the console stopped for a restart.
   const last = await browser.newContext({ viewport: { width: 1200, height: 640 } })
   const done = await last.newPage()
   await done.goto(web.url)
@@ -112,15 +121,19 @@ try {
   await done.getByLabel('Your answer').fill('Post in #deploys')
   await done.getByLabel('Your answer').press('Enter')
   await done.locator('.stage .sent').waitFor()
-  // The toast says the same; hide it without its fade so the capture shows the card alone.
-  await done.locator('.toast').evaluate((toast) => {
-    toast.style.transition = 'none'
-    toast.classList.remove('visible')
-  })
+  // The approval's toast (another ask was waiting then) fades first: the capture shows this one.
+  await done.locator('.toast:not(.visible)').waitFor({ state: 'attached', timeout: 10_000 })
+  await done.waitForTimeout(400)
   await shoot(done, 'web-console-sent.png', false)
+  // The console stops gracefully (as on Ctrl-C) while a question waits: the tab keeps it.
+  void seam
+    .ask({ questions: deploymentQuestions, agent, signal: controller.signal })
+    .catch(() => undefined)
+  await done.locator('.card[data-state="answering"]').waitFor()
+  await done.getByRole('radio', { name: 'eu-west-1 (Recommended)' }).click()
   await web.close()
-  await done.getByRole('heading', { name: "The agent's session ended" }).waitFor()
-  await shoot(done, 'web-console-ended.png', false)
+  await done.getByText('The console is restarting.').waitFor()
+  await shoot(done, 'web-console-restarting.png', false)
   await last.close()
   console.log(`wrote ${written.map((name) => `docs/${name}`).join(', ')}`)
 } finally {
