@@ -33,15 +33,10 @@ export type {
   ProviderSettlement,
   UserQuestionProvider,
 } from './types.js'
-export {
-  MAX_KEY_LENGTH,
-  MAX_TIMEOUT_MS,
-  checkNotAborted,
-  encodeAnswer,
-  validateAnswer,
-  validateRequest,
-} from './validate.js'
-export type { AnswerDraft, ValidateRequestOptions, ValidatedRequest } from './validate.js'
+export { MAX_KEY_LENGTH, MAX_TIMEOUT_MS, checkNotAborted, validateRequest } from './validate.js'
+export type { ValidateRequestOptions, ValidatedRequest } from './validate.js'
+export { encodeAnswer, validateAnswer } from './answer.js'
+export type { AnswerDraft } from './answer.js'
 export { canonicalQuestions, sameQuestions } from './canonical.js'
 export {
   AskEndReasons,
