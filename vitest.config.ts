@@ -8,7 +8,7 @@ export default defineConfig({
     passWithNoTests: false,
     // A throwaway Postgres for the run when none is given and the server is installed.
     globalSetup: ['test/support/postgres-global-setup.ts'],
-    // The default output, then which tests could not run without Postgres, and why.
-    reporters: ['default', './test/support/postgres-reporter.ts'],
+    // The default output, then which tests could not run (no Postgres, no chromium) and why.
+    reporters: ['default', './test/support/skipped-reporter.ts'],
   },
 })

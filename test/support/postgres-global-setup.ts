@@ -4,7 +4,7 @@
  * cluster (scripts/postgres.sh) for the run and removes it afterwards, as
  * `.ci/run` does. Where the binaries are missing, the run goes on without
  * it and its last lines say which tests could not run and why
- * (postgres-reporter.ts); under CI those tests fail instead (postgres.ts).
+ * (skipped-reporter.ts); under CI those tests fail instead (postgres.ts).
  */
 import { readFile } from 'node:fs/promises'
 import type { TestProject } from 'vitest/node'
