@@ -200,7 +200,7 @@ function textBlock(
                 ? 'type your own answer'
                 : row.option === undefined
                   ? 'tell the agent what to change'
-                  : 'notes on what to change (optional)',
+                  : 'add notes (optional)',
               room - 1,
             ),
           )
@@ -256,7 +256,7 @@ function optionBlock(
     case 'discuss':
       // The quiet way out: talk it over instead of deciding.
       label = focused ? 'Discuss instead' : style.dim('Discuss instead')
-      description = 'talk it over; nothing is approved'
+      description = 'talk it over; nothing decided'
       break
     case 'submit':
       label = 'Submit answers'

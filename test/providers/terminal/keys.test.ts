@@ -283,7 +283,7 @@ describe('terminal keys, in a real pty', { timeout: 60_000 }, () => {
     const screen = await frame(session, 'Approve this deployment plan?', /esc dismiss/)
     // The choices: from the approve row down (the plan above has numbered steps of its own).
     const choices = below(screen, '1. Approve')
-    expect(choices).toMatch(/2\. Revise: notes on what to change \(optional\)/)
+    expect(choices).toMatch(/2\. Revise: add notes \(optional\)/)
     expect(choices).toMatch(/3\. Discuss instead/)
     expect(choices).not.toMatch(/4\.|Revise with notes|tab skip/)
     // Tab skips nothing on a plan: the decision is still on screen.
