@@ -210,6 +210,29 @@ describe('web console in Chromium', () => {
     expect((await asked).error?.code).toBe('ASK_CANCELLED')
   })
 
+  it('hides the keyboard hints on a 390 px screen, touch or not', async () => {
+    const { seam, web } = await start()
+    const page = await browser.newPage()
+    await page.setViewportSize({ width: 390, height: 800 })
+    await page.goto(web.url)
+    void settle(seam.ask({ questions: deploymentQuestions }))
+    await page.locator('.card[data-state="answering"]').waitFor()
+    expect(await page.locator('.keys').isVisible()).toBe(false)
+    expect(await page.locator('.option-key').first().isVisible()).toBe(false)
+    await page.setViewportSize({ width: 1200, height: 800 })
+    await expect.poll(() => page.locator('.keys').isVisible()).toBe(true)
+  })
+
+  it('draws an icon in the empty state, not a blank square', async () => {
+    const { web } = await start()
+    const page = await browser.newPage(web.url)
+    const mark = page.locator('.empty .empty-mark')
+    await mark.waitFor()
+    expect(await mark.locator('svg path').count()).toBe(1)
+    expect(await mark.locator('svg circle').count()).toBe(3)
+    expect(await mark.evaluate((element) => getComputedStyle(element).backgroundImage)).toBe('none')
+  })
+
   it('marks answered steps with a check, not only a colour', async () => {
     const { seam, web } = await start()
     const page = await browser.newPage(web.url)
