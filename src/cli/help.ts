@@ -1,0 +1,100 @@
+/** The command lines askseam takes, printed after a mistake in one. */
+export const USAGE = `Usage:
+  askseam [demo] [--timeout SECONDS] [--web] [--framework NAME] [--fresh]
+  askseam console --store FILE | --postgres URL [--port N] [--token T]
+  askseam mcp [--timeout SECONDS] [--store FILE | --postgres URL]
+  askseam --help | --version
+`
+
+/** `askseam --help`: every command and option, for someone who installed the package. */
+export const HELP = `askseam: an AI agent stops halfway through a task to ask a human.
+
+${USAGE}
+Commands:
+  demo   (default) a scripted agent plans a deployment, asks you three
+         questions and then submits its plan for your review; it prints
+         exactly what the model receives from each call. No model, no network.
+  console  one web console for every process sharing --store or --postgres
+  mcp    the same agent as an MCP server on stdio, asking through
+         elicitation (for a desktop assistant or any MCP client)
+
+Options:
+  --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
+  --web               answer in the browser: starts the web console on
+                      127.0.0.1 and prints its URL instead of asking here
+  --framework NAME    run each ask inside a framework's real agent loop with
+                      a scripted model: ai-sdk, openai-agents or langgraph
+  --fresh             forget the demo's kept asks and start over
+  --store FILE        keep asks in this SQLite file, shared by the processes
+                      on this machine (npm install better-sqlite3)
+  --postgres URL      keep asks in Postgres, shared by many hosts (npm install pg)
+  --port N, --token T console: a fixed port and token, so open tabs reconnect
+                      after a restart
+  -h, --help          show this help (askseam COMMAND --help: that command's)
+  -v, --version       print the version
+
+Each command loads the UI it asks through, an optional peer of askseam:
+  askseam demo         npm install marked zod
+  askseam demo --web   npm install ws zod
+  askseam mcp          npm install @modelcontextprotocol/sdk
+Without installing: npx -p askseam -p marked -p zod askseam
+
+In your own code: import { createUserQuestions } from 'askseam'
+Guide: https://github.com/askseam/askseam#readme
+`
+
+/** `askseam COMMAND --help`: what that command does and the options it reads. */
+export const COMMAND_HELP: Readonly<Record<string, string>> = {
+  demo: `Usage: askseam [demo] [--timeout SECONDS] [--web] [--framework NAME] [--fresh]
+                    [--store FILE | --postgres URL]
+
+A scripted agent plans a deployment, asks you three questions, then submits
+its plan for your review, and prints exactly what the model receives from
+each call. No model, no network. Its asks are kept in a SQLite file of its
+own (per user and per kind of demo): stop it mid-question and run it again,
+and it resumes where it stopped.
+
+Options:
+  --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
+  --web               answer in the browser: starts the web console on
+                      127.0.0.1 and prints its URL instead of asking here
+  --framework NAME    run each ask inside a framework's real agent loop with
+                      a scripted model: ai-sdk, openai-agents or langgraph
+  --fresh             forget the demo's kept asks and start over
+  --store FILE        keep the asks in this SQLite file instead, shared with
+                      other processes (npm install better-sqlite3)
+  --postgres URL      keep the asks in Postgres instead (npm install pg)
+
+Needs: npm install marked zod (with --web: npm install ws zod)
+`,
+  console: `Usage: askseam console --store FILE | --postgres URL [--port N] [--token T]
+
+One web console for every process sharing the store: each pending ask of
+every agent on it shows here, and an answer given here reaches whichever
+process asked, wherever it runs. It asks nothing itself. Ctrl-C stops it and
+ends no ask: the questions stay in the store for the next console.
+
+Options:
+  --store FILE        the SQLite file the agents share (npm install better-sqlite3)
+  --postgres URL      the Postgres database the agents share (npm install pg)
+  --port N            a fixed port (default: a free one)
+  --token T           a fixed token (default: a fresh random one); with a
+                      fixed port, open tabs reconnect after a restart
+
+Needs: npm install ws, and the store's driver
+`,
+  mcp: `Usage: askseam mcp [--timeout SECONDS] [--store FILE | --postgres URL]
+
+The demo agent as an MCP server on stdio: its plan_deployment tool asks
+through the client's elicitation forms. Stdout carries only the protocol;
+logs go to stderr.
+
+Options:
+  --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
+  --store FILE        keep asks in this SQLite file, shared with other
+                      processes (npm install better-sqlite3)
+  --postgres URL      keep asks in Postgres, shared by many hosts (npm install pg)
+
+Needs: npm install @modelcontextprotocol/sdk
+`,
+}
