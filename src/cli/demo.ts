@@ -100,6 +100,49 @@ function wrapped(text: string, columns: number): string {
   return lines.join('\n   ')
 }
 
+/**
+ * The tool's result for a terminal `columns` wide, every character kept:
+ * JSON breaks after a comma outside its strings, a sentence (an error's)
+ * between words, so no word or value is cut in two by the terminal's own
+ * wrap. Later lines go under the first, four columns in.
+ */
+export function wrappedResult(result: string, columns: number): string {
+  const width = Math.max(20, columns - 5)
+  if (result.length <= width) return result
+  // Pieces that end where a line may break: after a comma outside a string, or after a space.
+  const pieces: string[] = []
+  let piece = ''
+  let quoted = false
+  let escaped = false
+  for (const character of result) {
+    piece += character
+    if (escaped) escaped = false
+    else if (character === '\\' && quoted) escaped = true
+    else if (character === '"') quoted = !quoted
+    else if ((character === ',' && !quoted) || character === ' ') {
+      pieces.push(piece)
+      piece = ''
+    }
+  }
+  if (piece !== '') pieces.push(piece)
+  const lines: string[] = []
+  let line = ''
+  for (let rest of pieces) {
+    if (line !== '' && line.length + rest.length > width) {
+      lines.push(line)
+      line = ''
+    }
+    // A piece longer than a whole line (a long value with no space) is cut where it must be.
+    while (line === '' && rest.length > width) {
+      lines.push(rest.slice(0, width))
+      rest = rest.slice(width)
+    }
+    line += rest
+  }
+  if (line !== '') lines.push(line)
+  return lines.join('\n    ')
+}
+
 interface ParsedAnswer {
   answers?: { id?: string; selected?: string[]; custom?: string }[]
 }
@@ -147,7 +190,9 @@ export async function runDemo(options: DemoOptions): Promise<ToolCallRecord[]> {
     }
     const result = await options.askTool(questions)
     calls.push({ purpose, result })
-    write(`\n ${style.dim('↳ the model receives')}\n    ${result}\n\n`)
+    write(
+      `\n ${style.dim('↳ the model receives')}\n    ${wrappedResult(result, options.columns?.() ?? 80)}\n\n`,
+    )
     return result
   }
 
@@ -182,7 +227,8 @@ export async function runDemo(options: DemoOptions): Promise<ToolCallRecord[]> {
 
   write(`\n ${style.bold('What the model received')}\n`)
   calls.forEach((record, index) => {
-    write(` ${style.dim(`${index + 1}.`)} ${record.purpose}\n    ${record.result}\n`)
+    const result = wrappedResult(record.result, options.columns?.() ?? 80)
+    write(` ${style.dim(`${index + 1}.`)} ${record.purpose}\n    ${result}\n`)
   })
   write('\n')
   return calls
