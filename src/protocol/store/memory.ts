@@ -38,16 +38,13 @@ import type {
  * long-running seam on the default store does not grow with every ask.
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
-  const keepSettled = options.keepSettled ?? DEFAULT_KEEP_SETTLED
-  if (!Number.isSafeInteger(keepSettled) || keepSettled < 0) {
-    throw new TypeError('createMemoryStore: keepSettled must be a whole number of asks, 0 or more')
-  }
   // Insertion order is admission order, which pending() keeps.
   const asks = new Map<string, AskRecord>()
-  // Settled asks without a key, oldest settlement first: the ones forgotten past keepSettled.
-  const settledKeyless = new Set<string>()
+  const settledKeyless = keylessRetention(options.keepSettled ?? DEFAULT_KEEP_SETTLED, (askId) =>
+    asks.delete(askId),
+  )
   const byKey = new Map<string, string>()
-  const leases = new Map<string, SeamLease>()
+  const leases = memoryLeases((change) => notify(change))
   const listeners = new Set<(change: StoreChange) => void>()
   let closed = false
 
@@ -69,51 +66,29 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
     record.settledAt = settledAt
     const settled = snapshot(record)
     notify({ type: 'ask.settled', record: settled })
-    if (record.key === undefined) forgetPast(record.askId)
+    if (record.key === undefined) settledKeyless.add(record.askId)
     return settled
   }
-  const forgetPast = (askId: string): void => {
-    settledKeyless.add(askId)
-    while (settledKeyless.size > keepSettled) {
-      const oldest = settledKeyless.values().next().value as string
-      settledKeyless.delete(oldest)
-      asks.delete(oldest)
-    }
-  }
 
-  // Synchronous inside: an in-process admission costs no more than one settled promise.
-  const admitNow = (ask: NewAskRecord): AdmitResult => {
-    open()
-    if (asks.has(ask.askId)) throw new Error(`askId ${ask.askId} is already in the store`)
-    if (ask.key !== undefined) {
-      const held = asks.get(byKey.get(ask.key) ?? '')
-      if (held !== undefined) {
-        if (held.state === 'pending' || isReplayedOutcome(held.outcome as AskOutcome)) {
-          return { status: 'existing', record: snapshot(held) }
-        }
-        // Gives the key up: that outcome said nothing about the human.
-        delete held.key
-        forgetPast(held.askId)
-      }
+  /** Settles, at `now`, every pending ask `ending` names an outcome for. */
+  const settleEach = (now: number, ending: (record: AskRecord) => AskOutcome | undefined) => {
+    const ended: AskRecord[] = []
+    for (const record of asks.values()) {
+      const outcome = record.state === 'pending' ? ending(record) : undefined
+      if (outcome !== undefined) ended.push(settleNow(record, outcome, now))
     }
-    // Parsed like any row read back, so a memory store is no more lenient than a database.
-    const record = parseAskRecord({
-      ...ask,
-      questions: Object.isFrozen(ask.questions) ? ask.questions : frozenJson(ask.questions),
-      state: 'pending',
-    })
-    asks.set(record.askId, record)
-    if (record.key !== undefined) byKey.set(record.key, record.askId)
-    const admitted = snapshot(record)
-    notify({ type: 'ask.admitted', record: admitted })
-    return { status: 'admitted', record: snapshot(record) }
+    return ended
   }
 
   return {
     processLocal: true,
 
     async admit(ask: NewAskRecord): Promise<AdmitResult> {
-      return admitNow(ask)
+      open()
+      const result = admitTo({ asks, byKey, settledKeyless }, ask)
+      if (result.status === 'admitted')
+        notify({ type: 'ask.admitted', record: { ...result.record } })
+      return result
     },
 
     async settle(askId, outcome, settledAt) {
@@ -140,62 +115,45 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
 
     async pending() {
       open()
-      const found: AskRecord[] = []
-      for (const record of asks.values()) if (record.state === 'pending') found.push(record)
-      return found
+      return [...asks.values()]
+        .filter((record) => record.state === 'pending')
         .sort((a, b) => a.startedAt - b.startedAt || (a.askId < b.askId ? -1 : 1))
         .map(snapshot)
     },
 
     async expireOverdue(now) {
       open()
-      const ended: AskRecord[] = []
-      for (const record of asks.values()) {
-        if (record.state === 'pending' && record.deadline !== undefined && record.deadline <= now) {
-          ended.push(settleNow(record, timeoutOutcome(record), now))
-        }
-      }
-      return ended
+      return settleEach(now, (record) =>
+        record.deadline !== undefined && record.deadline <= now
+          ? timeoutOutcome(record)
+          : undefined,
+      )
     },
 
     async endOrphans(now) {
       open()
-      const ended: AskRecord[] = []
-      for (const record of asks.values()) {
-        if (record.state !== 'pending' || record.key !== undefined) continue
-        const lease = leases.get(record.ownerSeamId)
-        if (lease === undefined || lease.expiresAt <= now) {
-          ended.push(settleNow(record, ownerGoneOutcome(), now))
-        }
-      }
-      // Already dead to every reader: no one is told they go.
-      for (const [seamId, lease] of leases) {
-        if (lease.expiresAt <= now - LEASE_RETENTION_MS) leases.delete(seamId)
-      }
+      const ended = settleEach(now, (record) =>
+        record.key === undefined && !leases.holds(record.ownerSeamId, now)
+          ? ownerGoneOutcome()
+          : undefined,
+      )
+      leases.prune(now)
       return ended
     },
 
     async heartbeat(lease) {
       open()
-      const before = leases.get(lease.seamId)
-      leases.set(lease.seamId, { ...lease })
-      if (
-        before === undefined ||
-        before.providerActive !== lease.providerActive ||
-        before.expiresAt !== lease.expiresAt
-      ) {
-        notify({ type: 'leases.changed' })
-      }
+      leases.heartbeat(lease)
     },
 
     async release(seamId) {
       open()
-      if (leases.delete(seamId)) notify({ type: 'leases.changed' })
+      leases.release(seamId)
     },
 
     async leases(now) {
       open()
-      return [...leases.values()].filter((lease) => lease.expiresAt > now).map((l) => ({ ...l }))
+      return leases.live(now)
     },
 
     watch(listener) {
@@ -225,6 +183,99 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
     async close() {
       closed = true
       listeners.clear()
+    },
+  }
+}
+
+/**
+ * Admits `ask` unless its key holds a pending ask, or one whose outcome is
+ * replayed (DESIGN §10); an outcome that said nothing about the human gives
+ * its key up.
+ */
+function admitTo(
+  held: {
+    asks: Map<string, AskRecord>
+    byKey: Map<string, string>
+    settledKeyless: { add(askId: string): void }
+  },
+  ask: NewAskRecord,
+): AdmitResult {
+  const { asks, byKey } = held
+  if (asks.has(ask.askId)) throw new Error(`askId ${ask.askId} is already in the store`)
+  const existing = ask.key === undefined ? undefined : asks.get(byKey.get(ask.key) ?? '')
+  if (existing !== undefined) {
+    if (existing.state === 'pending' || isReplayedOutcome(existing.outcome as AskOutcome)) {
+      return { status: 'existing', record: { ...existing } }
+    }
+    delete existing.key
+    held.settledKeyless.add(existing.askId)
+  }
+  // Parsed like any row read back, so a memory store is no more lenient than a database.
+  const record = parseAskRecord({
+    ...ask,
+    questions: Object.isFrozen(ask.questions) ? ask.questions : frozenJson(ask.questions),
+    state: 'pending',
+  })
+  asks.set(record.askId, record)
+  if (record.key !== undefined) byKey.set(record.key, record.askId)
+  return { status: 'admitted', record: { ...record } }
+}
+
+/**
+ * Settled asks without a key, oldest settlement first: past `keepSettled`
+ * the oldest is forgotten.
+ */
+function keylessRetention(keepSettled: number, forget: (askId: string) => void) {
+  if (!Number.isSafeInteger(keepSettled) || keepSettled < 0) {
+    throw new TypeError('createMemoryStore: keepSettled must be a whole number of asks, 0 or more')
+  }
+  const settled = new Set<string>()
+  return {
+    add(askId: string): void {
+      settled.add(askId)
+      while (settled.size > keepSettled) {
+        const oldest = settled.values().next().value as string
+        settled.delete(oldest)
+        forget(oldest)
+      }
+    },
+    delete(askId: string): void {
+      settled.delete(askId)
+    },
+  }
+}
+
+/** The seams' leases of a memory store. */
+function memoryLeases(notify: (change: StoreChange) => void) {
+  const leases = new Map<string, SeamLease>()
+  return {
+    heartbeat(lease: SeamLease): void {
+      const before = leases.get(lease.seamId)
+      leases.set(lease.seamId, { ...lease })
+      if (
+        before === undefined ||
+        before.providerActive !== lease.providerActive ||
+        before.expiresAt !== lease.expiresAt
+      ) {
+        notify({ type: 'leases.changed' })
+      }
+    },
+    release(seamId: string): void {
+      if (leases.delete(seamId)) notify({ type: 'leases.changed' })
+    },
+    live(now: number): SeamLease[] {
+      return [...leases.values()].filter((lease) => lease.expiresAt > now).map((l) => ({ ...l }))
+    },
+    /** Whether the seam holds a lease that has not lapsed at `now`. */
+    holds(seamId: string, now: number): boolean {
+      const lease = leases.get(seamId)
+      return lease !== undefined && lease.expiresAt > now
+    },
+    /** Forgets leases already dead to every reader: no one is told they go. */
+    prune(now: number): void {
+      for (const [seamId, lease] of leases) {
+        if (lease.expiresAt <= now - LEASE_RETENTION_MS) leases.delete(seamId)
+      }
     },
   }
 }
