@@ -191,6 +191,48 @@ describe('console page lifecycle', () => {
     }
   })
 
+  it('after a reconnect, an ask the console does not offer again leaves the tab', async () => {
+    const seam = createUserQuestions({ providerGraceMs: 60_000 })
+    const first = await startWebConsole({ seam })
+    const { port } = new URL(first.url)
+    const page = await browser.newPage()
+    await page.clock.install()
+    await page.goto(first.url)
+    const controller = new AbortController()
+    const gone = settle(
+      seam.ask({
+        questions: [{ id: 'gone', question: 'Withdrawn meanwhile?' }],
+        signal: controller.signal,
+      }),
+    )
+    const kept = settle(seam.ask({ questions: [{ id: 'kept', question: 'Still waiting?' }] }))
+    await expect.poll(() => page.locator('.queue-item').count()).toBe(2)
+    await first.close()
+    await expect.poll(() => status(page)).toBe('Console restarting…')
+    // Withdrawn while no console was there to tell the tab.
+    controller.abort()
+    expect((await gone).error?.code).toBe('ASK_ABORTED')
+    const second = await startWebConsole({ seam, port: Number(port), token: first.token })
+    try {
+      for (let step = 0; step < 40 && (await status(page)) !== 'Connected'; step++) {
+        await page.clock.runFor(1_000)
+        await page.waitForTimeout(50)
+      }
+      expect(await status(page)).toBe('Connected')
+      // Shown until the console has had its time to offer it again.
+      expect(await page.locator('.queue-item').count()).toBe(2)
+      await page.clock.runFor(11_000)
+      await expect
+        .poll(() => page.locator('.queue-item').allTextContents())
+        .toEqual([expect.stringContaining('Still waiting?')])
+      expect(seam.pending()).toHaveLength(1)
+    } finally {
+      await second.close()
+      await seam.close()
+      await kept
+    }
+  })
+
   it('a tab of a console that stopped with nothing pending waits for it, and says so', async () => {
     const { web, page } = await browser.open()
     await expect.poll(() => status(page)).toBe('Connected')

@@ -275,6 +275,29 @@ describe('terminal keys, in a real pty', { timeout: 60_000 }, () => {
     })
   })
 
+  it('a plan with only an approve option sends it back with notes, which it then needs', async () => {
+    const approveOnly: AskUserQuestionItem[] = [
+      {
+        id: 'plan',
+        question: 'Approve this plan?',
+        detail: '1. Build\n2. Ship',
+        options: [{ label: 'Approve' }],
+        intent: { kind: 'plan-review', approve: 'Approve' },
+      },
+    ]
+    const session = start({ asks: [approveOnly] }, { columns: 80, rows: 30 })
+    const screen = await frame(session, 'Approve this plan?', /esc dismiss/)
+    expect(below(screen, '1. Approve')).toMatch(/2\. Send back: tell the agent what to change/)
+    session.type(`2${Keys.enter}`)
+    await session.waitForScreen('Type what should change, or pick another choice')
+    session.type(`Canary first${Keys.enter}`)
+    expect(await resultOf(session, 0)).toEqual({
+      ask: 0,
+      ok: true,
+      answer: { answers: [{ id: 'plan', selected: [], custom: 'Canary first' }] },
+    })
+  })
+
   it('a plan offers one decision: approve, the other option by its label with notes, or discuss', async () => {
     const session = start({ asks: ['plan'], repeat: 4 }, { columns: 80, rows: 40 })
     // The next plan's whole frame, drawn after the result of the one before.
