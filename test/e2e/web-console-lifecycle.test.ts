@@ -226,6 +226,9 @@ describe('console page lifecycle', () => {
         .poll(() => page.locator('.queue-item').allTextContents())
         .toEqual([expect.stringContaining('Still waiting?')])
       expect(seam.pending()).toHaveLength(1)
+      expect(await page.locator('.toast').textContent()).toBe(
+        '“Withdrawn meanwhile?” is no longer waiting: it ended while the console was away.',
+      )
     } finally {
       await second.close()
       await seam.close()

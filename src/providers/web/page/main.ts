@@ -375,10 +375,12 @@ function onFrame(frame: Record<string, unknown>): void {
 /** Asks the host did not offer again after a reconnect have ended or moved on: they leave the page. */
 function dropUnoffered(): void {
   unofferedTimer = undefined
+  const dropped: Ask[] = []
   for (const rpcId of [...unoffered]) {
     const ask = asks.get(rpcId)
     unoffered.delete(rpcId)
     if (ask === undefined) continue
+    dropped.push(ask)
     // Kept aside, not stopped: a host that offers it later still gets the user's work.
     carried.set(rpcId, ask)
     asks.delete(rpcId)
@@ -389,6 +391,14 @@ function dropUnoffered(): void {
   }
   updateTicker()
   renderQueue()
+  const [first] = dropped
+  if (first !== undefined) {
+    showToast(
+      dropped.length === 1
+        ? `“${clamp(summary(first), 80)}” is no longer waiting: it ended while the console was away.`
+        : `${dropped.length} questions are no longer waiting: they ended while the console was away.`,
+    )
+  }
 }
 
 function onState(state: ConnectionState): void {
