@@ -1,7 +1,5 @@
-import type BetterSqlite3 from 'better-sqlite3'
 import {
   LEASE_RETENTION_MS,
-  STORE_SCHEMA_VERSION,
   TIMEOUT_MESSAGE,
   isReplayedOutcome,
   isTimeoutOutcome,
@@ -15,10 +13,11 @@ import {
 import type { AdmitResult, AskRecord, AskStore, CorruptRowError } from '../../protocol/internal.js'
 import { createChangeFeed } from './change-feed.js'
 import { createConnection } from './connection.js'
-import { decodeAsk, decodeEnded, decodeLease, encodeNewAsk } from './rows.js'
-import type { AskRow, LeaseRow } from './rows.js'
+import { createLeases } from './leases.js'
+import { createAskWriter } from './writes.js'
+import { decodeAsk, decodeEnded, encodeNewAsk } from './rows.js'
+import type { AskRow } from './rows.js'
 import { statementsOf } from './statements.js'
-import type { Statements } from './statements.js'
 
 /** Options of {@link createSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -91,44 +90,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
   const decodeAll = (rows: AskRow[], decode: (row: AskRow) => AskRecord = decodeAsk): AskRecord[] =>
     parseRows(rows, decode, onCorruptRow)
 
-  /**
-   * Runs `work` in an IMMEDIATE transaction (the write lock taken up front,
-   * so two writers never both read, then both write) with the next ask
-   * revision at hand; `work` says whether it used it.
-   */
-  /** One compiled transaction per connection: better-sqlite3 builds a wrapper on every `transaction()` call. */
-  const writers = new WeakMap<
-    BetterSqlite3.Database,
-    BetterSqlite3.Transaction<
-      (work: (s: Statements, revision: number) => { result: unknown; changed: boolean }) => {
-        result: unknown
-        revision: number | undefined
-      }
-    >
-  >()
-  const writerOf = (db: BetterSqlite3.Database) => {
-    let writer = writers.get(db)
-    if (writer === undefined) {
-      const s = statementsOf(db)
-      writer = db.transaction((work) => {
-        const revision = (s.revision.get() as { asks: number }).asks + 1
-        const { result, changed } = work(s, revision)
-        if (changed) s.setAsksRevision.run(revision)
-        return { result, revision: changed ? revision : undefined }
-      })
-      writers.set(db, writer)
-    }
-    return writer
-  }
-  const write = <T>(
-    what: string,
-    work: (s: Statements, revision: number) => { result: T; changed: boolean },
-  ): Promise<{ result: T; revision: number | undefined }> =>
-    connection.run(
-      what,
-      (db: BetterSqlite3.Database) =>
-        writerOf(db).immediate(work) as { result: T; revision: number | undefined },
-    )
+  const write = createAskWriter(connection)
 
   const settled = (records: AskRecord[], revision: number | undefined): AskRecord[] => {
     for (const record of records) feed.local({ type: 'ask.settled', record }, { asks: revision })
@@ -136,21 +98,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
     return records.sort((a, b) => a.startedAt - b.startedAt || (a.askId < b.askId ? -1 : 1))
   }
 
-  const writeLease = async (what: string, work: (s: Statements) => boolean): Promise<void> => {
-    const revision = await connection.run(what, (db) => {
-      const s = statementsOf(db)
-      return db
-        .transaction(() => {
-          if (!work(s)) return undefined
-          // Only a lease that appears, goes, or turns its provider on or off is news.
-          const next = (s.revision.get() as { leases: number }).leases + 1
-          s.setLeasesRevision.run(next)
-          return next
-        })
-        .immediate()
-    })
-    if (revision !== undefined) feed.local({ type: 'leases.changed' }, { leases: revision })
-  }
+  const leases = createLeases(connection, feed, onCorruptRow)
 
   return {
     async admit(ask): Promise<AdmitResult> {
@@ -185,10 +133,10 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
         message: TIMEOUT_MESSAGE,
         askId,
       }
-      const { result, revision } = await write('settle', (s, revision) => {
+      const { result, revision } = await write('settle', (s, revision, waitedMs) => {
         // No row: the ask was settled already, or is not in the store.
         // The deadline is checked at the write, not at the call: a wait for the lock counts.
-        const at = Math.max(settledAt, Date.now())
+        const at = settledAt + waitedMs
         const written = s.settle.get({ ...values, settledAt: at, revision }) as
           { won: unknown } | undefined
         const row = s.byId.get(askId) as AskRow | undefined
@@ -244,32 +192,9 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
       )
     },
 
-    heartbeat(lease) {
-      return writeLease('heartbeat', (s) => {
-        const before = s.lease.get(lease.seamId) as { provider_active: unknown } | undefined
-        const active = lease.providerActive ? 1 : 0
-        s.upsertLease.run({
-          seamId: lease.seamId,
-          providerActive: active,
-          expiresAt: lease.expiresAt,
-          schemaVersion: STORE_SCHEMA_VERSION,
-        })
-        return before === undefined || before.provider_active !== active
-      })
-    },
-
-    release(seamId) {
-      return writeLease('release', (s) => s.deleteLease.run(seamId).changes > 0)
-    },
-
-    async leases(now) {
-      const rows = await connection.run(
-        'leases',
-        (db) => statementsOf(db).liveLeases.all(now) as LeaseRow[],
-      )
-      return parseRows(rows, decodeLease, onCorruptRow)
-    },
-
+    heartbeat: (lease) => leases.heartbeat(lease),
+    release: (seamId) => leases.release(seamId),
+    leases: (now) => leases.live(now),
     watch: (listener) => feed.watch(listener),
 
     async purge({ settledBefore }) {
