@@ -2,8 +2,9 @@
  * The package as a stranger gets it: `npm pack` (which builds through
  * `prepack`), then the tarball installed into a fresh project with the peers
  * from the registry, the examples typechecked there under TypeScript 5.9 and 7
- * and run, and the command run through npx. Needs the npm registry (or a warm
- * npm cache); it is part of `npm test` on purpose, so CI cannot skip it.
+ * and run, and the command run through npx. Needs the npm registry once: its
+ * installs then come from the local npm cache (see `npm`). It is part of
+ * `npm test` on purpose, so CI cannot skip it.
  */
 import { execFile, spawn } from 'node:child_process'
 import { cp, mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises'
@@ -63,12 +64,32 @@ let project: string
 let tarball: string
 let packed: string[]
 
-const npm = (args: string[], cwd = project) =>
-  run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline'], {
-    cwd,
-    env,
-    maxBuffer: 64 * 1024 * 1024,
-  })
+/**
+ * Ended before the hooks' timeout, so a slow install fails with npm's own
+ * words instead of leaving an npm running in a folder the cleanup removes
+ * (TAR_ENTRY_ERROR, spawn sh ENOENT).
+ */
+const NPM_TIMEOUT_MS = 540_000
+const HOOK_TIMEOUT_MS = 600_000
+
+/**
+ * npm offline first: from the local npm cache, which holds every package once
+ * a run (or \`npm ci\`) has fetched it, the installs here do not wait on the
+ * registry. Only what the cache lacks (a first run, a peer's new release) is
+ * fetched, by a second attempt that may use the network.
+ */
+const npm = async (args: string[], cwd = project) => {
+  const options = { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: NPM_TIMEOUT_MS }
+  const common = [...args, '--no-audit', '--no-fund']
+  try {
+    return await run('npm', [...common, '--offline'], options)
+  } catch (error: unknown) {
+    if (!/ENOTCACHED|ETARGET|No matching version/.test(String((error as Error).message))) {
+      throw error
+    }
+    return run('npm', [...common, '--prefer-offline'], options)
+  }
+}
 
 const node = (args: string[], options: { input?: string } = {}) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -127,7 +148,7 @@ beforeAll(async () => {
     JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2),
   )
   await npm(['install', tarball])
-}, 300_000)
+}, HOOK_TIMEOUT_MS)
 
 afterAll(async () => {
   if (work !== undefined) await rm(work, { recursive: true, force: true })
@@ -263,7 +284,7 @@ describe.each([
       ...wanted.map(({ name, version }) => `${name}@${version}`),
       ...(which === 'latest' ? toolchain : []),
     ])
-  }, 300_000)
+  }, HOOK_TIMEOUT_MS)
 
   it('every entry point imports', { timeout: 60_000 }, async (context) => {
     if (repeats) context.skip('the lowest versions are the latest ones: covered above')
