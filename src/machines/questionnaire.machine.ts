@@ -157,8 +157,9 @@ function draftWithCustom(draft: QuestionDraft, text: string | undefined): Questi
  * (single-select advances), toggle (multi-select), custom text, skip,
  * back/next/select, submit once every question is answered or skipped, cancel
  * the whole batch. A batch that {@link qualifiesForPlanReview} starts in
- * `planReview` instead, with approve / refuse / discuss (and skip and cancel,
- * so every answer the generic list could give stays reachable). Refusing
+ * `planReview` instead, with approve / refuse / discuss. It also takes skip
+ * and cancel, so every answer the generic list could give stays reachable;
+ * askseam's own UIs offer only the three decisions. Refusing
  * answers the other option; feedback, when typed, replaces it as `custom`.
  * The output's answer is built by `encodeAnswer`, so it is canonical by
  * construction. Blank `custom.typed` clears text already typed; with none to
