@@ -74,7 +74,9 @@ export default tseslint.config(
   ),
   layer(
     ['src/cli/**'],
-    `${lower('vocabulary', 'machines', 'protocol', 'tool')}|protocol/internal\\.js|(providers|stores|adapters)/[a-z-]+/index\\.js`,
-    'The CLI imports each layer through its entry point.',
+    // Besides entry points, the terminal's style file: it needs no peer, and the
+    // web demo must not load the terminal's `marked` for its colours.
+    `${lower('vocabulary', 'machines', 'protocol', 'tool')}|protocol/internal\\.js|(providers|stores|adapters)/[a-z-]+/index\\.js|providers/terminal/style\\.js`,
+    'The CLI imports each layer through its entry point (and the peer-free terminal style).',
   ),
 )

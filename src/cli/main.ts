@@ -3,7 +3,8 @@ import { createUserQuestions } from '../protocol/index.js'
 import type { AskUserQuestionItem, UserQuestions } from '../protocol/index.js'
 import { inScriptOrder, runDemo } from './demo.js'
 import { demoKind, openDemoStore, openStore } from './stores.js'
-import { commandStyle } from './style.js'
+// The style file alone: the terminal's entry point would load its peer `marked`.
+import { createStyle, supportsColor } from '../providers/terminal/style.js'
 import type { StoreChoice } from './stores.js'
 import type { AskTool } from './demo.js'
 import { COMMAND_HELP, HELP, USAGE } from './help.js'
@@ -175,7 +176,7 @@ async function demo(options: {
   fresh: boolean
   shared: StoreChoice
 }): Promise<void> {
-  const style = commandStyle(process.stdout)
+  const style = createStyle(supportsColor(process.stdout))
   const write = (text: string) => void process.stdout.write(text)
   // Each UI's entry point loads its peer (marked, ws), so a missing one is
   // told first; the web demo does not load the terminal's at all.
