@@ -1,6 +1,10 @@
 import { parseArgs } from 'node:util'
 import { createUserQuestions } from '../protocol/index.js'
-import type { AskUserQuestionItem, UserQuestions } from '../protocol/index.js'
+import type {
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+  UserQuestions,
+} from '../protocol/index.js'
 import { inScriptOrder, runDemo } from './demo.js'
 import { demoKind, openDemoStore, openStore } from './stores.js'
 // The style file alone: the terminal's entry point would load its peer `marked`.
@@ -249,14 +253,32 @@ async function demo(options: {
     }
     return
   }
-  const { createTerminalProvider } = terminalUi ?? (await import('../providers/terminal/index.js'))
+  const { createTerminalProvider, describeOutcome } =
+    terminalUi ?? (await import('../providers/terminal/index.js'))
   const terminal = createTerminalProvider()
   // A resumed demo's open question waits for the script to reach it.
   const turns = inScriptOrder(terminal)
-  const unregister = seam.registerProvider(turns.provider)
-  const askInTurn: AskTool = (questions, signal) => {
+  let presented = 0
+  const counted = turns.provider
+  const unregister = seam.registerProvider({
+    ask(request) {
+      presented += 1
+      return counted.ask(request)
+    },
+  })
+  const askInTurn: AskTool = async (questions, signal) => {
     turns.calling(questions)
-    return askTool(questions, signal)
+    const before = presented
+    const result = await askTool(questions, signal)
+    // Answered before the demo stopped: the store gave the answer back, nothing was shown.
+    const answer = presented === before ? answeredBefore(result) : undefined
+    if (answer !== undefined) {
+      const lines = describeOutcome(questions, answer, style, process.stdout.columns ?? 80)
+      write(
+        ` ${style.accent('↻')} ${style.dim('answered before the demo stopped')}\n${lines.join('\n')}\n`,
+      )
+    }
+    return result
   }
   process.on('SIGINT', interrupted)
   const columns = () => process.stdout.columns ?? 80
@@ -339,3 +361,13 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 process.exitCode = await main(process.argv.slice(2))
+
+/** The answer in a tool result, when the result is one (not a refusal the model reads). */
+function answeredBefore(result: string): AskUserQuestionAnswer | undefined {
+  try {
+    const parsed = JSON.parse(result) as Partial<AskUserQuestionAnswer> | null
+    return Array.isArray(parsed?.answers) ? (parsed as AskUserQuestionAnswer) : undefined
+  } catch {
+    return undefined
+  }
+}

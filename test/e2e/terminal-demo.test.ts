@@ -150,6 +150,12 @@ describe('the demo resumes from its store', () => {
         output.indexOf('Wrote the plan for'),
       )
       expect(output).toContain('"custom":"Kept"')
+      // The batch answered before the kill is summed up as the terminal sums up an answer.
+      expect(output).toContain('answered before the demo stopped')
+      expect(output).toContain('Release notes · “Kept”')
+      expect(output.indexOf('answered before the demo stopped')).toBeLessThan(
+        output.indexOf('Approve this deployment plan?'),
+      )
       expect(output).toContain('Approved: the agent would deploy now')
       // A demo run to its end forgets its asks: the next one starts afresh.
       expect(existsSync(store)).toBe(false)

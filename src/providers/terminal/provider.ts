@@ -102,7 +102,8 @@ function inputClosedError(): UserQuestionError {
   )
 }
 
-function describeOutcome(
+/** One line per question of an answered batch: its title and what was answered, or skipped. */
+export function describeOutcome(
   questions: readonly AskUserQuestionItem[],
   answer: AskUserQuestionAnswer,
   style: TerminalStyle,
