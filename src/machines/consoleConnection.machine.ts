@@ -58,11 +58,18 @@ export interface ConsoleConnectionOutput {
 }
 
 /**
- * The close code a host sends when it shuts down (`startWebConsole().close()`
- * closes every client with 1001, "going away"): its session is over, and no
- * reconnect will find it again.
+ * The close code a host sends when its session is over (1001, "going away"):
+ * no reconnect will find it again.
  */
 export const HOST_CLOSED_CODE = 1001
+
+/**
+ * The close code of a console that stops gracefully (`close()`, SIGINT):
+ * 1012, "service restart" (RFC 6455 §7.4.1 as registered with IANA). It ended
+ * no ask, and a console on the same port and token may come back: a tab keeps
+ * what it shows and reconnects for longer than after a drop.
+ */
+export const CONSOLE_RESTARTING_CODE = 1012
 
 /**
  * The console page's connection to its host: `connecting`, `online`,

@@ -80,7 +80,11 @@ export type {
   RelayClientEvent,
   RelayClientInput,
 } from './relayClient.machine.js'
-export { HOST_CLOSED_CODE, consoleConnectionMachine } from './consoleConnection.machine.js'
+export {
+  CONSOLE_RESTARTING_CODE,
+  HOST_CLOSED_CODE,
+  consoleConnectionMachine,
+} from './consoleConnection.machine.js'
 export type {
   ConsoleConnectionContext,
   ConsoleConnectionEmitted,

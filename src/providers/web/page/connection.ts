@@ -7,7 +7,7 @@ import { createActor } from 'xstate'
 import type { Actor } from 'xstate'
 import { consoleConnectionMachine } from '../../../machines/index.js'
 import type { ConsoleConnectionEnd, ConsoleConnectionInput } from '../../../machines/index.js'
-import { CONSOLE_RESTARTING_CODE } from './close-codes.js'
+import { CONSOLE_RESTARTING_CODE } from '../../../machines/index.js'
 
 /**
  * What the page shows of the connection: `restarting` after the console said
