@@ -101,7 +101,7 @@ describe('the tool lines the model reads', () => {
     const terminal = createTerminalProvider({ input, output, color: false })
     const fromTerminal = createAskUserQuestionTool(seamWith(terminal)).execute(planArgs)
     await shows('Discuss instead')
-    input.write('4')
+    input.write('3')
     const terminalLine = await fromTerminal
     terminal.dispose()
 
