@@ -6,23 +6,9 @@
  * store's conditional write checks the deadline (the store contract checks
  * the write itself on every store).
  */
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { startChild } from '../support/processes.js'
-import type { Child } from '../support/processes.js'
+import { isEvent, read, seamProcesses } from '../support/seam-processes.js'
 import { describeDialects } from '../support/dialects.js'
-
-const SEAM = fileURLToPath(new URL('../support/seam-process.ts', import.meta.url))
-
-const event = (name: string) => (line: string) => {
-  try {
-    return (JSON.parse(line) as { event?: string }).event === name
-  } catch {
-    return false
-  }
-}
-const read = async (child: Child, name: string) =>
-  JSON.parse(await child.line(event(name))) as Record<string, unknown>
 
 describe('regression: an answer committed after the deadline wins', () => {
   describeDialects(
@@ -30,11 +16,7 @@ describe('regression: an answer committed after the deadline wins', () => {
     (storage) => {
       it('ends the overdue ask ASK_TIMEOUT with its deadline, and never presents it', async () => {
         const { dialect, location, open } = await storage()
-        const cleanups: Array<() => Promise<void>> = []
-        const start = (mode: string, options: object = {}) =>
-          startChild(SEAM, [dialect, location, mode, JSON.stringify(options)], (kill) =>
-            cleanups.push(kill),
-          )
+        const { start, stopAll } = seamProcesses(dialect, location)
         try {
           const asker = start('ask', { key: 'late', timeoutMs: 1_500 })
           const { askId, deadline } = (await read(asker, 'asked')) as {
@@ -60,9 +42,9 @@ describe('regression: an answer committed after the deadline wins', () => {
               details: { deadline, startedAt: expect.any(Number) },
             },
           })
-          expect(answerer.lines.filter(event('presented'))).toEqual([])
+          expect(answerer.lines.filter(isEvent('presented'))).toEqual([])
         } finally {
-          for (const cleanup of cleanups.reverse()) await cleanup()
+          await stopAll()
         }
       }, 60_000)
     },

@@ -7,24 +7,11 @@
  * answer is kept and its commit retried with backoff; the provider hears the
  * verdict once there is one.
  */
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { startChild } from '../support/processes.js'
-import type { Child } from '../support/processes.js'
+import { isEvent, read, seamProcesses } from '../support/seam-processes.js'
 import { describeDialects } from '../support/dialects.js'
 
-const SEAM = fileURLToPath(new URL('../support/seam-process.ts', import.meta.url))
 const BUSY_MS = 100
-
-const event = (name: string) => (line: string) => {
-  try {
-    return (JSON.parse(line) as { event?: string }).event === name
-  } catch {
-    return false
-  }
-}
-const read = async (child: Child, name: string) =>
-  JSON.parse(await child.line(event(name))) as Record<string, unknown>
 
 describe('regression: an answer whose commit fails is lost', () => {
   describeDialects(
@@ -32,11 +19,7 @@ describe('regression: an answer whose commit fails is lost', () => {
     (storage) => {
       it('keeps the answer, retries its commit until the lock is gone, and only then says accepted', async () => {
         const { location } = await storage()
-        const cleanups: Array<() => Promise<void>> = []
-        const start = (mode: string, options: object = {}) =>
-          startChild(SEAM, ['sqlite', location, mode, JSON.stringify(options)], (kill) =>
-            cleanups.push(kill),
-          )
+        const { start, stopAll } = seamProcesses('sqlite', location)
         try {
           const asker = start('ask', { key: 'fault-1', timeoutMs: 120_000 })
           const { askId } = await read(asker, 'asked')
@@ -50,14 +33,14 @@ describe('regression: an answer whose commit fails is lost', () => {
           // The scenario: the lock outlasts the busy timeout several times over.
           while (Date.now() - presentedAt < 5 * BUSY_MS) {
             answerer.send('pending')
-            const { asks } = JSON.parse(await answerer.next(event('pending'))) as {
+            const { asks } = JSON.parse(await answerer.next(isEvent('pending'))) as {
               asks: Array<{ askId: string; state: string }>
             }
             expect(asks).toEqual([expect.objectContaining({ askId, state: 'presenting' })])
           }
-          expect(answerer.lines.some(event('verdict'))).toBe(false)
-          expect(answerer.lines.some(event('aborted'))).toBe(false)
-          expect(asker.lines.some(event('settled'))).toBe(false)
+          expect(answerer.lines.some(isEvent('verdict'))).toBe(false)
+          expect(answerer.lines.some(isEvent('aborted'))).toBe(false)
+          expect(asker.lines.some(isEvent('settled'))).toBe(false)
 
           locker.send('release')
           await read(locker, 'released')
@@ -70,9 +53,9 @@ describe('regression: an answer whose commit fails is lost', () => {
             event: 'settled',
             answer: { answers: [{ id: 'db', selected: ['SQLite'] }] },
           })
-          expect(answerer.lines.some(event('aborted'))).toBe(false)
+          expect(answerer.lines.some(isEvent('aborted'))).toBe(false)
         } finally {
-          for (const cleanup of cleanups.reverse()) await cleanup()
+          await stopAll()
         }
       }, 60_000)
     },

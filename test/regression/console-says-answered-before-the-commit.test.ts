@@ -8,27 +8,14 @@
  * the ask pending (and replayed) while the commit is retried, and the asker
  * gets the answer once the lock is gone.
  */
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { isEvent, read, seamProcesses } from '../support/seam-processes.js'
 import { createUserQuestions } from '../../src/protocol/index.js'
 import { startWebConsole } from '../../src/providers/web/index.js'
 import { openSocket } from '../providers/web/ws-client.js'
 import { describeDialects } from '../support/dialects.js'
-import { startChild } from '../support/processes.js'
-import type { Child } from '../support/processes.js'
 
-const SEAM = fileURLToPath(new URL('../support/seam-process.ts', import.meta.url))
 const BUSY_MS = 100
-
-const event = (name: string) => (line: string) => {
-  try {
-    return (JSON.parse(line) as { event?: string }).event === name
-  } catch {
-    return false
-  }
-}
-const read = async (child: Child, name: string) =>
-  JSON.parse(await child.line(event(name))) as Record<string, unknown>
 
 describe('regression: the web console says answered before the commit', () => {
   describeDialects(
@@ -36,11 +23,7 @@ describe('regression: the web console says answered before the commit', () => {
     (storage) => {
       it('says accepted and resolved only after the commit, and replays the ask meanwhile', async () => {
         const { location, open } = await storage()
-        const cleanups: Array<() => Promise<void>> = []
-        const start = (mode: string, options: object = {}) =>
-          startChild(SEAM, ['sqlite', location, mode, JSON.stringify(options)], (kill) =>
-            cleanups.push(kill),
-          )
+        const { start, stopAll } = seamProcesses('sqlite', location)
         const seam = createUserQuestions({ store: open({ busyTimeoutMs: BUSY_MS }) })
         const web = await startWebConsole({ seam })
         try {
@@ -64,7 +47,7 @@ describe('regression: the web console says answered before the commit', () => {
             expect(socket.frames.filter((frame) => frame.type === 'question/resolved')).toEqual([])
             expect(socket.frames.filter((frame) => frame.type === 'receipt')).toEqual([])
           }
-          expect(asker.lines.some(event('settled'))).toBe(false)
+          expect(asker.lines.some(isEvent('settled'))).toBe(false)
 
           locker.send('release')
           expect(await tab.next('receipt')).toEqual({
@@ -87,7 +70,7 @@ describe('regression: the web console says answered before the commit', () => {
         } finally {
           await web.close()
           await seam.close()
-          for (const cleanup of cleanups.reverse()) await cleanup()
+          await stopAll()
         }
       }, 60_000)
     },

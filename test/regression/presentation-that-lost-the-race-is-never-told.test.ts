@@ -5,33 +5,15 @@
  * another commit aborts with `settled-elsewhere`, and its settlement says
  * refused.
  */
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { isEvent, read, seamProcesses } from '../support/seam-processes.js'
 import { describeDialects } from '../support/dialects.js'
-import { startChild } from '../support/processes.js'
-import type { Child } from '../support/processes.js'
-
-const SEAM = fileURLToPath(new URL('../support/seam-process.ts', import.meta.url))
-
-const event = (name: string) => (line: string) => {
-  try {
-    return (JSON.parse(line) as { event?: string }).event === name
-  } catch {
-    return false
-  }
-}
-const read = async (child: Child, name: string) =>
-  JSON.parse(await child.line(event(name))) as Record<string, unknown>
 
 describe('regression: a presentation that lost the race is never told', () => {
   describeDialects('two consoles in two processes answer one ask at once', (storage) => {
     it('aborts the loser’s signal with settled-elsewhere and refuses it; the winner is accepted', async () => {
       const { dialect, location } = await storage()
-      const cleanups: Array<() => Promise<void>> = []
-      const start = (mode: string, options: object = {}) =>
-        startChild(SEAM, [dialect, location, mode, JSON.stringify(options)], (kill) =>
-          cleanups.push(kill),
-        )
+      const { start, stopAll } = seamProcesses(dialect, location)
       try {
         const consoles = [
           start('answer', { hold: true, label: 'Postgres' }),
@@ -58,13 +40,13 @@ describe('regression: a presentation that lost the race is never told', () => {
           code: 'ASK_ABORTED',
           reason: 'settled-elsewhere',
         })
-        expect(consoles[winner]!.lines.some(event('aborted'))).toBe(false)
+        expect(consoles[winner]!.lines.some(isEvent('aborted'))).toBe(false)
         const settled = await read(asker, 'settled')
         expect(settled.answer).toEqual({
           answers: [{ id: 'db', selected: [winner === 0 ? 'Postgres' : 'SQLite'] }],
         })
       } finally {
-        for (const cleanup of cleanups.reverse()) await cleanup()
+        await stopAll()
       }
     }, 60_000)
   })
