@@ -48,14 +48,17 @@ export interface AsksOptions {
   /** Settles once the seam's first lease write has: an ask is admitted only after it. */
   ready(): Promise<void>
   /** What every new ask starts from, besides its request. */
-  defaults(): {
-    waitForProviderMs: number
-    providerGraceMs: number
-    durable: boolean
-    providerHere: boolean
-    providerElsewhere: boolean
-    fleetKnown: boolean
-  }
+  defaults(): Required<
+    Pick<
+      AskInput,
+      | 'waitForProviderMs'
+      | 'providerGraceMs'
+      | 'durable'
+      | 'providerHere'
+      | 'providerElsewhere'
+      | 'fleetKnown'
+    >
+  >
   timeoutMs: number | undefined
   /** Takes a faulted ask's question down, outside its machine. */
   takeDown(askId: string, reason: UserQuestionError): void
