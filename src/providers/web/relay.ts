@@ -1,6 +1,6 @@
 import { createActor } from 'xstate'
 import type { Actor } from 'xstate'
-import { relayAskMachine, relayClientMachine } from '../../machines/index.js'
+import { relayAskMachine } from '../../machines/index.js'
 import type { RelayAskOutput, RelayResponse } from '../../machines/index.js'
 import {
   UserQuestionError,
@@ -16,10 +16,10 @@ import type {
   UserQuestionProvider,
   UserQuestions,
 } from '../../protocol/index.js'
-import { createFanOut } from './fan-out.js'
-import type { Outbox } from './fan-out.js'
-import { RelayErrorCodes, interpretResult, parseClientFrame } from './frames.js'
-import type { ErrorFrame, ReceiptFrame, ReceiptReason, ServerFrame } from './frames.js'
+import { interpretResult, parseClientFrame } from './frames.js'
+import type { ReceiptFrame, ReceiptReason, ServerFrame } from './frames.js'
+import { createRelayClients } from './relay-clients.js'
+import type { Connection } from './relay-clients.js'
 
 /**
  * Anything the relay can talk to: a WebSocket, a test double, a pipe. The
@@ -114,7 +114,6 @@ export interface Relay<TClient extends RelayClient = RelayClient> {
 }
 
 type RelayAskActor = Actor<typeof relayAskMachine>
-type RelayClientActor = Actor<typeof relayClientMachine>
 
 interface Entry {
   rpcId: string
@@ -123,14 +122,6 @@ interface Entry {
   actor: RelayAskActor
   /** The `question/requested` frame, serialised once for every client and every replay. */
   requested: string
-}
-
-interface Connection<TClient> {
-  /** How the relay's asks name this connection in their receipts. */
-  id: string
-  client: TClient
-  actor: RelayClientActor
-  outbox: Outbox
 }
 
 const receipt = (rpcId: string, reason?: ReceiptReason, message?: string): string => {
@@ -168,84 +159,22 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   seam: Pick<UserQuestions, 'registerProvider'>,
   options: RelayOptions<TClient> = {},
 ): Relay<TClient> {
-  const authorize = options.authorize
-  const maxFrames = options.maxFramesPerWindow ?? 200
-  const windowMs = options.rateWindowMs ?? 1000
-  const maxBufferedBytes = options.maxBufferedBytes ?? 4 * 1024 * 1024
   const entries = new Map<string, Entry>()
-  /** Least recently active first: a connection moves to the end when it connects or answers. */
-  const connections = new Set<Connection<TClient>>()
-  const byId = new Map<string, Connection<TClient>>()
-  let clients = 0
   let disposed = false
-
-  const mayAccess = (client: TClient, sessionId: string | undefined): boolean => {
-    if (authorize === undefined) return true
-    try {
-      return authorize(client, sessionId) === true
-    } catch {
-      return false
-    }
-  }
-
-  const isOpen = (connection: Connection<TClient>) =>
-    connection.actor.getSnapshot().status === 'active'
-
-  const backlogOf = (connection: Connection<TClient>): number => {
-    try {
-      const amount = connection.client.bufferedAmount
-      return typeof amount === 'number' && amount > 0 ? amount : 0
-    } catch {
-      return 0
-    }
-  }
-
-  const fanOut = createFanOut<Connection<TClient>>({
-    framesPerTurn: options.framesPerTurn ?? 4,
-    outboxOf: (connection) => connection.outbox,
-    backlogOf,
-    maxBacklogBytes: maxBufferedBytes,
-    stallMs: options.stallTimeoutMs ?? 10_000,
-    onStalled: (connection) => {
-      if (isOpen(connection)) connection.actor.send({ type: 'client.congested' })
-    },
-    write(connection, data) {
-      if (!isOpen(connection)) return false
-      try {
-        connection.client.send(data)
-      } catch {
-        connection.actor.send({ type: 'client.disconnected' })
-        return false
+  const clients = createRelayClients(options, {
+    onFrame: (connection, data) => answerFrame(connection, data),
+    replay(connection) {
+      for (const entry of [...entries.values()]) {
+        if (
+          entries.get(entry.rpcId) === entry &&
+          clients.mayAccess(connection.client, entry.sessionId)
+        ) {
+          clients.sendTo(connection, entry.requested)
+        }
       }
-      return true
     },
   })
-
-  /** Queues a frame for one client; callers flush once they have queued what they had to say. */
-  const sendTo = (connection: Connection<TClient>, data: string): void => {
-    if (!isOpen(connection)) return
-    fanOut.enqueue(connection, data)
-  }
-
-  const broadcast = (sessionId: string | undefined, data: string) => {
-    // Most recently active first: the tab a person is using hears first.
-    const recipients = [...connections]
-    for (let index = recipients.length - 1; index >= 0; index--) {
-      const connection = recipients[index] as Connection<TClient>
-      if (mayAccess(connection.client, sessionId)) sendTo(connection, data)
-    }
-    fanOut.flush()
-  }
-
-  const touch = (connection: Connection<TClient>) => {
-    if (!connections.delete(connection)) return
-    connections.add(connection)
-  }
-
-  const handleFrame = (connection: Connection<TClient>, data: string): void => {
-    answerFrame(connection, data)
-    fanOut.flush()
-  }
+  const { sendTo, broadcast } = clients
 
   const answerFrame = (connection: Connection<TClient>, data: string): void => {
     const parsed = parseClientFrame(data)
@@ -259,34 +188,16 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       sendTo(connection, receipt(rpcId, 'not-pending'))
       return
     }
-    const response = readResponse(connection, entry, parsed.frame.result)
-    // The client that answers is the one a person is using: it hears first from now on.
-    if (response.kind === 'answer' || response.kind === 'cancel') touch(connection)
+    const allowed = clients.mayAccess(connection.client, entry.sessionId)
+    const response = readResponse(allowed, entry.questions, parsed.frame.result)
+    if (response.kind === 'answer' || response.kind === 'cancel') clients.touch(connection)
     entry.actor.send({ type: 'response.received', clientId: connection.id, response })
-  }
-
-  /** A client's response read at the relay's edge: who may answer, what the frame says, whether the answer fits. */
-  const readResponse = (
-    connection: Connection<TClient>,
-    entry: Entry,
-    result: unknown,
-  ): RelayResponse => {
-    if (!mayAccess(connection.client, entry.sessionId)) return { kind: 'forbidden' }
-    const interpreted = interpretResult(result)
-    if (interpreted.kind === 'invalid') return interpreted
-    if (interpreted.kind === 'cancel')
-      return { kind: 'cancel', error: errorData(interpreted.error) }
-    try {
-      return { kind: 'answer', answer: validateAnswer(entry.questions, interpreted.value) }
-    } catch (error: unknown) {
-      return { kind: 'invalid', message: toUserQuestionError(error).message }
-    }
   }
 
   const provider: UserQuestionProvider = {
     ask(request: ProviderRequest) {
       return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
-        const { askId: rpcId, questions, signal } = request
+        const { askId: rpcId, signal } = request
         if (disposed) {
           reject(
             new UserQuestionError('the web relay was disposed', 'ASK_ABORTED', {
@@ -299,26 +210,8 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           reject(toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask ended'))
           return
         }
-        const sessionId = request.agent?.id
-        const actor = createActor(relayAskMachine, {
-          input:
-            sessionId === undefined
-              ? { askId: rpcId, questions }
-              : { askId: rpcId, sessionId, questions },
-        })
-        const entry: Entry = {
-          rpcId,
-          sessionId,
-          questions,
-          actor,
-          requested: frameText({
-            type: 'question/requested',
-            rpcId,
-            ...(sessionId === undefined ? {} : { sessionId }),
-            questions,
-            ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
-          }),
-        }
+        const entry = entryFor(request)
+        const { sessionId, actor } = entry
         const tell = (event: Parameters<typeof actor.send>[0]) => {
           if (actor.getSnapshot().status === 'active') actor.send(event)
         }
@@ -333,7 +226,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           else reject(outcomeError(response.error))
         })
         actor.on('receipt', ({ clientId, reason, message }) => {
-          const connection = byId.get(clientId)
+          const connection = clients.byId(clientId)
           if (connection !== undefined) sendTo(connection, receipt(rpcId, reason, message))
         })
         actor.subscribe({
@@ -342,7 +235,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
             if (entries.get(rpcId) === entry) entries.delete(rpcId)
             // A client paused for reading slowly may still be owed this question
             // (possibly megabytes of plan); only `resolved` would follow, so it is not sent.
-            fanOut.withdraw(entry.requested)
+            clients.withdraw(entry.requested)
             signal.removeEventListener('abort', ended)
             const { outcome } = actor.getSnapshot().output as RelayAskOutput
             // An ask handed over did not end: another provider shows it.
@@ -380,66 +273,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
 
   return {
     connect(client) {
-      const actor = createActor(relayClientMachine, {
-        input: { clientId: `client-${++clients}`, maxFrames, windowMs },
-      })
-      const connection: Connection<TClient> = {
-        id: `client-${clients}`,
-        client,
-        actor,
-        outbox: { frames: [], bytes: 0 },
-      }
-      byId.set(connection.id, connection)
-      actor.on('frame.accepted', ({ data }) => handleFrame(connection, data))
-      actor.on('client.throttled', ({ maxFrames: limit, windowMs: window }) => {
-        const notice: ErrorFrame = {
-          type: 'error',
-          code: RelayErrorCodes.RATE_LIMITED,
-          message: `more than ${limit} frames in ${window} ms: frames are dropped for ${window} ms, then accepted again`,
-        }
-        sendTo(connection, frameText(notice))
-        fanOut.flush()
-      })
-      actor.subscribe({
-        complete() {
-          connections.delete(connection)
-          byId.delete(connection.id)
-          fanOut.drop(connection)
-          const reason = actor.getSnapshot().context.closeReason
-          if (reason === 'congested' || reason === 'relay-disposed') {
-            try {
-              client.close(reason)
-            } catch {
-              // The transport is already gone; nothing is left to close.
-            }
-          }
-        },
-      })
-      actor.start()
-      if (disposed) {
-        actor.send({ type: 'relay.disposed' })
-      } else {
-        connections.add(connection)
-        for (const entry of [...entries.values()]) {
-          if (entries.get(entry.rpcId) === entry && mayAccess(client, entry.sessionId)) {
-            sendTo(connection, entry.requested)
-          }
-        }
-        fanOut.flush()
-      }
-      const deliver = (
-        event: { type: 'frame.received'; data: string } | { type: 'client.disconnected' },
-      ) => {
-        // A transport may still report a frame or a close after the relay dropped the client.
-        if (actor.getSnapshot().status === 'active') actor.send(event)
-      }
-      return {
-        receive: (data: string) => deliver({ type: 'frame.received', data }),
-        disconnect: () => deliver({ type: 'client.disconnected' }),
-        get closed() {
-          return actor.getSnapshot().status !== 'active'
-        },
-      }
+      return clients.connect(client, disposed)
     },
 
     pending() {
@@ -448,7 +282,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       )
     },
 
-    clientCount: () => connections.size,
+    clientCount: () => clients.count(),
 
     dispose() {
       if (disposed) return
@@ -457,8 +291,44 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       // next provider), and each ask's signal tells it so.
       unregister()
       // Every client hears how its asks ended before it is closed.
-      fanOut.flush(Infinity, true)
-      for (const connection of [...connections]) connection.actor.send({ type: 'relay.disposed' })
+      clients.disposeAll()
     },
   }
+}
+
+/** A client's response read at the relay's edge: who may answer, what the frame says, whether the answer fits. */
+function readResponse(
+  allowed: boolean,
+  questions: AskUserQuestionItem[],
+  result: unknown,
+): RelayResponse {
+  if (!allowed) return { kind: 'forbidden' }
+  const interpreted = interpretResult(result)
+  if (interpreted.kind === 'invalid') return interpreted
+  if (interpreted.kind === 'cancel') return { kind: 'cancel', error: errorData(interpreted.error) }
+  try {
+    return { kind: 'answer', answer: validateAnswer(questions, interpreted.value) }
+  } catch (error: unknown) {
+    return { kind: 'invalid', message: toUserQuestionError(error).message }
+  }
+}
+
+/** A new ask's entry: its `relayAskMachine` and the `question/requested` frame every client is sent. */
+function entryFor(request: ProviderRequest): Entry {
+  const { askId: rpcId, questions, deadline } = request
+  const sessionId = request.agent?.id
+  const actor = createActor(relayAskMachine, {
+    input:
+      sessionId === undefined
+        ? { askId: rpcId, questions }
+        : { askId: rpcId, sessionId, questions },
+  })
+  const requested = frameText({
+    type: 'question/requested',
+    rpcId,
+    ...(sessionId === undefined ? {} : { sessionId }),
+    questions,
+    ...(deadline === undefined ? {} : { deadline }),
+  })
+  return { rpcId, sessionId, questions, actor, requested }
 }

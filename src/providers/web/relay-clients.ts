@@ -1,0 +1,187 @@
+import { createActor } from 'xstate'
+import type { Actor } from 'xstate'
+import { relayClientMachine } from '../../machines/index.js'
+import { createFanOut } from './fan-out.js'
+import type { Outbox } from './fan-out.js'
+import { RelayErrorCodes } from './frames.js'
+import type { ErrorFrame } from './frames.js'
+import type { RelayClient, RelayConnection, RelayOptions } from './relay.js'
+
+/*
+ * The relay's clients: each connection's `relayClientMachine` (rate limit,
+ * why it closed), who may see which session, and the fan-out that writes
+ * their frames without letting one slow reader hold the others back.
+ */
+
+/** One connected client and what the relay keeps beside it. */
+export interface Connection<TClient> {
+  /** How the relay's asks name this connection in their receipts. */
+  id: string
+  client: TClient
+  actor: Actor<typeof relayClientMachine>
+  outbox: Outbox
+}
+
+/** What the clients part hands a connection's frames to, and asks of the relay's asks. */
+export interface ClientHooks<TClient> {
+  /** A frame the client sent, past its rate limit. */
+  onFrame(connection: Connection<TClient>, data: string): void
+  /** Queues, for a client that just connected, every pending ask it may see. */
+  replay(connection: Connection<TClient>): void
+}
+
+/** Creates the relay's clients part (see the file's comment). */
+export function createRelayClients<TClient extends RelayClient>(
+  options: RelayOptions<TClient>,
+  hooks: ClientHooks<TClient>,
+) {
+  const { authorize } = options
+  const maxFrames = options.maxFramesPerWindow ?? 200
+  const windowMs = options.rateWindowMs ?? 1000
+  /** Least recently active first: a connection moves to the end when it connects or answers. */
+  const connections = new Set<Connection<TClient>>()
+  const byId = new Map<string, Connection<TClient>>()
+  let clients = 0
+
+  const isOpen = (connection: Connection<TClient>) =>
+    connection.actor.getSnapshot().status === 'active'
+
+  const fanOut = createFanOut<Connection<TClient>>({
+    framesPerTurn: options.framesPerTurn ?? 4,
+    outboxOf: (connection) => connection.outbox,
+    backlogOf: (connection) => backlogOf(connection.client),
+    maxBacklogBytes: options.maxBufferedBytes ?? 4 * 1024 * 1024,
+    stallMs: options.stallTimeoutMs ?? 10_000,
+    onStalled: (connection) => {
+      if (isOpen(connection)) connection.actor.send({ type: 'client.congested' })
+    },
+    write(connection, data) {
+      if (!isOpen(connection)) return false
+      try {
+        connection.client.send(data)
+      } catch {
+        connection.actor.send({ type: 'client.disconnected' })
+        return false
+      }
+      return true
+    },
+  })
+
+  const mayAccess = (client: TClient, sessionId: string | undefined): boolean => {
+    if (authorize === undefined) return true
+    try {
+      return authorize(client, sessionId) === true
+    } catch {
+      return false
+    }
+  }
+
+  /** Queues a frame for one client; callers flush once they have queued what they had to say. */
+  const sendTo = (connection: Connection<TClient>, data: string): void => {
+    if (isOpen(connection)) fanOut.enqueue(connection, data)
+  }
+
+  return {
+    mayAccess,
+    sendTo,
+    flush: fanOut.flush,
+    /** Takes back a frame not yet written to any client. */
+    withdraw: fanOut.withdraw,
+    byId: (id: string) => byId.get(id),
+    count: () => connections.size,
+
+    /** Sends a frame to every client that may see `sessionId`, most recently active first. */
+    broadcast(sessionId: string | undefined, data: string): void {
+      const recipients = [...connections]
+      for (let index = recipients.length - 1; index >= 0; index--) {
+        const connection = recipients[index] as Connection<TClient>
+        if (mayAccess(connection.client, sessionId)) sendTo(connection, data)
+      }
+      fanOut.flush()
+    },
+
+    /** The client that answers is the one a person is using: it hears first from now on. */
+    touch(connection: Connection<TClient>): void {
+      if (connections.delete(connection)) connections.add(connection)
+    },
+
+    connect(client: TClient, disposed: boolean): RelayConnection {
+      const id = `client-${++clients}`
+      const actor = createActor(relayClientMachine, {
+        input: { clientId: id, maxFrames, windowMs },
+      })
+      const connection: Connection<TClient> = {
+        id,
+        client,
+        actor,
+        outbox: { frames: [], bytes: 0 },
+      }
+      byId.set(id, connection)
+      actor.on('frame.accepted', ({ data }) => {
+        hooks.onFrame(connection, data)
+        fanOut.flush()
+      })
+      actor.on('client.throttled', ({ maxFrames: limit, windowMs: window }) => {
+        const notice: ErrorFrame = {
+          type: 'error',
+          code: RelayErrorCodes.RATE_LIMITED,
+          message: `more than ${limit} frames in ${window} ms: frames are dropped for ${window} ms, then accepted again`,
+        }
+        sendTo(connection, JSON.stringify(notice))
+        fanOut.flush()
+      })
+      actor.subscribe({
+        complete() {
+          connections.delete(connection)
+          byId.delete(id)
+          fanOut.drop(connection)
+          const reason = actor.getSnapshot().context.closeReason
+          if (reason === 'congested' || reason === 'relay-disposed') {
+            try {
+              client.close(reason)
+            } catch {
+              // The transport is already gone; nothing is left to close.
+            }
+          }
+        },
+      })
+      actor.start()
+      if (disposed) {
+        actor.send({ type: 'relay.disposed' })
+      } else {
+        connections.add(connection)
+        hooks.replay(connection)
+        fanOut.flush()
+      }
+      const deliver = (
+        event: { type: 'frame.received'; data: string } | { type: 'client.disconnected' },
+      ) => {
+        // A transport may still report a frame or a close after the relay dropped the client.
+        if (actor.getSnapshot().status === 'active') actor.send(event)
+      }
+      return {
+        receive: (data: string) => deliver({ type: 'frame.received', data }),
+        disconnect: () => deliver({ type: 'client.disconnected' }),
+        get closed() {
+          return actor.getSnapshot().status !== 'active'
+        },
+      }
+    },
+
+    /** Writes what every client is owed, then closes each (the relay was disposed). */
+    disposeAll(): void {
+      fanOut.flush(Infinity, true)
+      for (const connection of [...connections]) connection.actor.send({ type: 'relay.disposed' })
+    },
+  }
+}
+
+/** How much a client's transport has not sent yet; a throwing or odd reading counts as none. */
+function backlogOf(client: RelayClient): number {
+  try {
+    const amount = client.bufferedAmount
+    return typeof amount === 'number' && amount > 0 ? amount : 0
+  } catch {
+    return 0
+  }
+}
