@@ -1,18 +1,28 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import { isIP } from 'node:net'
+import type { IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import type { UserQuestions } from '../../protocol/index.js'
 import { CONSOLE_RESTARTING_CODE } from '../../machines/index.js'
-import { consoleScript, consoleStyles } from './page-assets.generated.js'
+import {
+  checkToken,
+  hostForUrl,
+  isIpLiteral,
+  refuseUpgrade,
+  requestUrl,
+  sameToken,
+  serveRequest,
+  splitHost,
+} from './http.js'
 import { createRelay } from './relay.js'
 import type { Relay, RelayClient, RelayOptions } from './relay.js'
 import { ws } from './ws.js'
 
 const { WebSocketServer } = ws
+
+export { MIN_TOKEN_BITS, MIN_TOKEN_LENGTH } from './http.js'
 
 /** The largest frame a client may send; a bigger one closes its connection with 1009. */
 export const MAX_FRAME_BYTES = 1024 * 1024
@@ -86,141 +96,8 @@ export interface WebConsole {
   close(): Promise<void>
 }
 
-/** The shortest caller-supplied token {@link startWebConsole} accepts. */
-export const MIN_TOKEN_LENGTH = 16
-
-/** The fewest bits a caller-supplied token must carry by {@link estimatedTokenBits}. */
-export const MIN_TOKEN_BITS = 40
-
-/**
- * Bits in a token by the frequency of its characters (Shannon entropy times
- * length): `'aaaaaaaaaaaaaaaa'` has 0, sixteen random hex digits about 50, the
- * default 43-character base64url token over 200. An estimate, not a proof of
- * strength: it refuses repetitive tokens, not dictionary words.
- */
-function estimatedTokenBits(token: string): number {
-  const characters = [...token]
-  const counts = new Map<string, number>()
-  for (const character of characters) counts.set(character, (counts.get(character) ?? 0) + 1)
-  let bitsPerCharacter = 0
-  for (const count of counts.values()) {
-    const share = count / characters.length
-    bitsPerCharacter -= share * Math.log2(share)
-  }
-  return bitsPerCharacter * characters.length
-}
-
-function checkToken(token: string): void {
-  if ([...token].length < MIN_TOKEN_LENGTH) {
-    throw new TypeError(
-      `startWebConsole: token is too short (rule: at least ${MIN_TOKEN_LENGTH} characters); omit it to get a random one`,
-    )
-  }
-  if (estimatedTokenBits(token) < MIN_TOKEN_BITS) {
-    throw new TypeError(
-      `startWebConsole: token is too predictable (rule: at least ${MIN_TOKEN_BITS} bits by character frequency; it repeats too few characters); omit it to get a random one`,
-    )
-  }
-}
-
-/** The name part of a Host header value: `[::1]:80` → `[::1]`, `a.b:80` → `a.b`. */
-function splitHost(value: string): { name: string; port: string | undefined } {
-  const match = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(value)
-  return match === null ? { name: '', port: undefined } : { name: match[1] ?? '', port: match[2] }
-}
-
-/** An IPv4 literal or a bracketed IPv6 literal: a name no DNS answer can rebind. */
-function isIpLiteral(name: string): boolean {
-  if (name.startsWith('[') && name.endsWith(']')) return isIP(name.slice(1, -1)) === 6
-  return isIP(name) === 4
-}
-
 /** How long `close()` waits for peers to finish the close handshake before cutting them. */
 const CLOSE_GRACE_MS = 1000
-
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ')
-
-const SECURITY_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'X-Frame-Options': 'DENY',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-  'Cache-Control': 'no-store',
-}
-
-const PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>askseam console</title>
-<link rel="stylesheet" href="/console.css">
-<script type="module" src="/console.js"></script>
-</head>
-<body>
-<noscript>The askseam console needs JavaScript.</noscript>
-<div id="app"></div>
-</body>
-</html>
-`
-
-/** The request's path and query, or `undefined` when the request target does not parse. */
-function requestUrl(request: IncomingMessage): URL | undefined {
-  try {
-    return new URL(request.url ?? '/', 'http://console.invalid')
-  } catch {
-    return undefined
-  }
-}
-
-/** Compares two tokens in constant time (for equal lengths; a length mismatch is refused outright). */
-function sameToken(given: string | null, expected: Buffer): boolean {
-  if (given === null) return false
-  const buffer = Buffer.from(given, 'utf8')
-  if (buffer.length !== expected.length) {
-    timingSafeEqual(expected, expected)
-    return false
-  }
-  return timingSafeEqual(buffer, expected)
-}
-
-function hostForUrl(host: string): string {
-  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1'
-  return host.includes(':') ? `[${host}]` : host
-}
-
-function send(
-  response: ServerResponse,
-  status: number,
-  type: string,
-  body: string,
-  head = false,
-): void {
-  response.writeHead(status, {
-    ...SECURITY_HEADERS,
-    'Content-Type': type,
-    'Content-Length': Buffer.byteLength(body),
-  })
-  response.end(head ? undefined : body)
-}
-
-function refuseUpgrade(socket: Duplex, status: number, reason: string, body: string): void {
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  )
-}
 
 /**
  * Starts the web console: one HTTP server that serves the console page and
@@ -270,50 +147,9 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     return name === 'localhost' || isIpLiteral(name)
   }
 
-  const server = createServer((request, response) => {
-    const head = request.method === 'HEAD'
-    if (!isServedHost(request.headers.host)) {
-      send(
-        response,
-        421,
-        'text/plain; charset=utf-8',
-        'This console answers only to its loopback address (the Host header names another server).\n',
-        head,
-      )
-      return
-    }
-    if (request.method !== 'GET' && !head) {
-      send(response, 405, 'text/plain; charset=utf-8', 'Only GET is served here.\n', head)
-      return
-    }
-    const url = requestUrl(request)
-    switch (url?.pathname) {
-      case '/':
-        if (!sameToken(url?.searchParams.get('token') ?? null, expected)) {
-          send(
-            response,
-            401,
-            'text/plain; charset=utf-8',
-            'This console needs its token: open the exact URL the host printed.\n',
-            head,
-          )
-          return
-        }
-        send(response, 200, 'text/html; charset=utf-8', PAGE, head)
-        return
-      case '/console.js':
-        send(response, 200, 'text/javascript; charset=utf-8', consoleScript, head)
-        return
-      case '/console.css':
-        send(response, 200, 'text/css; charset=utf-8', consoleStyles, head)
-        return
-      case '/favicon.ico':
-        response.writeHead(204, SECURITY_HEADERS).end()
-        return
-      default:
-        send(response, 404, 'text/plain; charset=utf-8', 'Not found.\n', head)
-    }
-  })
+  const server = createServer((request, response) =>
+    serveRequest(request, response, isServedHost(request.headers.host), expected),
+  )
 
   const sockets = new WebSocketServer({
     noServer: true,
