@@ -67,17 +67,14 @@ describe('askMachine: a local ending and the presentation take turns', () => {
 
   // BUG (askMachine, `pending.presented`): `ask.deadline` is not guarded by `hasNoProposal`, so
   // a deadline that passes while the presentation comes down replaces the ending proposed first.
-  it(
-    'the first local ending stands when the deadline passes while the presentation comes down',
-    async () => {
-      const { actor, effects } = writing()
-      actor.send({ type: 'ask.aborted' })
-      await vi.advanceTimersByTimeAsync(10_000)
-      expect(actor.getSnapshot().context.proposal?.outcome).toEqual(callerAbortOutcome())
-      tellPresentation(actor, { type: 'commit.failed' })
-      expect(effects.ended).toEqual([callerAbortOutcome().error])
-    },
-  )
+  it('the first local ending stands when the deadline passes while the presentation comes down', async () => {
+    const { actor, effects } = writing()
+    actor.send({ type: 'ask.aborted' })
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(actor.getSnapshot().context.proposal?.outcome).toEqual(callerAbortOutcome())
+    tellPresentation(actor, { type: 'commit.failed' })
+    expect(effects.ended).toEqual([callerAbortOutcome().error])
+  })
 
   it('a presentation committing the provider’s answer finishes before the ask proposes its own ending', async () => {
     const { actor, effects } = writing()
@@ -211,33 +208,30 @@ describe('the seam running them: what it tells the provider', () => {
   // that is writing the provider's answer. The answer is committed and the caller gets it, but
   // the provider's `settlement` never settles (DESIGN §4: 'accepted' once its answer is the
   // outcome), and had the write failed, its signal would never abort.
-  it(
-    'a provider whose answer is being written as the caller aborts and the seam closes is told it was accepted',
-    async () => {
-      const holding = holdingStore(createMemoryStore())
-      const seam = createUserQuestions({ store: holding.store })
-      const provider = createControllableProvider()
-      seam.registerProvider(provider)
-      await settle()
-      const caller = new AbortController()
-      const asked = track(seam.ask({ questions, signal: caller.signal }))
-      const call = await provider.call(0)
-      const told = track(call.request.settlement!)
-      call.resolve(yes)
-      await settle()
-      expect(holding.held.map(({ outcome }) => outcome)).toEqual([
-        { status: 'answered', answer: yes },
-      ])
-      caller.abort('caller gave up')
-      const closed = seam.close()
-      await settle()
-      await holding.release()
-      await closed
-      expect(await asked.done).toEqual({ status: 'fulfilled', value: yes })
-      await settle()
-      expect(told.settlement).toEqual({ status: 'fulfilled', value: { status: 'accepted' } })
-    },
-  )
+  it('a provider whose answer is being written as the caller aborts and the seam closes is told it was accepted', async () => {
+    const holding = holdingStore(createMemoryStore())
+    const seam = createUserQuestions({ store: holding.store })
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    await settle()
+    const caller = new AbortController()
+    const asked = track(seam.ask({ questions, signal: caller.signal }))
+    const call = await provider.call(0)
+    const told = track(call.request.settlement!)
+    call.resolve(yes)
+    await settle()
+    expect(holding.held.map(({ outcome }) => outcome)).toEqual([
+      { status: 'answered', answer: yes },
+    ])
+    caller.abort('caller gave up')
+    const closed = seam.close()
+    await settle()
+    await holding.release()
+    await closed
+    expect(await asked.done).toEqual({ status: 'fulfilled', value: yes })
+    await settle()
+    expect(told.settlement).toEqual({ status: 'fulfilled', value: { status: 'accepted' } })
+  })
 
   // BUG (seam, src/protocol/seam.ts `close()` with follower.ts): `close()` stops following the
   // store (`unwatchStore`) but keeps the follower's view of other seams' asks, which `pending()`
