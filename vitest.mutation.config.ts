@@ -15,7 +15,12 @@ export default defineConfig({
     include: [
       'test/protocol/**/*.test.ts',
       'test/machines/ask*.test.ts',
+      'test/machines/presentation*.test.ts',
+      'test/machines/fleet*.test.ts',
+      'test/machines/relayAsk*.test.ts',
       'test/machines/seam*.test.ts',
+      'test/vocabulary/**/*.test.ts',
+      'test/providers/web/relay*.test.ts',
       'test/stores/**/*.test.ts',
       // Each names a bug that got out: what kills its mutants is the point.
       'test/regression/**/*.test.ts',
