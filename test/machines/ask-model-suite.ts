@@ -107,7 +107,6 @@ export function askModelSuite(
     for (const { scenario, paths } of generated) {
       it(`${scenario.name}: ${paths.length} paths`, async () => {
         for (const path of paths) {
-          if (process.env.MODEL_DEBUG) console.log(describePath(path))
           expect(await run(scenario, makeStore, path), describePath(path)).toBe(true)
         }
       })
