@@ -6,17 +6,15 @@
  * pending.
  */
 import { spawn } from 'node:child_process'
-import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createUserQuestions } from '../../src/protocol/index.js'
 import { createSqliteStore } from '../../src/stores/sqlite/index.js'
 import { tempDirectory } from '../stores/sqlite/temp-file.js'
+import { freePort, startConsole as startConsoleProcess } from '../support/console-process.js'
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
 const questions = [
   { id: 'go', question: 'Deploy now?', options: [{ label: 'Deploy' }, { label: 'Wait' }] },
 ]
@@ -25,40 +23,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(),
-      )
-    })
-  })
-}
-
-/** Starts `askseam console` and resolves once it printed its URL. */
-async function startConsole(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'console', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const stopped = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  cleanups.push(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL')
-    await stopped
-  })
-  let output = ''
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /http:\/\/\S+/.exec(output)
-      if (match !== null) resolve(match[0])
-    })
-    child.once('exit', () => reject(new Error(`askseam console exited: ${output}`)))
-  })
-  return { child, url }
-}
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
+const startConsole = (args: string[]) => startConsoleProcess(args, (stop) => cleanups.push(stop))
 
 function socketFor(pageUrl: string): { socket: WebSocket; frames: Array<Record<string, unknown>> } {
   const page = new URL(pageUrl)

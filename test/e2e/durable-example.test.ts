@@ -11,13 +11,13 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { describePostgres, freshSchema } from '../support/postgres.js'
+import { freePort } from '../support/console-process.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const MAIN = path.join(ROOT, 'src/cli/main.ts')
@@ -78,18 +78,6 @@ function project(store: 'sqlite' | 'postgres'): { dir: string; example: string }
   const example = path.join(dir, 'durable.ts')
   writeFileSync(example, code)
   return { dir, example }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(),
-      )
-    })
-  })
 }
 
 interface Running {

@@ -5,59 +5,22 @@
  * tab reconnects by itself and the question is answered there. The ask is a
  * keyed one on a SQLite store, raised by another process (this one).
  */
-import { spawn } from 'node:child_process'
-import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createServer } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { deploymentQuestions } from '../../src/cli/scenario.js'
 import { createUserQuestions } from '../../src/protocol/index.js'
 import { createSqliteStore } from '../../src/stores/sqlite/index.js'
 import { tempDirectory } from '../stores/sqlite/temp-file.js'
+import { freePort, startConsole as startConsoleProcess } from '../support/console-process.js'
 import { readScreen, useChromium } from './web-console-harness.js'
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
 const browser = useChromium()
 const cleanups: Array<() => void | Promise<void>> = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(),
-      )
-    })
-  })
-}
-
-/** Starts `askseam console` and resolves once it printed its URL. */
-async function startConsole(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'console', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const stopped = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-    await stopped
-  })
-  let output = ''
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /http:\/\/\S+/.exec(output)
-      if (match !== null) resolve(match[0])
-    })
-    child.once('exit', () => reject(new Error(`askseam console exited: ${output}`)))
-  })
-  return { child, url }
-}
+const startConsole = (args: string[]) => startConsoleProcess(args, (stop) => cleanups.push(stop))
 
 describe('askseam console stopped with Ctrl-C, in Chromium', () => {
   it('the tab says it is restarting, keeps the question where it was, and answers it once the console is back', async () => {
