@@ -257,7 +257,51 @@ describePostgres('postgres store deadlines', () => {
       won: false,
     })
   })
+
+  it("checks the deadline once it holds the row, so a wait on another transaction's lock counts", async () => {
+    const db = await schema()
+    const store = db.open()
+    await store.pending()
+    const databaseNow = async () => {
+      const { rows } = await db.sql(
+        `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint::text AS now`,
+      )
+      return Number((rows[0] as { now: string }).now)
+    }
+    const ask = newAsk({ deadline: (await databaseNow()) + 300 })
+    await store.admit(ask)
+    await withClient(db.url, async (locker) => {
+      await locker.query('BEGIN')
+      await locker.query(`SELECT 1 FROM askseam_asks WHERE ask_id = $1 FOR UPDATE`, [ask.askId])
+      // Offered in time; the deadline passes while the settle waits for the locker's row lock.
+      const settling = store.settle(ask.askId, answered, Date.now())
+      await untilWaiting(db.sql)
+      while ((await databaseNow()) <= (ask.deadline as number)) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      await locker.query('COMMIT')
+      const result = await settling
+      expect(result?.won).toBe(false)
+      expect(result?.record.outcome).toEqual(timeoutOutcome(ask))
+    })
+  })
 })
+
+/** Waits until some connection waits on a lock (the settle queued behind the locker). */
+async function untilWaiting(
+  sql: (text: string) => Promise<{ rows: unknown[] }>,
+  limitMs = 10_000,
+): Promise<void> {
+  const end = Date.now() + limitMs
+  for (;;) {
+    const { rows } = await sql(
+      `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+    )
+    if (rows.length > 0) return
+    if (Date.now() > end) throw new Error('timed out waiting for the settle to wait on the lock')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
 
 describePostgres('a corrupt row, without onCorruptRow', () => {
   it('is told as a process warning, once per distinct fault', async () => {

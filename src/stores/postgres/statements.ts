@@ -77,16 +77,20 @@ export const statements = {
    * there, or is of another schema version).
    *
    * A deadline is final, and the database's clock says when it passed (not
-   * $3: the hosts' clocks may disagree, the database's is one). `verdict` reads
-   * that clock once, so the outcome written and the `won` returned come from
-   * the same reading; past the deadline the ask ends with the timeout, and
-   * the writer wins only if it offered it.
+   * $3: the hosts' clocks may disagree, the database's is one). `held` locks
+   * the row first, so a wait on another transaction's lock counts; `verdict`
+   * then reads that clock once, so the outcome written and the `won` returned
+   * come from the same reading; past the deadline the ask ends with the
+   * timeout, and the writer wins only if it offered it.
    */
-  settle: `WITH verdict AS MATERIALIZED (
+  settle: `WITH held AS MATERIALIZED (
+      SELECT ask_id, deadline FROM askseam_asks
+      WHERE ask_id = $1 AND state = 'pending' FOR UPDATE
+    ), verdict AS MATERIALIZED (
       SELECT ask_id,
         (deadline IS NOT NULL AND NOT $7::boolean
           AND deadline <= floor(extract(epoch FROM clock_timestamp()) * 1000)) AS too_late
-      FROM askseam_asks WHERE ask_id = $1
+      FROM held
     ), settled AS (
       UPDATE askseam_asks AS asks
       SET state = 'settled', settled_at = $3, revision = nextval('askseam_revision'),
