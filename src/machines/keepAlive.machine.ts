@@ -18,7 +18,9 @@ export interface KeepAliveInput {
 
 /** A keepalive as data: how often it ticks, and how many ticks it sent. */
 export interface KeepAliveContext {
+  /** The time between two ticks, in ms (clamped when armed); 0 or less: none. */
   intervalMs: number
+  /** The caller's progress token; without one nothing ticks. */
   progressToken: string | number | undefined
   /** Ticks sent so far: each tick's progress is one more than the last. */
   progress: number
