@@ -10,12 +10,17 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js'
-import { afterEach, describe, expect, it } from 'vitest'
+import type {
+  CallToolResult,
+  Progress,
+  ProgressNotification,
+} from '@modelcontextprotocol/sdk/types.js'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { keepAlive } from '../../../src/providers/mcp/index.js'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
+  vi.useRealTimers()
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()))
 })
 
@@ -48,6 +53,30 @@ function listen(count: number) {
     if (progress.length === count) heard.resolve()
   }
   return { progress, heard: heard.promise, onprogress }
+}
+
+/**
+ * The `extra` an SDK handler gets, reduced to what keepAlive reads, with the
+ * notifications it was asked to send: for the rules that need a clock the
+ * test moves (the round trips above and in e2e use the real SDK).
+ */
+function handlerExtra(progressToken?: string | number) {
+  const controller = new AbortController()
+  const sent: Array<{ progress: number; message?: string | undefined }> = []
+  return {
+    controller,
+    sent,
+    extra: {
+      signal: controller.signal,
+      ...(progressToken === undefined ? {} : { _meta: { progressToken } }),
+      sendNotification: async (notification: ProgressNotification) => {
+        sent.push({
+          progress: notification.params.progress,
+          message: notification.params.message,
+        })
+      },
+    },
+  }
 }
 
 const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] })
@@ -107,4 +136,41 @@ describe('keepAlive', () => {
       expect(started).toBe(false)
     },
   )
+
+  it('sends progress every 10 s by default, and none once the call is cancelled', async () => {
+    vi.useFakeTimers()
+    const { controller, extra, sent } = handlerExtra('call-1')
+    const answer = deferred<string>()
+    const running = keepAlive(extra, () => answer.promise)
+    await vi.advanceTimersByTimeAsync(9_999)
+    expect(sent).toEqual([])
+    await vi.advanceTimersByTimeAsync(1)
+    await vi.advanceTimersByTimeAsync(30_000)
+    expect(sent).toEqual(
+      [1, 2, 3, 4].map((progress) => ({
+        progress,
+        message: `waiting for the human (${progress * 10} s)`,
+      })),
+    )
+    // The client cancelled; the work has not noticed yet, the keepalive has.
+    controller.abort()
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(sent).toHaveLength(4)
+    answer.resolve('late')
+    await expect(running).resolves.toBe('late')
+  })
+
+  it.each([
+    ['gave no progressToken', undefined, 10],
+    ['asked for keepAliveMs 0', 'call-1', 0],
+  ])('sends nothing to a call that %s', async (_, token, keepAliveMs) => {
+    vi.useFakeTimers()
+    const { extra, sent } = handlerExtra(token)
+    const answer = deferred<string>()
+    const running = keepAlive(extra, () => answer.promise, { keepAliveMs })
+    await vi.advanceTimersByTimeAsync(60_000)
+    answer.resolve('done')
+    await expect(running).resolves.toBe('done')
+    expect(sent).toEqual([])
+  })
 })
