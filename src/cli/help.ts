@@ -2,7 +2,7 @@
 export const USAGE = `Usage:
   askseam [demo] [--timeout SECONDS] [--web] [--framework NAME] [--fresh]
   askseam console --store FILE | --postgres URL [--port N] [--token T]
-  askseam mcp [--timeout SECONDS] [--store FILE | --postgres URL]
+  askseam mcp [--timeout SECONDS] [--keepalive SECONDS] [--store FILE | --postgres URL]
   askseam --help | --version
 `
 
@@ -20,6 +20,8 @@ Commands:
 
 Options:
   --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
+  --keepalive SECONDS mcp: while a tool call waits on you, send the client
+                      progress at least this often (default 10; 0: never)
   --web               answer in the browser: starts the web console on
                       127.0.0.1 and prints its URL instead of asking here
   --framework NAME    run each ask inside a framework's real agent loop with
@@ -83,7 +85,8 @@ Options:
 
 Needs: npm install ws, and the store's driver
 `,
-  mcp: `Usage: askseam mcp [--timeout SECONDS] [--store FILE | --postgres URL]
+  mcp: `Usage: askseam mcp [--timeout SECONDS] [--keepalive SECONDS]
+                   [--store FILE | --postgres URL]
 
 The demo agent as an MCP server on stdio: its plan_deployment tool asks
 through the client's elicitation forms. Stdout carries only the protocol;
@@ -91,6 +94,10 @@ logs go to stderr.
 
 Options:
   --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
+  --keepalive SECONDS while the tool waits on the human, send the client a
+                      progress notification at least this often, so a client
+                      whose request timeout resets on progress keeps waiting
+                      (default 10; 0: send none)
   --store FILE        keep asks in this SQLite file, shared with other
                       processes (npm install better-sqlite3)
   --postgres URL      keep asks in Postgres, shared by many hosts (npm install pg)

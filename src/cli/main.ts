@@ -22,6 +22,7 @@ class CommandLineError extends UsageError {}
 
 const options = {
   timeout: { type: 'string' },
+  keepalive: { type: 'string' },
   web: { type: 'boolean', default: false },
   framework: { type: 'string' },
   store: { type: 'string' },
@@ -87,13 +88,29 @@ function commandLineMistake(error: unknown): string {
   return message.split('\n')[0] ?? message
 }
 
+/** The most seconds a flag takes: a longer timer would not hold (a delay is clamped to 2^31-1 ms). */
+const MAX_SECONDS = 2_147_483
+
 function timeoutOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined
   const seconds = Number(value)
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 2_147_483) {
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_SECONDS) {
     throw new UsageError(`--timeout takes a number of seconds greater than 0, not "${value}"`)
   }
   return Math.round(seconds * 1000)
+}
+
+/** `--keepalive`: seconds between progress notifications; 0 turns them off. */
+function keepAliveOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const seconds = value.trim() === '' ? Number.NaN : Number(value)
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_SECONDS) {
+    throw new UsageError(
+      `--keepalive takes a number of seconds from 0 (no keepalive) to ${MAX_SECONDS}, not "${value}"`,
+    )
+  }
+  // A tiny positive value means a very short interval, never "off".
+  return seconds === 0 ? 0 : Math.max(1, Math.round(seconds * 1000))
 }
 
 function storeChoice(values: {
@@ -320,12 +337,14 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 0
     }
     if (command === 'mcp') {
-      const { runMcpServer } = await import('./mcp-server.js')
       const timeoutMs = timeoutOf(values.timeout)
+      const keepAliveMs = keepAliveOf(values.keepalive)
+      const { runMcpServer } = await import('./mcp-server.js')
       const store = await openStore(storeChoice(values))
       try {
         await runMcpServer({
           ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
           ...(store === undefined ? {} : { store }),
         })
       } finally {

@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { createUserQuestions, isUserQuestionError } from '../protocol/index.js'
 import { importPeer } from '../protocol/internal.js'
 import type { AskStore, AskUserQuestionAnswerItem, UserQuestions } from '../protocol/index.js'
-import { createElicitationProvider } from '../providers/mcp/index.js'
+import { createElicitationProvider, keepAlive } from '../providers/mcp/index.js'
 import { deploymentQuestions, draftPlan, planReviewQuestion } from './scenario.js'
 import { packageVersion } from './version.js'
 
@@ -74,6 +74,12 @@ export interface DeploymentServerOptions {
   timeoutMs?: number
   /** Where the asks are kept. @default the memory store */
   store?: AskStore
+  /**
+   * The longest time between two progress notifications while the tool waits
+   * on the human (to a client that asked for progress), in milliseconds; 0: none.
+   * @default 10000
+   */
+  keepAliveMs?: number
 }
 
 /**
@@ -103,14 +109,19 @@ export function createDeploymentServer(options: DeploymentServerOptions = {}): {
         'Runs the askseam demo agent: it asks the user where to deploy checkout-service, which checks gate the traffic switch and what to announce, then submits its plan for review and returns what it decided. Needs a client that supports elicitation.',
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async (extra) => {
-      try {
-        const text = await planDeployment(seam, extra.signal)
-        return { content: [{ type: 'text', text }] }
-      } catch (error: unknown) {
-        return failure(error)
-      }
-    },
+    (extra) =>
+      keepAlive(
+        extra,
+        async (): Promise<CallToolResult> => {
+          try {
+            const text = await planDeployment(seam, extra.signal)
+            return { content: [{ type: 'text', text }] }
+          } catch (error: unknown) {
+            return failure(error)
+          }
+        },
+        options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs },
+      ),
   )
   return { server, seam }
 }

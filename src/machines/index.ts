@@ -93,6 +93,13 @@ export type {
   ConsoleConnectionInput,
   ConsoleConnectionOutput,
 } from './consoleConnection.machine.js'
+export { KEEP_ALIVE_MS, keepAliveMachine } from './keepAlive.machine.js'
+export type {
+  KeepAliveContext,
+  KeepAliveEmitted,
+  KeepAliveEvent,
+  KeepAliveInput,
+} from './keepAlive.machine.js'
 export { terminalQueueMachine } from './terminalQueue.machine.js'
 export type {
   TerminalQueueContext,

@@ -62,12 +62,16 @@ describe.concurrent('the askseam command line', { timeout: 90_000 }, () => {
     expect(stdout).not.toContain('Commands:')
   })
 
-  it.each([
+  it.each<[string[], string]>([
     [['--timeout', '-1'], 'askseam: --timeout takes a number of seconds greater than 0, not "-1"'],
     [
       ['mcp', '--timeout', '-0.5'],
       'askseam: --timeout takes a number of seconds greater than 0, not "-0.5"',
     ],
+    ...['-1', '-0.5', 'ten', '', '1e9', 'Infinity'].map((value): [string[], string] => [
+      ['mcp', '--keepalive', value],
+      `askseam: --keepalive takes a number of seconds from 0 (no keepalive) to 2147483, not "${value}"`,
+    ]),
     [
       ['console', '--port', '-80'],
       'askseam: --port takes a port number from 1 to 65535, not "-80"',

@@ -1,11 +1,14 @@
+import { setTimeout as humanTakes } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import type {
   CallToolResult,
   ElicitRequestFormParams,
   ElicitResult,
+  JSONRPCMessage,
+  Progress,
 } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ElicitationInbox } from '../support/mcp-pair.js'
@@ -22,6 +25,8 @@ interface Session {
   stderrEnded: Promise<void>
   /** Errors the client transport reported, e.g. a line on stdout that is not JSON-RPC. */
   errors: Error[]
+  /** Every message the client received from the server after connecting, in order. */
+  received: JSONRPCMessage[]
 }
 
 const sessions: Session[] = []
@@ -67,7 +72,13 @@ async function spawnServer(flags: string[] = []): Promise<Session> {
   const errors: Error[] = []
   client.onerror = (error) => errors.push(error)
   await client.connect(transport)
-  const session = { client, transport, inbox, stderr: () => stderr, stderrEnded, errors }
+  const received: JSONRPCMessage[] = []
+  const deliver = transport.onmessage
+  transport.onmessage = (message: JSONRPCMessage) => {
+    received.push(message)
+    deliver?.(message)
+  }
+  const session = { client, transport, inbox, stderr: () => stderr, stderrEnded, errors, received }
   sessions.push(session)
   return session
 }
@@ -158,5 +169,103 @@ describe('askseam mcp over stdio', () => {
     await expect(called).rejects.toThrow()
     await stderrEnded
     expect(stderr()).toContain('client disconnected; stopped')
+  })
+})
+
+/** The `notifications/progress` messages among `messages`. */
+function progressIn(messages: readonly JSONRPCMessage[]) {
+  return messages.filter(
+    (message) => 'method' in message && message.method === 'notifications/progress',
+  )
+}
+
+/** Asserts that each progress is higher than the one before, as the MCP specification requires. */
+function expectRising(progress: readonly Progress[]) {
+  for (let index = 1; index < progress.length; index++) {
+    expect(progress[index]!.progress).toBeGreaterThan(progress[index - 1]!.progress)
+  }
+}
+
+/** A client whose request timeout (5 s) resets on progress, as desktop assistants do. */
+function callWithShortTimeout(client: Client, progress: Progress[]) {
+  return client.callTool({ name: 'plan_deployment' }, undefined, {
+    timeout: 5_000,
+    resetTimeoutOnProgress: true,
+    onprogress: (update) => progress.push(update),
+  })
+}
+
+describe('askseam mcp keeps a long wait alive (--keepalive)', () => {
+  it(
+    'a 15 s answer reaches a client whose request times out after 5 s without progress',
+    { timeout: 60_000 },
+    async () => {
+      const { client, inbox, errors } = await spawnServer(['--keepalive', '1'])
+      const progress: Progress[] = []
+      const called = callWithShortTimeout(client, progress)
+      const questions = await inbox.next()
+      await humanTakes(15_000)
+      questions.respond({ action: 'accept', content: { region: 'us-east-1' } })
+      ;(await inbox.next()).respond({ action: 'accept', content: { plan: 'Approve' } })
+      const result = await called
+      expect(textOf(result)).toMatch(/^Approved\. The agent runs this plan:/)
+      // 15 s of waiting under a 5 s timeout needs at least three of them.
+      expect(progress.length).toBeGreaterThanOrEqual(3)
+      expectRising(progress)
+      expect(progress[0]?.message).toMatch(/^waiting for the human \(\d+ s\)$/)
+      expect(errors).toEqual([])
+    },
+  )
+
+  it(
+    'without keepalive (--keepalive 0) the same call times out in the client',
+    { timeout: 60_000 },
+    async () => {
+      const { client, inbox, received } = await spawnServer(['--keepalive', '0'])
+      const progress: Progress[] = []
+      const called = callWithShortTimeout(client, progress)
+      const questions = await inbox.next()
+      const failure = await called.then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      expect(failure).toBeInstanceOf(McpError)
+      expect((failure as McpError).code).toBe(ErrorCode.RequestTimeout)
+      // The client's cancellation of the timed-out call takes the form down.
+      await questions.cancelled
+      expect(progress).toEqual([])
+      expect(progressIn(received)).toEqual([])
+    },
+  )
+
+  it('sends no progress at all to a call that gave no progressToken', async () => {
+    const { client, inbox, received } = await spawnServer(['--keepalive', '1'])
+    const called = client.callTool({ name: 'plan_deployment' })
+    const questions = await inbox.next()
+    await humanTakes(3_000)
+    questions.respond({ action: 'accept', content: {} })
+    ;(await inbox.next()).respond({ action: 'accept', content: { plan: 'Approve' } })
+    expect(textOf(await called)).toMatch(/^Approved\./)
+    // Any notification sent before the ping's answer has arrived by then.
+    await client.ping()
+    expect(progressIn(received)).toEqual([])
+  })
+
+  it('sends no progress after the result, not even one interval later', async () => {
+    const { client, inbox, received, errors } = await spawnServer(['--keepalive', '1'])
+    const progress: Progress[] = []
+    const called = callWithShortTimeout(client, progress)
+    const questions = await inbox.next()
+    await humanTakes(2_500)
+    questions.respond({ action: 'accept', content: {} })
+    ;(await inbox.next()).respond({ action: 'accept', content: { plan: 'Approve' } })
+    expect(textOf(await called)).toMatch(/^Approved\./)
+    const atResult = received.length
+    expect(progressIn(received).length).toBeGreaterThan(0)
+    await humanTakes(1_000)
+    await client.ping()
+    expect(progressIn(received.slice(atResult))).toEqual([])
+    // A late one would also reach the client as "a progress notification for an unknown token".
+    expect(errors).toEqual([])
   })
 })

@@ -4,7 +4,8 @@
 /**
  * askseam/mcp: the MCP elicitation provider. Each ask becomes one form-mode
  * `elicitation/create` request to the client connected to an MCP server built
- * with the official `@modelcontextprotocol/sdk`.
+ * with the official `@modelcontextprotocol/sdk`; `keepAlive` keeps a tool call
+ * that waits on a human alive with progress notifications.
  *
  * @example
  * ```ts
@@ -22,3 +23,5 @@
 export { createElicitationProvider } from './provider.js'
 export type { ElicitationProvider, ElicitationProviderOptions } from './provider.js'
 export type { ElicitationDialect } from './form.js'
+export { keepAlive } from './keepalive.js'
+export type { KeepAliveExtra, KeepAliveOptions } from './keepalive.js'
