@@ -8,20 +8,42 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base'
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base'
 
 /*
  * OpenTelemetry's own SDK with in-memory exporters, as an application would
  * wire it, for the tests of askseam/otel.
  */
 
-/** A tracer provider whose finished spans a test reads. */
-export function createTracing(): { provider: BasicTracerProvider; spans(): ReadableSpan[] } {
+/** A tracer provider whose finished spans a test reads; `onEnd` hears each as it ends. */
+export function createTracing(onEnd?: (span: ReadableSpan) => void): {
+  provider: BasicTracerProvider
+  spans(): ReadableSpan[]
+} {
   const exporter = new InMemorySpanExporter()
-  const provider = new BasicTracerProvider({
-    spanProcessors: [new SimpleSpanProcessor(exporter)],
-  })
+  const processors: SpanProcessor[] = [new SimpleSpanProcessor(exporter)]
+  if (onEnd !== undefined) {
+    processors.push({
+      onStart: () => undefined,
+      onEnd,
+      forceFlush: async () => undefined,
+      shutdown: async () => undefined,
+    })
+  }
+  const provider = new BasicTracerProvider({ spanProcessors: processors })
   return { provider, spans: () => exporter.getFinishedSpans() }
+}
+
+/** A finished span as plain JSON: what a process of a test prints of it. */
+export function spanJson(span: ReadableSpan) {
+  return {
+    name: span.name,
+    traceId: span.spanContext().traceId,
+    spanId: span.spanContext().spanId,
+    parentSpanId: span.parentSpanContext?.spanId,
+    links: span.links.map(({ context }) => ({ traceId: context.traceId, spanId: context.spanId })),
+    attributes: span.attributes,
+  }
 }
 
 /** A reader a test collects from when it wants, not on a timer. */
