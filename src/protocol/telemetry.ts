@@ -44,7 +44,9 @@ export interface SeamTelemetry {
 export interface TelemetryAsk {
   /** The id the seam minted; a keyed ask that attaches to one held in the store settles under that one's id. */
   readonly askId: string
+  /** The caller's own id for the ask (`AskUserQuestionRequest.key`), when it gave one. */
   readonly key?: string
+  /** The id of the agent that asked, when an agent did. */
   readonly agentId?: string
   /** The validated questions. */
   readonly questions: readonly AskUserQuestionItem[]
@@ -80,6 +82,7 @@ export interface TelemetrySettlement {
 
 /** Someone who answered an ask, and the surface they answered from (DESIGN §12). */
 export interface TelemetryResponder {
+  /** The stable id of the person (DESIGN §12). */
   readonly id: string
   /** `terminal`, `web`, `http`, `mcp`, or a surface of its own. */
   readonly via: string
@@ -87,6 +90,7 @@ export interface TelemetryResponder {
 
 /** A presentation as {@link SeamTelemetry.presentationStarted} sees it. */
 export interface TelemetryPresentation {
+  /** The ask shown, as the store knows it. */
   readonly askId: string
   /** The asking process's trace context, as it kept it with the ask; absent when it kept none. */
   readonly traceContext?: TraceContext
