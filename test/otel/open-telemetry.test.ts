@@ -2,7 +2,11 @@ import { SpanStatusCode, context, trace } from '@opentelemetry/api'
 import type { Tracer, TracerProvider } from '@opentelemetry/api'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { UserQuestionError, createUserQuestions } from '../../src/protocol/index.js'
+import {
+  UserQuestionError,
+  createMemoryStore,
+  createUserQuestions,
+} from '../../src/protocol/index.js'
 import type {
   AskUserQuestionItem,
   UserQuestionErrorCode,
@@ -296,6 +300,60 @@ describe('askseam/otel', () => {
     const answer = seam.ask({ questions: [question] })
     ;(await provider.call(0)).resolve(yes)
     await expect(answer).resolves.toEqual(yes)
+    await seam.close()
+  })
+
+  it('links the presentation on another seam sharing the store to the asking span', async () => {
+    const tracing = createTracing()
+    const store = createMemoryStore()
+    const telemetry = openTelemetry({ tracerProvider: tracing.provider })
+    // It waits for the other seam's provider to show in the store's leases.
+    const asking = createUserQuestions({ store, telemetry, waitForProviderMs: 10_000 })
+    const presenting = createUserQuestions({ store, telemetry })
+    const provider = createControllableProvider()
+    presenting.registerProvider(provider)
+    const answer = asking.ask({ questions: [question] })
+    ;(await provider.call(0)).resolve(yes)
+    await expect(answer).resolves.toEqual(yes)
+    await settle()
+    const spans = tracing.spans()
+    const ask = only(spans.filter(({ name }) => name === 'askseam.ask'))
+    const present = only(spans.filter(({ name }) => name === 'askseam.present'))
+    expect(present.links.map(({ context: linked }) => linked.spanId)).toEqual([
+      ask.spanContext().spanId,
+    ])
+    expect(present.attributes['askseam.ask.id']).toBe(ask.attributes['askseam.ask.id'])
+    await asking.close()
+    await presenting.close()
+  })
+
+  it('keeps the trace context a hook makes with the ask in the store, and drops a malformed one', async () => {
+    const store = createMemoryStore()
+    const contexts: unknown[] = [{ traceparent: 'made-by-the-hook' }, { traceparent: 42 }]
+    const seen: Array<string | undefined> = []
+    const seam = createUserQuestions({
+      store,
+      telemetry: {
+        askStarted: () => ({ traceContext: contexts.shift() as never, settled: () => undefined }),
+        presentationStarted: ({ traceContext }) => {
+          seen.push(traceContext?.traceparent)
+          return undefined
+        },
+      },
+    })
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    for (let index = 0; index < 2; index++) {
+      const answer = seam.ask({ questions: [question] })
+      const call = await provider.call(index)
+      const record = await store.get(call.request.askId)
+      expect(record?.traceContext).toEqual(
+        index === 0 ? { traceparent: 'made-by-the-hook' } : undefined,
+      )
+      call.resolve(yes)
+      await answer
+    }
+    expect(seen).toEqual(['made-by-the-hook', undefined])
     await seam.close()
   })
 
