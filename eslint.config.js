@@ -68,7 +68,7 @@ export default tseslint.config(
     'protocol imports machines and vocabulary only, through their index.',
   ),
   layer(
-    ['src/providers/**', 'src/stores/**', 'src/adapters/**', 'src/tool/**'],
+    ['src/providers/**', 'src/stores/**', 'src/adapters/**', 'src/tool/**', 'src/otel/**'],
     `${lower('vocabulary', 'machines', 'protocol')}|protocol/internal\\.js|tool/index\\.js`,
     'A provider, store, adapter or the tool imports protocol, machines and vocabulary (and an adapter the tool) through their index, never another provider, store or adapter.',
   ),

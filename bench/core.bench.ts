@@ -4,6 +4,7 @@ import type {
   AskUserQuestionRequest,
   ProviderRequest,
 } from '../src/protocol/index.js'
+import { openTelemetry } from '../src/otel/index.js'
 import { createPlainSeam } from './plain-seam.js'
 import { gc, goal, median, percentile, table, turn } from './measure.js'
 
@@ -35,6 +36,25 @@ interface Subject {
 const subjects: Subject[] = [
   { name: 'askseam', make: () => createUserQuestions() },
   { name: 'plain promise', make: () => createPlainSeam() },
+]
+
+/**
+ * The cost of the telemetry hooks on the hot path (DESIGN §13), against the
+ * same seam without them: hooks that do nothing, and `openTelemetry()` on the
+ * API's own no-op providers (installed, no SDK registered).
+ */
+const observed: Subject[] = [
+  {
+    name: 'no-op telemetry',
+    make: () =>
+      createUserQuestions({
+        telemetry: { askStarted: () => undefined, presentationStarted: () => undefined },
+      }),
+  },
+  {
+    name: 'openTelemetry(), no SDK',
+    make: () => createUserQuestions({ telemetry: openTelemetry() }),
+  },
 ]
 
 const questions = [
@@ -113,6 +133,21 @@ for (let round = 0; round < ROUNDS; round++) {
   rates.get(subjects[1]!.name)!.push(floorRate)
   roundRatios.push(floorRate / seamRate)
 }
+// Each telemetry subject beside a run of the seam without it, back to back, the
+// order flipped every round: the two sides of each ratio share the load of their moment.
+const TELEMETRY_ROUNDS = 2 * ROUNDS
+const telemetryRatios = new Map(observed.map((subject) => [subject.name, [] as number[]]))
+for (let round = 0; round < TELEMETRY_ROUNDS; round++) {
+  for (const subject of observed) {
+    const pair = round % 2 === 0 ? [subjects[0]!, subject] : [subject, subjects[0]!]
+    const [first, second] = [
+      await roundTripsPerSecond(pair[0]!),
+      await roundTripsPerSecond(pair[1]!),
+    ]
+    const [without, withHooks] = round % 2 === 0 ? [first, second] : [second, first]
+    telemetryRatios.get(subject.name)!.push(without / withHooks)
+  }
+}
 const latency = new Map<string, { p50One: number; p50Many: number }>()
 for (const subject of subjects) {
   latency.set(subject.name, {
@@ -151,5 +186,21 @@ console.log(
         goal(crowded, 1.2),
       ],
     ],
+  ),
+)
+console.log(
+  `\nThe telemetry hooks on the same round trip: ${TELEMETRY_ROUNDS} rounds, each running the seam with them and without them back to back (the order flipped every round); the ratio is the time with over the time without, the median of the rounds' own.\n`,
+)
+console.log(
+  table(
+    ['telemetry', 'ratio to askseam without', 'rounds'],
+    observed.map(({ name }) => {
+      const ratios = telemetryRatios.get(name)!
+      return [
+        name,
+        `${median(ratios).toFixed(2)}×`,
+        ratios.map((ratio) => ratio.toFixed(2)).join(', '),
+      ]
+    }),
   ),
 )

@@ -13,6 +13,8 @@ import type { AskHandle, Caller } from './callers.js'
 import { commitOutcome, newAskRecord, report } from './effects.js'
 import { newId } from './ids.js'
 import type { InspectionObserver } from './seam-api.js'
+import { settlementOf } from './telemetry.js'
+import type { SeamTelemetry, TelemetryAsk } from './telemetry.js'
 import { readAdmission } from './store/rows.js'
 import type { AskRecord, AskStore, NewAskRecord } from './store/types.js'
 import {
@@ -27,6 +29,7 @@ import type {
   AskOutcome,
   AskUserQuestionAnswer,
   PendingAsk,
+  TraceContext,
   ValidatedRequest,
   UserQuestionError,
 } from '../vocabulary/index.js'
@@ -63,6 +66,8 @@ export interface AsksOptions {
   /** Takes a faulted ask's question down, outside its machine. */
   takeDown(askId: string, reason: UserQuestionError): void
   inspect?: InspectionObserver
+  /** Told when each ask starts and settles (already guarded: its hooks do not throw). */
+  telemetry?: SeamTelemetry
 }
 
 /** The asks of one seam. */
@@ -80,6 +85,8 @@ export interface Asks {
   /** The live error an ask's error data stands for (see {@link AskHandle.error}). */
   errorFor(askId: string, error: AskErrorData): UserQuestionError
   agentOf(askId: string): Agent | undefined
+  /** The trace context this seam keeps with an ask it runs, if its telemetry made one. */
+  traceContextOf(askId: string): TraceContext | undefined
   noteProviderError(askId: string, error: UserQuestionError): void
   /** The asks this seam runs, as `pending()` lists them; a followed ask is shown where `shown` says. */
   pending(shown?: (askId: string) => boolean): PendingAsk[]
@@ -123,6 +130,7 @@ export function createAsks(options: AsksOptions): Asks {
     const error = outcomeError(outcome.error, fault)
     handle.error = error
     options.takeDown(askId, error)
+    handle.telemetry?.settled(settlementOf(askId, outcome))
     const write = Promise.resolve()
       .then(() => store.settle(askId, outcome, Date.now()))
       .catch(() => undefined)
@@ -149,6 +157,10 @@ export function createAsks(options: AsksOptions): Asks {
     }
     // First, since a signal that cannot be listened to refuses the ask: nothing is left behind.
     callers.join(handle, caller)
+    // Here, inside ask(): the caller's ambient trace context is the current one.
+    if (options.telemetry !== undefined) {
+      handle.telemetry = options.telemetry.askStarted(telemetryAsk(input))
+    }
     byActor.set(actor, handle)
     byId.set(input.askId, handle)
     if (request.key !== undefined) byKey.set(request.key, handle)
@@ -157,7 +169,9 @@ export function createAsks(options: AsksOptions): Asks {
         forget(handle)
         const { status, output } = actor.getSnapshot()
         // An ask stopped with its seam (a crash) has no outcome, and its callers never hear.
-        if (status === 'done') callers.settle(handle, output as AskOutput)
+        if (status !== 'done') return
+        handle.telemetry?.settled(settlementOf(handle.askId, output as AskOutput))
+        callers.settle(handle, output as AskOutput)
       },
       error: (fault) => faulted(handle, fault),
     })
@@ -195,6 +209,8 @@ export function createAsks(options: AsksOptions): Asks {
     },
 
     agentOf: (askId) => handleOf(askId)?.agent,
+
+    traceContextOf: (askId) => handleOf(askId)?.telemetry?.traceContext,
 
     noteProviderError(askId, error) {
       const handle = handleOf(askId)
@@ -301,7 +317,7 @@ function provideEffects(
     actors: { presentation: options.presentation },
     actions: {
       admit: ({ context, self }) => {
-        const record = newAskRecord(context, seamId)
+        const record = newAskRecord(context, seamId, index.handleOf(self)?.telemetry?.traceContext)
         report<AdmissionResult, AskEvent>(
           self,
           async () => admission(index.handleOf(self), await admitted(record)),
@@ -334,5 +350,15 @@ function askInput(request: ValidatedRequest, options: AsksOptions): AskInput {
     ...(request.key === undefined ? {} : { key: request.key }),
     ...(agent === undefined ? {} : { agentId: agent.id }),
     ...(timeoutMs === undefined || timeoutMs === Infinity ? {} : { deadline: now + timeoutMs }),
+  }
+}
+
+/** What the seam's telemetry is told of a new ask. */
+function telemetryAsk(input: AskInput): TelemetryAsk {
+  return {
+    askId: input.askId,
+    questions: input.questions,
+    ...(input.key === undefined ? {} : { key: input.key }),
+    ...(input.agentId === undefined ? {} : { agentId: input.agentId }),
   }
 }

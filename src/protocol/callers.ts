@@ -8,6 +8,7 @@ import type {
   UserQuestionError,
 } from '../vocabulary/index.js'
 import { createAbortFanout } from './abort-fanout.js'
+import type { AskTelemetry } from './telemetry.js'
 
 /*
  * What sits beside an ask's actor (DESIGN §6: the machine keeps data): its
@@ -34,6 +35,8 @@ export interface AskHandle {
   causes: { caller?: unknown; provider?: UserQuestionError; store?: unknown }
   /** The last error made for this ask: the provider's signal and the caller get the same object. */
   error: UserQuestionError | undefined
+  /** What watches this ask for the seam's telemetry, if it has any. */
+  telemetry?: AskTelemetry | undefined
 }
 
 /**

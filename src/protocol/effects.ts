@@ -1,7 +1,7 @@
 import { readSettlement } from './store/rows.js'
 import type { AskStore, NewAskRecord } from './store/types.js'
 import type { AskContext } from '../machines/index.js'
-import type { AskOutcome } from '../vocabulary/index.js'
+import type { AskOutcome, TraceContext } from '../vocabulary/index.js'
 
 /*
  * How a machine's effect reaches a store or a provider and back: the work
@@ -47,8 +47,15 @@ export async function commitOutcome(
   return { outcome: settled.record.outcome as AskOutcome, won: settled.won }
 }
 
-/** The row an ask's admission writes: what its machine holds, and the seam that owns it. */
-export function newAskRecord(context: AskContext, ownerSeamId: string): NewAskRecord {
+/**
+ * The row an ask's admission writes: what its machine holds, the seam that
+ * owns it, and the trace context its telemetry kept with it.
+ */
+export function newAskRecord(
+  context: AskContext,
+  ownerSeamId: string,
+  traceContext?: TraceContext,
+): NewAskRecord {
   const record: NewAskRecord = {
     askId: context.askId,
     questions: context.questions,
@@ -58,5 +65,6 @@ export function newAskRecord(context: AskContext, ownerSeamId: string): NewAskRe
   if (context.key !== undefined) record.key = context.key
   if (context.agentId !== undefined) record.agentId = context.agentId
   if (context.deadline !== undefined) record.deadline = context.deadline
+  if (traceContext !== undefined) record.traceContext = traceContext
   return record
 }

@@ -25,6 +25,16 @@ export type { MutableAgentRegistry } from './agents.js'
 export { createMemoryStore } from './store/memory.js'
 export type { MemoryStoreOptions } from './store/memory.js'
 export type { AskStore } from './store/types.js'
+export type {
+  AskTelemetry,
+  PresentationTelemetry,
+  PresentationVerdict,
+  SeamTelemetry,
+  TelemetryAsk,
+  TelemetryPresentation,
+  TelemetryResponder,
+  TelemetrySettlement,
+} from './telemetry.js'
 export {
   AskEndReasons,
   HarnessError,
@@ -37,7 +47,9 @@ export {
   errorData,
   isUserQuestionError,
   outcomeError,
+  outcomeName,
   qualifiesForPlanReview,
+  readTraceContext,
   toUserQuestionError,
   validateAnswer,
   validateRequest,
@@ -50,6 +62,7 @@ export type {
   AskEnding,
   AskErrorData,
   AskOutcome,
+  AskOutcomeName,
   AskRejection,
   AskUserQuestionAnswer,
   AskUserQuestionAnswerItem,
@@ -63,6 +76,7 @@ export type {
   PlanReviewChoice,
   ProviderRequest,
   ProviderSettlement,
+  TraceContext,
   UserQuestionErrorCode,
   UserQuestionErrorDetails,
   UserQuestionProvider,

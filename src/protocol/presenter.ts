@@ -6,6 +6,7 @@ import { commitOutcome, report } from './effects.js'
 import { callProvider, safeProviderError } from './provider-call.js'
 import type { ProviderCall } from './provider-call.js'
 import type { InspectionObserver } from './seam-api.js'
+import type { PresentationTelemetry, PresentationVerdict, SeamTelemetry } from './telemetry.js'
 import type { AskRecord, AskStore } from './store/types.js'
 import { errorData } from '../vocabulary/index.js'
 import type {
@@ -13,6 +14,7 @@ import type {
   AskErrorData,
   AskOutcome,
   AskRejection,
+  TraceContext,
   UserQuestionProvider,
   UserQuestionError,
 } from '../vocabulary/index.js'
@@ -28,11 +30,15 @@ export interface PresenterOptions {
   errorFor(askId: string, error: AskErrorData): UserQuestionError
   /** The live agent that asked, where a caller here waits on the ask. */
   agentOf(askId: string): Agent | undefined
+  /** The trace context of an ask a caller here waits on, where its telemetry made one. */
+  traceContextOf(askId: string): TraceContext | undefined
   /** Keeps the provider's own error beside the ask: the cause its caller gets if it is the outcome. */
   onProviderError(askId: string, error: UserQuestionError): void
   /** A presentation of another seam's ask ended. */
   onEnded(askId: string, output: PresentationOutput): void
   inspect?: InspectionObserver
+  /** Told when each presentation opens and closes (already guarded: its hooks do not throw). */
+  telemetry?: SeamTelemetry
 }
 
 /** The presentations of a seam's provider (DESIGN §6: one `presentationMachine` for each). */
@@ -61,6 +67,24 @@ export function createPresenter(options: PresenterOptions): Presenter {
   /** The live call of each ask shown, own or another seam's, until its presentation ends. */
   const calls = new Map<string, ProviderCall>()
   const foreign = new Map<string, PresentationActor>()
+  /** The trace context another seam kept with each of its asks shown here. */
+  const foreignTraces = new Map<string, TraceContext>()
+  /** What watches each open presentation, beside its call. */
+  const watches = new Map<string, PresentationTelemetry>()
+
+  /** The provider is shown the ask: its presentation is watched from here until {@link closed}. */
+  const opened = (askId: string) => {
+    const traceContext = foreignTraces.get(askId) ?? options.traceContextOf(askId)
+    const watch = options.telemetry?.presentationStarted(
+      traceContext === undefined ? { askId } : { askId, traceContext },
+    )
+    if (watch !== undefined) watches.set(askId, watch)
+  }
+  const closed = (askId: string, verdict: PresentationVerdict) => {
+    const watch = watches.get(askId)
+    watches.delete(askId)
+    watch?.ended(verdict)
+  }
 
   const machine = presentationMachine.provide({
     actions: {
@@ -82,6 +106,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
           ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
         })
         calls.set(context.askId, call)
+        if (options.telemetry !== undefined) opened(context.askId)
         report<unknown, PresentationEvent>(
           reportTo,
           () => call.answer,
@@ -102,9 +127,11 @@ export function createPresenter(options: PresenterOptions): Presenter {
         )
       },
       endPresentation: ({ context }, { error }) => {
+        closed(context.askId, context.outcome === undefined ? 'taken-down' : 'refused')
         end(context.askId, options.errorFor(context.askId, error.error))
       },
       tellSettlement: ({ context }, verdict) => {
+        closed(context.askId, 'accepted')
         const call = calls.get(context.askId)
         calls.delete(context.askId)
         call?.tell(
@@ -118,6 +145,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
 
   /** Aborts the provider's signal with `reason` (even after it answered) and tells it `refused`. */
   const end = (askId: string, reason: UserQuestionError) => {
+    closed(askId, 'taken-down')
     const call = calls.get(askId)
     if (call === undefined) return
     if (!call.controller.signal.aborted) call.controller.abort(reason)
@@ -148,9 +176,13 @@ export function createPresenter(options: PresenterOptions): Presenter {
         options.inspect === undefined ? { input } : { input, inspect: options.inspect },
       )
       foreign.set(record.askId, actor)
+      if (record.traceContext !== undefined) foreignTraces.set(record.askId, record.traceContext)
       actor.subscribe({
         complete: () => {
-          if (foreign.get(record.askId) === actor) foreign.delete(record.askId)
+          if (foreign.get(record.askId) === actor) {
+            foreign.delete(record.askId)
+            foreignTraces.delete(record.askId)
+          }
           const { status, output } = actor.getSnapshot()
           // A presentation stopped with its seam (a crash) ended nothing.
           if (status === 'done') options.onEnded(record.askId, output as PresentationOutput)
@@ -180,8 +212,10 @@ export function createPresenter(options: PresenterOptions): Presenter {
     crash() {
       for (const actor of foreign.values()) actor.stop()
       foreign.clear()
+      foreignTraces.clear()
       // A dead process's provider settles nothing: what it was showing is simply gone.
       calls.clear()
+      watches.clear()
     },
 
     shows: (askId) => foreign.has(askId),

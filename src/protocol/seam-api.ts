@@ -1,5 +1,6 @@
 import type { InspectionEvent, Observer } from 'xstate'
 import type { AskStore } from './store/types.js'
+import type { SeamTelemetry } from './telemetry.js'
 import type {
   AgentRegistry,
   AskUserQuestionAnswer,
@@ -34,6 +35,14 @@ export interface UserQuestionsOptions {
    * @default createMemoryStore() (one per seam: nothing outlives the process)
    */
   store?: AskStore
+  /**
+   * Told when each ask of this seam is admitted and settles, and when its
+   * provider opens and closes a presentation (DESIGN §13): `openTelemetry()`
+   * from `askseam/otel` makes spans and metrics of them. A hook that throws
+   * is caught and reported once; the ask goes on.
+   * @default undefined (nothing is observed, and no telemetry library is loaded)
+   */
+  telemetry?: SeamTelemetry
 }
 
 /** The seam between tools that ask and the UI that answers. */

@@ -9,6 +9,8 @@ import { newId } from './ids.js'
 import { createPresenter } from './presenter.js'
 import type { InspectionObserver, UserQuestions, UserQuestionsOptions } from './seam-api.js'
 import { createMemoryStore } from './store/memory.js'
+import { guardTelemetry } from './telemetry.js'
+import type { SeamTelemetry } from './telemetry.js'
 import {
   MAX_TIMEOUT_MS,
   UserQuestionError,
@@ -48,6 +50,8 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   checkDuration('waitForProviderMs', options.waitForProviderMs, false)
   checkDuration('providerGraceMs', options.providerGraceMs, false)
   const inspect = options.inspect === undefined ? undefined : guardInspection(options.inspect)
+  const telemetry =
+    options.telemetry === undefined ? undefined : guardTelemetry(checkTelemetry(options.telemetry))
   const store = options.store ?? createMemoryStore()
   const durable = store.processLocal !== true
   const seamId = newId()
@@ -75,6 +79,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     provider: () => active?.provider,
     errorFor: (askId, error) => asks.errorFor(askId, error),
     agentOf: (askId) => asks.agentOf(askId),
+    traceContextOf: (askId) => asks.traceContextOf(askId),
     onProviderError: (askId, error) => asks.noteProviderError(askId, error),
     onEnded(askId, output) {
       if (output.verdict !== 'takenDown') {
@@ -85,6 +90,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       }
     },
     ...(inspect && { inspect }),
+    ...(telemetry && { telemetry }),
   })
   const asks = createAsks({
     store,
@@ -102,6 +108,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       fleetKnown,
     }),
     ...(inspect && { inspect }),
+    ...(telemetry && { telemetry }),
   })
   const follower = createFollower({
     store,
@@ -236,6 +243,22 @@ function guardInspection(observer: InspectionObserver): (event: InspectionEvent)
 const closedError = () => new UserQuestionError('the question seam is closed', 'SEAM_CLOSED')
 const duplicateError = () =>
   new UserQuestionError('another question provider is already active', 'DUPLICATE_PROVIDER')
+
+/** Refuses, as a TypeError, what cannot be telemetry: hooks that are not functions. */
+function checkTelemetry(telemetry: unknown): SeamTelemetry {
+  const hooks = telemetry as Partial<SeamTelemetry> | null
+  if (
+    typeof hooks !== 'object' ||
+    hooks === null ||
+    typeof hooks.askStarted !== 'function' ||
+    typeof hooks.presentationStarted !== 'function'
+  ) {
+    throw new TypeError(
+      'createUserQuestions: telemetry must have askStarted and presentationStarted functions (e.g. openTelemetry() from askseam/otel)',
+    )
+  }
+  return hooks as SeamTelemetry
+}
 
 /** Refuses, as a TypeError, what cannot be a provider: one without an `ask(request)` function. */
 function checkProvider(provider: unknown): void {

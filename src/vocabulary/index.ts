@@ -50,6 +50,7 @@ export {
   noProviderOutcome,
   otherQuestionsOutcome,
   outcomeError,
+  outcomeName,
   ownerGoneOutcome,
   presentationEnding,
   providerGoneOutcome,
@@ -59,4 +60,17 @@ export {
   storeFailedOutcome,
   timeoutOutcome,
 } from './outcome.js'
-export type { AskEndReason, AskEnding, AskErrorData, AskOutcome, AskRejection } from './outcome.js'
+export type {
+  AskEndReason,
+  AskEnding,
+  AskErrorData,
+  AskOutcome,
+  AskOutcomeName,
+  AskRejection,
+} from './outcome.js'
+export {
+  MAX_TRACE_CONTEXT_ENTRIES,
+  MAX_TRACE_CONTEXT_LENGTH,
+  readTraceContext,
+} from './trace-context.js'
+export type { TraceContext } from './trace-context.js'

@@ -171,6 +171,25 @@ export function endingOf(outcome: AskOutcome): AskEnding {
 }
 
 /**
+ * How an ask ended, in the words an operator reads (span attributes, metric
+ * labels): `timed-out` where the final state is `timedOut`.
+ */
+export type AskOutcomeName = 'answered' | 'cancelled' | 'timed-out' | 'aborted' | 'failed'
+
+const OUTCOME_NAMES: Readonly<Record<AskEnding, AskOutcomeName>> = {
+  answered: 'answered',
+  cancelled: 'cancelled',
+  timedOut: 'timed-out',
+  aborted: 'aborted',
+  failed: 'failed',
+}
+
+/** The name of how an outcome ended (see {@link AskOutcomeName}); the one mapping from outcomes to these words. */
+export function outcomeName(outcome: AskOutcome): AskOutcomeName {
+  return OUTCOME_NAMES[endingOf(outcome)]
+}
+
+/**
  * A `UserQuestionError` as data. Reads each field once and copies `details`,
  * so a hostile error cannot change what is kept after the fact.
  */

@@ -48,6 +48,7 @@ export const entryPoints: readonly EntryPoint[] = [
     peers: ['zod', '@langchain/core'],
     loadedBy: { zod: 'askseam/tool' },
   },
+  { entry: 'askseam/otel', peers: ['@opentelemetry/api'] },
 ]
 
 /** `askseam/web` → `./web`, the key of the `exports` map. */

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process'
 import { readFileSync, existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { admits, entryPoints, exportsKey, lowestOf } from './entries.js'
 
@@ -54,6 +56,17 @@ function packagesReachedFrom(entry: string): Set<string> {
 const sourceOf = (target: string) =>
   path.join(root, target.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'))
 
+/** The packages Node loads at run time when a process imports `source` (see loaded-packages.ts). */
+async function packagesLoadedBy(source: string): Promise<string[]> {
+  const script = path.join(root, 'test/package/loaded-packages.ts')
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', script, source],
+    { cwd: root },
+  )
+  return JSON.parse(stdout) as string[]
+}
+
 const allowed: Record<string, string[]> = Object.fromEntries(
   entryPoints.map(({ entry, peers }) => [exportsKey(entry), ['xstate', ...peers]]),
 )
@@ -75,6 +88,15 @@ describe('entry points', () => {
     // Its own peers, and nothing but them and xstate (a store needs no xstate at all).
     expect([...reached].filter((name) => !packages.includes(name))).toEqual([])
     expect(packages.filter((name) => name !== 'xstate' && !reached.has(name))).toEqual([])
+  })
+
+  // DESIGN §13: without telemetry nothing of OpenTelemetry is loaded. Proved
+  // at run time too, since a static walk cannot see a module a peer itself loads.
+  it('importing askseam loads xstate alone at run time, and askseam/otel loads @opentelemetry/api', async () => {
+    expect(await packagesLoadedBy(sourceOf('./dist/protocol/index.js'))).toEqual(['xstate'])
+    const otel = await packagesLoadedBy(sourceOf('./dist/otel/index.js'))
+    expect(otel).toContain('@opentelemetry/api')
+    expect(otel.filter((name) => !name.startsWith('@opentelemetry/api'))).toEqual([])
   })
 
   it('xstate is the one dependency; every peer is optional, ranged, and pinned for development', () => {

@@ -48,6 +48,7 @@ const headless: Record<string, RegExp> = {
   'custom-ui':
     /\? Which database\?[^\n]*\n\? Which cache\?[^\n]*\n\{"answers":\[\{"id":"db","selected":\["Postgres"\]\},\{"id":"cache","selected":\["Redis"\]\}\]\}/,
   inspect: /x:0 xstate\.init → "vacant"[\s\S]*"answered"[\s\S]*"closed"/,
+  otel: /^\[\{"id":"db","selected":\[\]\}\]$/m,
   terminal: /PROVIDER_FAILED|needs an interactive terminal/,
   tool: /^\{"answers":\[\{"id":"db","selected":\["Postgres \(Recommended\)"\]\}\]\}$/m,
 }

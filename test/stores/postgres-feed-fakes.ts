@@ -193,6 +193,7 @@ export function askRow(
     owner_seam_id: 'seam-a',
     started_at: '1',
     deadline: null,
+    trace_context: null,
     state,
     outcome: state === 'settled' ? JSON.stringify(answered) : null,
     settled_at: state === 'settled' ? '2' : null,

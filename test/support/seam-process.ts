@@ -15,6 +15,9 @@
  *           seam's pending() as {event:'pending', asks}
  *   lock    (sqlite) holds the write lock: prints {event:'locked'}, and on
  *           `release` commits and prints {event:'released'}
+ *
+ * With `{ telemetry: true }` the seam has `askseam/otel` on an in-memory
+ * tracer, and prints each span as it ends: {event:'span', span} (see spanJson).
  */
 import { createInterface } from 'node:readline'
 import Database from 'better-sqlite3'
@@ -22,6 +25,7 @@ import { createUserQuestions } from '../../src/protocol/index.js'
 import type { AskStore, AskUserQuestionAnswer, ProviderRequest } from '../../src/protocol/index.js'
 import { createPostgresStore } from '../../src/stores/postgres/index.js'
 import { createSqliteStore } from '../../src/stores/sqlite/index.js'
+import type { SeamTelemetry } from '../../src/protocol/index.js'
 
 const [dialect, location, mode, json] = process.argv.slice(2) as [string, string, string, string?]
 const options = (json === undefined ? {} : JSON.parse(json)) as {
@@ -30,6 +34,7 @@ const options = (json === undefined ? {} : JSON.parse(json)) as {
   label?: string
   hold?: boolean
   busyTimeoutMs?: number
+  telemetry?: boolean
 }
 const say = (value: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(value)}\n`)
 const lines = createInterface({ input: process.stdin })
@@ -38,6 +43,15 @@ const lines = createInterface({ input: process.stdin })
 const questions = [
   { id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] },
 ]
+
+/** The seam's telemetry: loaded only when asked for, so the other tests' processes load no OpenTelemetry. */
+async function telemetry(): Promise<{ telemetry?: SeamTelemetry }> {
+  if (options.telemetry !== true) return {}
+  const { openTelemetry } = await import('../../src/otel/index.js')
+  const { createTracing, spanJson } = await import('./otel.js')
+  const tracing = createTracing((span) => say({ event: 'span', span: spanJson(span) }))
+  return { telemetry: openTelemetry({ tracerProvider: tracing.provider }) }
+}
 
 function openStore(): AskStore {
   return dialect === 'sqlite'
@@ -62,7 +76,7 @@ if (mode === 'lock') {
   })
 } else if (mode === 'ask') {
   const store = openStore()
-  const seam = createUserQuestions({ store })
+  const seam = createUserQuestions({ store, ...(await telemetry()) })
   const asking = seam.ask({
     questions,
     ...(options.key === undefined ? {} : { key: options.key }),
@@ -86,7 +100,7 @@ if (mode === 'lock') {
       say({ event: 'settled', code: error.code, reason: error.details?.reason }),
   )
 } else if (mode === 'answer') {
-  const seam = createUserQuestions({ store: openStore() })
+  const seam = createUserQuestions({ store: openStore(), ...(await telemetry()) })
   const held = new Map<string, (answer: AskUserQuestionAnswer) => void>()
   const answer = (): AskUserQuestionAnswer => ({
     answers: [{ id: 'db', selected: [options.label ?? 'SQLite'] }],

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { answered, callerAborted, cancelled, newAsk } from './contract-fixtures.js'
+import { answered, callerAborted, cancelled, dayAhead, newAsk } from './contract-fixtures.js'
 import type { CheckCase } from './contract-fixtures.js'
 import type { AskRecord, NewAskRecord } from './types.js'
 
@@ -19,6 +19,60 @@ export const admissionChecks: readonly CheckCase[] = [
         [ask.askId],
       )
       assert.equal(await other.get('no-such-ask'), undefined)
+    },
+  },
+  {
+    name: 'keeps the trace context written with an ask, through settlement and sweeps',
+    async body({ store, reopen }) {
+      const traceContext = {
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        tracestate: 'vendor=opaque',
+      }
+      const ask = newAsk({ traceContext })
+      assert.deepEqual(await store.admit(ask), { status: 'admitted', record: pendingAs(ask) })
+      const other = await reopen()
+      assert.deepEqual((await other.get(ask.askId))?.traceContext, traceContext)
+      assert.deepEqual((await other.pending())[0]?.traceContext, traceContext)
+      const settled = await other.settle(ask.askId, answered, 10)
+      assert.deepEqual(settled?.record.traceContext, traceContext)
+      const overdue = newAsk({ traceContext, deadline: 5 })
+      await store.admit(overdue)
+      const [expired] = await store.expireOverdue(dayAhead())
+      assert.deepEqual(expired?.traceContext, traceContext)
+      // An ask without one reads back without one.
+      const plain = newAsk()
+      await store.admit(plain)
+      assert.equal('traceContext' in ((await other.get(plain.askId)) ?? {}), false)
+    },
+  },
+  {
+    name: 'refuses or drops a trace context that is not a flat map of strings, and keeps the ask',
+    async body({ store, reopen }) {
+      const malformed = [
+        { traceparent: 42 },
+        ['00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'],
+        'traceparent',
+        { traceparent: { nested: 'no' } },
+      ]
+      const other = await reopen()
+      for (const traceContext of malformed) {
+        const ask = { ...newAsk(), traceContext } as unknown as NewAskRecord
+        const admitted = await store.admit(ask).then(
+          () => true,
+          () => false,
+        )
+        const read = await other.get(ask.askId)
+        if (!admitted) {
+          assert.equal(read, undefined, 'a refused admission wrote nothing')
+          continue
+        }
+        assert.notEqual(
+          read,
+          undefined,
+          `the ask with trace context ${JSON.stringify(traceContext)} is kept`,
+        )
+        assert.equal(read?.traceContext, undefined, 'a malformed trace context is dropped')
+      }
     },
   },
   {

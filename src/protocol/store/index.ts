@@ -20,9 +20,15 @@ export {
   isReplayedOutcome,
   isTimeoutOutcome,
   ownerGoneOutcome,
+  readTraceContext,
   timeoutOutcome,
 } from '../../vocabulary/index.js'
-export type { AskErrorData, AskOutcome, AskRejection } from '../../vocabulary/index.js'
+export type {
+  AskErrorData,
+  AskOutcome,
+  AskRejection,
+  TraceContext,
+} from '../../vocabulary/index.js'
 export { CorruptRowError, parseAskRecord, parseOutcome } from './rows.js'
 export { STORE_SCHEMA_VERSION } from './types.js'
 export type {

@@ -1,4 +1,4 @@
-import { UserQuestionErrorCodes } from '../../vocabulary/index.js'
+import { UserQuestionErrorCodes, readTraceContext } from '../../vocabulary/index.js'
 import type {
   AskErrorData,
   AskOutcome,
@@ -134,6 +134,8 @@ export function parseAskRecord(value: unknown): AskRecord {
   if (!isDict(value)) throw new CorruptRowError('row is not an object')
   const { askId, key, questions, agentId, ownerSeamId, startedAt, deadline, state, settledAt } =
     value
+  // Telemetry is never a reason to refuse an ask: a malformed trace context is dropped.
+  const traceContext = readTraceContext(value.traceContext)
   if (typeof askId !== 'string' || askId === '') throw new CorruptRowError('row has no askId')
   const fail = (what: string): never => {
     throw new CorruptRowError(`ask ${askId}: ${what}`)
@@ -161,6 +163,7 @@ export function parseAskRecord(value: unknown): AskRecord {
   if (key !== undefined) record.key = key as string
   if (agentId !== undefined) record.agentId = agentId as string
   if (deadline !== undefined) record.deadline = deadline as number
+  if (traceContext !== undefined) record.traceContext = traceContext
   if (state === 'settled') {
     record.state = 'settled'
     record.outcome = parseOutcome(value.outcome)

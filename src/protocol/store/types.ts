@@ -1,4 +1,4 @@
-import type { AskOutcome, AskUserQuestionItem } from '../../vocabulary/index.js'
+import type { AskOutcome, AskUserQuestionItem, TraceContext } from '../../vocabulary/index.js'
 
 /**
  * The durable side of askseam (DESIGN §10). A store holds every admitted ask
@@ -100,6 +100,13 @@ export interface NewAskRecord {
   startedAt: number
   /** Absolute deadline, epoch milliseconds, computed once at admission. */
   deadline?: number
+  /**
+   * The asking process's trace context (DESIGN §13), kept so the process
+   * that presents the ask can link to the ask's trace. A store keeps it as
+   * written; read back, a malformed one is dropped (`readTraceContext`),
+   * never a reason to refuse the row.
+   */
+  traceContext?: TraceContext
 }
 
 /** An ask as the store holds it. */

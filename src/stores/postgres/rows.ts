@@ -22,6 +22,7 @@ export interface AskRow {
   settled_at: string | null
   schema_version: string | null
   revision: string | null
+  trace_context: string | null
 }
 
 /** What an ask is from its admission on, whatever becomes of it. */
@@ -33,6 +34,7 @@ const OWN_COLUMNS = [
   'owner_seam_id',
   'started_at',
   'deadline',
+  'trace_context',
 ]
 
 /** The columns of {@link AskRow}, for a `SELECT` or a `RETURNING` (optionally qualified). */
@@ -85,10 +87,21 @@ export function toAskRecord(row: AskRow): AskRecord {
     ownerSeamId: row.owner_seam_id ?? undefined,
     startedAt: time(row.started_at, 'startedAt'),
     deadline: time(row.deadline, 'deadline'),
+    // Dropped, not a corrupt row, when it is not a trace context (parseAskRecord).
+    traceContext: row.trace_context === null ? undefined : looseJson(row.trace_context),
     state: row.state,
     outcome: json(row.outcome, 'outcome'),
     settledAt: time(row.settled_at, 'settledAt'),
   })
+}
+
+function looseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+    // Stryker disable next-line BlockStatement: a json column holds valid JSON only; this guards a server that lies
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -112,6 +125,7 @@ export type SweptRow = Pick<
   | 'started_at'
   | 'deadline'
   | 'schema_version'
+  | 'trace_context'
 >
 
 /**

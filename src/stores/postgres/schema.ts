@@ -57,6 +57,13 @@ const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    // The asking process's trace context (DESIGN §13); NULL for asks admitted
+    // without telemetry and for every row written before it. Rows keep
+    // schema_version 1: a column that may be absent changes no row's meaning.
+    version: 3,
+    statements: [`ALTER TABLE askseam_asks ADD COLUMN trace_context json`],
+  },
 ]
 
 /** The newest migration this askseam knows. */

@@ -52,13 +52,14 @@ function timeoutJson(message: string): string {
 export const statements = {
   /**
    * $1 askId, $2 key, $3 questions, $4 agentId, $5 owner, $6 startedAt,
-   * $7 deadline, $8 schema version, $9 channel. A taken key inserts nothing;
-   * a taken askId throws.
+   * $7 deadline, $8 schema version, $9 channel, $10 trace context. A taken
+   * key inserts nothing; a taken askId throws.
    */
   insert: `WITH inserted AS (
       INSERT INTO askseam_asks
-        (ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, schema_version)
-      VALUES ($1, $2, $3::json, $4, $5, $6, $7, 'pending', $8)
+        (ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state,
+         schema_version, trace_context)
+      VALUES ($1, $2, $3::json, $4, $5, $6, $7, 'pending', $8, $10::json)
       ON CONFLICT (ask_key) DO NOTHING
       RETURNING *
     )

@@ -129,6 +129,7 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
     ask.deadline ?? null,
     STORE_SCHEMA_VERSION,
     channel,
+    ask.traceContext === undefined ? null : JSON.stringify(ask.traceContext),
   ]
 
   /** The slow path of a keyed admit: the key is held by a committed ask. */
@@ -179,13 +180,13 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
   return {
     async admit(ask) {
       open()
-      // What is written is what would parse when read back.
-      parseAskRecord({ ...ask, state: 'pending' })
+      // What is written is what parses: a malformed trace context is dropped here already.
+      const record = parseAskRecord({ ...ask, state: 'pending' })
       const { channel } = await ready()
-      const inserted = one(await query<AskRow>(statements.insert, insertValues(ask, channel)))
+      const inserted = one(await query<AskRow>(statements.insert, insertValues(record, channel)))
       if (inserted !== undefined) return { status: 'admitted', record: inserted }
       // Only a key conflict inserts nothing (a taken askId throws).
-      return admitKeyed(ask, channel)
+      return admitKeyed(record, channel)
     },
 
     async settle(askId, outcome, settledAt) {

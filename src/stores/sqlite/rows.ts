@@ -18,16 +18,17 @@ export interface LeaseRow {
 
 /** The columns `SELECT`s and `RETURNING`s name, in one place: {@link AskRow} is in this order. */
 export const ASK_COLUMNS =
-  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, outcome, settled_at, schema_version'
+  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, outcome, settled_at, schema_version, trace_context'
 
 /**
  * What a sweep (`expireOverdue`, `endOrphans`) returns of each ask it ends:
- * {@link ASK_COLUMNS} up to `deadline`, then `schema_version`. Not the
+ * {@link ASK_COLUMNS} up to `deadline`, then `schema_version` and
+ * `trace_context`. Not the
  * state, outcome and settled time: the sweep wrote them itself, so reading
  * them back (and parsing the outcome's JSON, per ask) would only repeat it.
  */
 export const ENDED_COLUMNS =
-  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, schema_version'
+  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, schema_version, trace_context'
 
 const absent = (value: unknown): unknown => (value === null ? undefined : value)
 
@@ -43,12 +44,26 @@ function parseJson(text: unknown, column: string, askId: unknown): unknown {
   }
 }
 
+/**
+ * A column whose value askseam may drop (the trace context): what it holds
+ * if it is JSON, else `undefined` (never a corrupt row).
+ */
+function looseJson(text: unknown): unknown {
+  if (typeof text !== 'string') return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
 /** Decodes one `asks` row; throws {@link CorruptRowError} for anything but a well-formed ask. */
 export function decodeAsk(row: AskRow): AskRecord {
-  const [askId, , , , , , , state, outcome, settledAt, schemaVersion] = row
+  const [askId, , , , , , , state, outcome, settledAt, schemaVersion, traceContext] = row
   checkVersion(askId, schemaVersion)
   return parseAskRecord({
     ...ownFields(row),
+    traceContext: looseJson(traceContext),
     state,
     outcome: parseJson(outcome, 'outcome', askId),
     settledAt: absent(settledAt),
@@ -81,7 +96,11 @@ export function decodeEnded(
   outcomeOf: (ask: AskRecord) => AskOutcome,
 ): AskRecord {
   checkVersion(row[0], row[7])
-  const record = parseAskRecord({ ...ownFields(row), state: 'pending' })
+  const record = parseAskRecord({
+    ...ownFields(row),
+    traceContext: looseJson(row[8]),
+    state: 'pending',
+  })
   record.state = 'settled'
   record.outcome = outcomeOf(record)
   record.settledAt = settledAt
@@ -122,6 +141,7 @@ export function encodeNewAsk(ask: NewAskRecord, revision: number): Record<string
     ownerSeamId: ask.ownerSeamId,
     startedAt: ask.startedAt,
     deadline: ask.deadline ?? null,
+    traceContext: ask.traceContext === undefined ? null : JSON.stringify(ask.traceContext),
     revision,
     schemaVersion: STORE_SCHEMA_VERSION,
   }

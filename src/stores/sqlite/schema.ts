@@ -1,5 +1,4 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import { STORE_SCHEMA_VERSION } from '../../protocol/internal.js'
 
 /**
  * The schema, one migration per version. A migration runs inside the
@@ -55,16 +54,25 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       INSERT INTO revision (id, asks, leases) VALUES (1, 0, 0);
     `,
   },
+  {
+    // The asking process's trace context (DESIGN §13), as JSON; NULL for asks
+    // admitted without telemetry and for every row written before it.
+    version: 3,
+    sql: `ALTER TABLE asks ADD COLUMN trace_context TEXT;`,
+  },
 ]
 
+/** The newest migration this askseam knows. Rows carry `STORE_SCHEMA_VERSION`, which a migration that only adds a column leaves alone. */
+export const LATEST_MIGRATION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0
+
 /**
- * Brings the file to {@link STORE_SCHEMA_VERSION}; throws for a file written
+ * Brings the file to {@link LATEST_MIGRATION}; throws for a file written
  * by a newer askseam (its rows may mean something this version cannot read).
  */
 export function migrate(db: BetterSqlite3.Database): void {
   // A file already at this version needs no write lock to open: another process
   // holding the lock (a long write) must not keep this one from reading.
-  if (appliedVersion(db) === STORE_SCHEMA_VERSION) return
+  if (appliedVersion(db) === LATEST_MIGRATION) return
   db.transaction(() => {
     db.exec(
       'CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
@@ -72,9 +80,9 @@ export function migrate(db: BetterSqlite3.Database): void {
     const { version } = db
       .prepare('SELECT coalesce(max(version), 0) AS version FROM migrations')
       .get() as { version: number }
-    if (version > STORE_SCHEMA_VERSION) {
+    if (version > LATEST_MIGRATION) {
       throw new Error(
-        `the file has schema version ${version}; this askseam reads version ${STORE_SCHEMA_VERSION}`,
+        `the file has schema version ${version}; this askseam reads version ${LATEST_MIGRATION}`,
       )
     }
     const record = db.prepare('INSERT INTO migrations (version, applied_at) VALUES (?, ?)')

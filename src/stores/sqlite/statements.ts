@@ -34,9 +34,9 @@ const SQL = {
   byKey: `SELECT ${ASK_COLUMNS} FROM asks WHERE ask_key = ?`,
   giveKeyUp: 'UPDATE asks SET ask_key = NULL WHERE ask_id = ?',
   insert: `INSERT INTO asks (ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline,
-         state, outcome, settled_at, revision, schema_version)
+         state, outcome, settled_at, revision, schema_version, trace_context)
        VALUES (@askId, @key, @questions, @agentId, @ownerSeamId, @startedAt, @deadline,
-         'pending', NULL, NULL, @revision, @schemaVersion)`,
+         'pending', NULL, NULL, @revision, @schemaVersion, @traceContext)`,
   // The one conditional write. A deadline is final: past it, the outcome
   // written is the timeout, and the writer wins only with the outcome it offered.
   settle: `UPDATE asks SET state = 'settled', settled_at = @settledAt, revision = @revision,

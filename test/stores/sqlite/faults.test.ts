@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { CorruptRowError, timeoutOutcome } from '../../../src/protocol/store/index.js'
 import type { StoreChange } from '../../../src/protocol/store/index.js'
 import { createSqliteStore } from '../../../src/stores/sqlite/index.js'
+import { LATEST_MIGRATION } from '../../../src/stores/sqlite/schema.js'
 import { answered, newAsk } from '../store-contract.js'
 import { afterThisTest, rawConnection, setup, until } from './harness.js'
 import { tempDirectory } from './temp-file.js'
@@ -117,11 +118,14 @@ describe('a path that cannot be opened yet', () => {
     await store.pending()
     await store.close()
     const raw = rawConnection(path)
-    raw.prepare('INSERT INTO migrations (version, applied_at) VALUES (2, 0)').run()
+    const newer = LATEST_MIGRATION + 1
+    raw.prepare('INSERT INTO migrations (version, applied_at) VALUES (?, 0)').run(newer)
     raw.close()
     const later = createSqliteStore({ path })
     afterThisTest(() => later.close())
-    await expect(later.pending()).rejects.toThrow(/schema version 2; this askseam reads version 1/)
+    await expect(later.pending()).rejects.toThrow(
+      `schema version ${newer}; this askseam reads version ${LATEST_MIGRATION}`,
+    )
   })
 })
 
