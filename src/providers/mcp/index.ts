@@ -22,3 +22,14 @@
 export { createElicitationProvider } from './provider.js'
 export type { ElicitationProvider, ElicitationProviderOptions } from './provider.js'
 export type { ElicitationDialect } from './form.js'
+export { RoundTripRequestError, createRoundTrips } from './rounds.js'
+export type {
+  InputRequired,
+  RoundTripContext,
+  RoundTrips,
+  RoundTripsOptions,
+  ToolCallResult,
+  UserQuestionsToolHandler,
+} from './rounds.js'
+export { serveTools } from './serve-tools.js'
+export type { RoundTripTool } from './serve-tools.js'
