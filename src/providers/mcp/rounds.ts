@@ -47,6 +47,7 @@ const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities
  * the TypeScript SDK v2's `ServerContext`, reduced to the fields used.
  */
 export interface RoundTripContext {
+  /** The request being handled. */
   mcpReq: {
     /** The MCP method, `tools/call`. */
     method: string
@@ -59,22 +60,31 @@ export interface RoundTripContext {
     /** The echoed requestState, raw (no verify hook configured). */
     requestState: () => unknown
   }
+  /** The HTTP side, when there is one: an authenticated client's id binds the requestState to it. */
   http?: { authInfo?: { clientId?: string } }
 }
 
 /** The content of a tool's result, as MCP `CallToolResult` has it. */
 export interface ToolCallResult {
+  /** What the model reads. */
   content: Array<{ type: 'text'; text: string } | Record<string, unknown>>
+  /** The tool failed; `content` says why. */
   isError?: boolean
+  /** Structured output, for a tool that declares an output schema. */
   structuredContent?: Record<string, unknown>
+  /** Any other field MCP allows on a result. */
   [key: string]: unknown
 }
 
 /** An MCP `InputRequiredResult` (protocol 2026-07-28) carrying form elicitations. */
 export interface InputRequired {
+  /** The discriminator of an InputRequiredResult. */
   resultType: 'input_required'
+  /** One form-mode `elicitation/create` per pending ask, keyed by the ask's id. */
   inputRequests: Record<string, { method: 'elicitation/create'; params: Record<string, unknown> }>
+  /** The sealed state the client echoes on its retry. */
   requestState: string
+  /** Any other field MCP allows on a result. */
   [key: string]: unknown
 }
 
@@ -113,8 +123,12 @@ export class RoundTripRequestError extends Error {
   readonly code = -32602
   /** The askseam error's code, message and details. */
   readonly data: Record<string, unknown>
-  constructor(readonly error: UserQuestionError) {
+  /** The askseam error the request was refused with. */
+  readonly error: UserQuestionError
+  /** @param error - the askseam error the request was refused with */
+  constructor(error: UserQuestionError) {
     super(error.message)
+    this.error = error
     this.name = 'RoundTripRequestError'
     this.data = { ...errorData(error) }
   }

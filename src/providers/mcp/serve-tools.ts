@@ -5,12 +5,17 @@ import { UserQuestionError } from '../../protocol/index.js'
 
 /** One tool served by {@link serveTools}. */
 export interface RoundTripTool<Args extends Record<string, unknown> = Record<string, unknown>> {
+  /** The tool's name, as `tools/call` names it. */
   name: string
+  /** A title for people. */
   title?: string
+  /** What the tool does, for the model. */
   description?: string
   /** The JSON Schema of the arguments. @default an object with any properties */
   inputSchema?: { type: 'object'; [key: string]: unknown }
+  /** MCP tool annotations (`readOnlyHint`, …). */
   annotations?: Record<string, unknown>
+  /** What the tool does; it asks through the seam it is given. */
   handler: UserQuestionsToolHandler<Args>
 }
 
