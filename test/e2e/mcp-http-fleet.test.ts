@@ -188,6 +188,56 @@ describePostgres('askseam mcp --http: two instances on one Postgres', () => {
   )
 
   it(
+    'refuses a tampered or foreign requestState with a JSON-RPC error, and the store keeps the ask pending',
+    { timeout: 120_000 },
+    async () => {
+      const [first, second] = await fleet()
+      const client = await connect(first.url, { autoFulfill: false })
+      const round = await manualCall(client)
+      const [askId] = Object.keys(round.inputRequests) as [string]
+      const answer = { [askId]: { action: 'accept', content: { region: 'us-east-1' } } }
+      const last = round.requestState.at(-1) === 'A' ? 'B' : 'A'
+      const tampered = `${round.requestState.slice(0, -1)}${last}`
+      const stranger = new Client(
+        { name: 'another-client', version: '0.0.0' },
+        {
+          capabilities: { elicitation: { form: {} } },
+          versionNegotiation: { mode: { pin: '2026-07-28' } },
+          inputRequired: { autoFulfill: false },
+        },
+      )
+      await stranger.connect(new StreamableHTTPClientTransport(new URL(second.url)))
+      clients.push(stranger)
+      const refusal = {
+        code: -32602,
+        data: { code: 'INVALID_REQUEST', details: { field: 'requestState' } },
+      }
+      await expect(
+        manualCall(client, { inputResponses: answer, requestState: tampered }),
+      ).rejects.toMatchObject(refusal)
+      await expect(
+        manualCall(stranger, { inputResponses: answer, requestState: round.requestState }),
+      ).rejects.toMatchObject(refusal)
+      expect((await store.get(askId))?.state).toBe('pending')
+    },
+  )
+
+  it(
+    'answers a 2025-era client over HTTP with the unsupported-version error: it connects over stdio',
+    { timeout: 60_000 },
+    async () => {
+      const [instance] = await fleet()
+      const client = new Client(
+        { name: 'old-client', version: '0.0.0' },
+        { capabilities: { elicitation: { form: {} } } },
+      )
+      await expect(
+        client.connect(new StreamableHTTPClientTransport(new URL(instance.url))),
+      ).rejects.toThrow(/2026-07-28/)
+    },
+  )
+
+  it(
     'refuses a Host name a DNS answer could rebind, and a page from another origin',
     { timeout: 60_000 },
     async () => {
