@@ -59,9 +59,10 @@ export type StateRefusal = 'malformed' | 'signature' | 'expired' | 'binding'
 
 /**
  * The one error every refused requestState gives, whatever was wrong with
- * it: `INVALID_REQUEST` with `details.field: 'requestState'`. The message is
- * the same for every reason, so the wire tells a forger nothing;
- * `details.reason` is for the server's own log.
+ * it: `INVALID_REQUEST` with `details.field: 'requestState'` and the same
+ * message. `details.reason` says which check refused it; only a state this
+ * fleet sealed gets past the signature to `expired` or `binding`, so it tells
+ * a forger nothing.
  */
 export function requestStateError(reason: StateRefusal): UserQuestionError {
   return new UserQuestionError(

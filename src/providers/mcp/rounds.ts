@@ -93,8 +93,11 @@ export interface InputRequired {
  * belongs to this call (asks without a `key` get one derived from the call
  * and their order, so a handler that asks the same questions in the same
  * order on every run needs none), the tool's arguments and the request
- * context. A `UserQuestionError` it throws becomes an `isError` result
- * naming the code, as `askseam mcp` reports today.
+ * context. It runs again from the start on every round of the call, so
+ * work done before an ask is done again: ask first, act after. A
+ * `UserQuestionError` it throws becomes an `isError` result naming the code,
+ * as `askseam mcp` reports today; any other error, one with its message. The
+ * asks outlive the round, so a `signal` given to `ask` is not passed on.
  */
 export type UserQuestionsToolHandler<Args = Record<string, unknown>> = (
   seam: UserQuestions,
@@ -297,8 +300,12 @@ function commit(presentation: Presentation, response: unknown): void {
   }
 }
 
-function failureResult(error: UserQuestionError): ToolCallResult {
-  return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}` }] }
+/** A handler's failure as the model reads it: the code and message of an ask's error, else the error's message. */
+function failureResult(error: unknown): ToolCallResult {
+  const text = isUserQuestionError(error)
+    ? `${error.code}: ${error.message}`
+    : `The tool failed: ${error instanceof Error ? error.message : String(error)}`
+  return { isError: true, content: [{ type: 'text', text }] }
 }
 
 const never = new Promise<never>(() => undefined)
@@ -489,8 +496,7 @@ export function createRoundTrips(options: RoundTripsOptions): RoundTrips {
         round.over = true
         if ('result' in outcome) return outcome.result
         if ('error' in outcome) {
-          if (isUserQuestionError(outcome.error)) return failureResult(outcome.error)
-          throw outcome.error
+          return failureResult(outcome.error)
         }
         const asks = outcome.asks.map((presentation) => ({
           requestKey: presentation.askId,

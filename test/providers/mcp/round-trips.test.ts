@@ -67,6 +67,10 @@ async function setUp(options: { timeoutMs?: number; stateTtlMs?: number } = {}):
       )
       serveTools(server, rounds, [
         {
+          name: 'broken',
+          handler: () => Promise.reject(new Error('the deploy API is down')),
+        },
+        {
           name: 'pick_stack',
           handler: async (asking, args) => {
             const db = await asking.ask({ questions: [dbQuestion] })
@@ -363,6 +367,21 @@ describe('a tool call served by round trips', () => {
     expect(textOf(answered)).toMatch(/^ASK_TIMEOUT: /)
     expect(await store.get(askId)).toMatchObject({
       outcome: { status: 'rejected', error: { code: 'ASK_TIMEOUT' } },
+    })
+  })
+
+  it('reports a handler that fails as an isError result with its message', async () => {
+    const { client: connect } = await setUp()
+    const answered = await call(await connect(), { name: 'broken', arguments: {} })
+    expect(answered).toMatchObject({ isError: true })
+    expect(textOf(answered)).toBe('The tool failed: the deploy API is down')
+  })
+
+  it('refuses a tool it does not serve with a JSON-RPC error', async () => {
+    const { client: connect } = await setUp()
+    await expect(call(await connect(), { name: 'nope', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'INVALID_REQUEST', details: { field: 'name' } },
     })
   })
 
