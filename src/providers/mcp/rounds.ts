@@ -308,7 +308,14 @@ function failureResult(error: unknown): ToolCallResult {
   return { isError: true, content: [{ type: 'text', text }] }
 }
 
-const never = new Promise<never>(() => undefined)
+/**
+ * A promise that never settles, for a continuation of a round that is over. A
+ * fresh one each time: one shared promise would keep every such continuation
+ * reachable (and so in memory) for as long as the process lives.
+ */
+function never(): Promise<never> {
+  return new Promise<never>(() => undefined)
+}
 
 /** One round of one tool call: the handler's asks and whether they all wait for the user. */
 class Round {
@@ -346,7 +353,7 @@ class Round {
   }
 
   private ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
-    if (this.over) return never
+    if (this.over) return never()
     const ordinal = this.#ordinal
     this.#ordinal += 1
     const key = request.key ?? `mcp:${this.callId}:${ordinal}`
@@ -373,11 +380,11 @@ class Round {
     return outcome.then(
       (answer) => {
         settled()
-        return this.over ? never : answer
+        return this.over ? never() : answer
       },
       (error: unknown) => {
         settled()
-        return this.over ? never : Promise.reject(error)
+        return this.over ? never() : Promise.reject(error)
       },
     )
   }
