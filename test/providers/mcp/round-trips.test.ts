@@ -67,6 +67,17 @@ async function setUp(options: { timeoutMs?: number; stateTtlMs?: number } = {}):
       )
       serveTools(server, rounds, [
         {
+          name: 'pick_both',
+          handler: async (asking) => {
+            const [db, cache] = await Promise.all([
+              asking.ask({ questions: [dbQuestion] }),
+              asking.ask({ questions: [cacheQuestion] }),
+            ])
+            const chosen = [db, cache].map((answer) => answer.answers[0]?.selected[0] ?? 'nothing')
+            return { content: [{ type: 'text', text: chosen.join(' + ') }] }
+          },
+        },
+        {
           name: 'broken',
           handler: () => Promise.reject(new Error('the deploy API is down')),
         },
@@ -175,6 +186,34 @@ describe('a tool call served by round trips', () => {
       requestState: second.requestState,
     })
     expect(textOf(done)).toBe('app: SQLite + Redis')
+  })
+
+  it('puts every ask the handler waits on in one InputRequiredResult, and asks again only for the one left out', async () => {
+    const { client: connect } = await setUp()
+    const client = await connect()
+    const first = (await call(client, { name: 'pick_both', arguments: {} })) as InputRequiredShape
+    const keys = Object.keys(first.inputRequests)
+    expect(keys).toHaveLength(2)
+    const fields = keys.map((key) =>
+      Object.keys(first.inputRequests[key]?.params.requestedSchema.properties ?? {}).at(0),
+    )
+    expect([...fields].sort()).toEqual(['cache', 'db'])
+    const dbKey = keys[fields.indexOf('db')] as string
+    const cacheKey = keys.find((key) => key !== dbKey) as string
+    const second = (await call(client, {
+      name: 'pick_both',
+      arguments: {},
+      inputResponses: { [dbKey]: accept({ db: 'Postgres' }) },
+      requestState: first.requestState,
+    })) as InputRequiredShape
+    expect(Object.keys(second.inputRequests)).toEqual([cacheKey])
+    const done = await call(client, {
+      name: 'pick_both',
+      arguments: {},
+      inputResponses: { [cacheKey]: accept({ cache: 'None' }) },
+      requestState: second.requestState,
+    })
+    expect(textOf(done)).toBe('Postgres + None')
   })
 
   it('replays a retry that was already committed: the stored outcome, never a second answer', async () => {
