@@ -376,6 +376,8 @@ class Round {
     const settled = () => {
       stopWatching()
       this.#outstanding.delete(entry)
+      // The handler first goes on with what it got; if it then still waits only on asks for the user, the round ends.
+      if (this.#outstanding.size > 0) setImmediate(() => this.check())
     }
     return outcome.then(
       (answer) => {
