@@ -3,6 +3,7 @@ export const USAGE = `Usage:
   askseam [demo] [--timeout SECONDS] [--web] [--framework NAME] [--fresh]
   askseam console --store FILE | --postgres URL [--port N] [--token T]
   askseam mcp [--timeout SECONDS] [--keepalive SECONDS] [--store FILE | --postgres URL]
+              [--http PORT] [--secret S]
   askseam --help | --version
 `
 
@@ -86,11 +87,12 @@ Options:
 Needs: npm install ws, and the store's driver
 `,
   mcp: `Usage: askseam mcp [--timeout SECONDS] [--keepalive SECONDS]
-                   [--store FILE | --postgres URL]
+                   [--store FILE | --postgres URL] [--http PORT] [--secret S]
 
 The demo agent as an MCP server on stdio: its plan_deployment tool asks
 through the client's elicitation forms. Stdout carries only the protocol;
-logs go to stderr.
+logs go to stderr. Clients on MCP 2025-11-25 and 2025-06-18 get
+elicitation/create; clients on 2026-07-28 get multi round-trip requests.
 
 Options:
   --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
@@ -101,7 +103,15 @@ Options:
   --store FILE        keep asks in this SQLite file, shared with other
                       processes (npm install better-sqlite3)
   --postgres URL      keep asks in Postgres, shared by many hosts (npm install pg)
+  --http PORT         serve MCP 2026-07-28 over Streamable HTTP at
+                      http://127.0.0.1:PORT/mcp instead of stdio, stateless:
+                      instances on one store behind a load balancer serve
+                      one client
+  --secret S          the key that seals each round's requestState, at least
+                      32 bytes, the same on every instance (or set
+                      ASKSEAM_MCP_SECRET; default: a random one per process)
 
-Needs: npm install @modelcontextprotocol/sdk
+Needs: npm install @modelcontextprotocol/sdk, and for 2026-07-28
+@modelcontextprotocol/server
 `,
 }

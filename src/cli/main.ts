@@ -29,6 +29,8 @@ const options = {
   postgres: { type: 'string' },
   port: { type: 'string' },
   token: { type: 'string' },
+  http: { type: 'string' },
+  secret: { type: 'string' },
   fresh: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
@@ -123,13 +125,24 @@ function storeChoice(values: {
   }
 }
 
-function portOf(value: string | undefined): number | undefined {
+function portOf(value: string | undefined, flag = '--port'): number | undefined {
   if (value === undefined) return undefined
   const port = Number(value)
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new UsageError(`--port takes a port number from 1 to 65535, not "${value}"`)
+  if (!/^\d+$/.test(value) || !Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new UsageError(`${flag} takes a port number from 1 to 65535, not "${value}"`)
   }
   return port
+}
+
+/** `--secret S` (or ASKSEAM_MCP_SECRET): the requestState key every instance of a fleet shares. */
+function secretOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  if (Buffer.byteLength(value, 'utf8') < 32) {
+    throw new UsageError(
+      '--secret takes at least 32 bytes (every instance serving the same clients gives the same one)',
+    )
+  }
+  return value
 }
 
 /** What the scripted model writes as the tool's arguments: the batch, in snake_case. */
@@ -339,14 +352,23 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (command === 'mcp') {
       const timeoutMs = timeoutOf(values.timeout)
       const keepAliveMs = keepAliveOf(values.keepalive)
-      const { runMcpServer } = await import('./mcp-server.js')
+      const httpPort = values.http === undefined ? undefined : portOf(values.http, '--http')
+      const secret = secretOf(values.secret ?? process.env.ASKSEAM_MCP_SECRET)
       const store = await openStore(storeChoice(values))
       try {
-        await runMcpServer({
+        const served = {
           ...(timeoutMs === undefined ? {} : { timeoutMs }),
           ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
           ...(store === undefined ? {} : { store }),
-        })
+          ...(secret === undefined ? {} : { secret }),
+        }
+        if (httpPort === undefined) {
+          const { runMcpStdio } = await import('./mcp-modern.js')
+          await runMcpStdio(served)
+        } else {
+          const { runMcpHttp } = await import('./mcp-http.js')
+          await runMcpHttp({ ...served, port: httpPort })
+        }
       } finally {
         await store?.close()
       }

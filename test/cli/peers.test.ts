@@ -26,7 +26,9 @@ function projectWith(peers: readonly string[]): string {
   cpSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'))
   mkdirSync(path.join(dir, 'node_modules'))
   for (const name of ['xstate', ...peers]) {
-    symlinkSync(path.join(ROOT, 'node_modules', name), path.join(dir, 'node_modules', name))
+    const target = path.join(dir, 'node_modules', name)
+    mkdirSync(path.dirname(target), { recursive: true })
+    symlinkSync(path.join(ROOT, 'node_modules', name), target)
   }
   return dir
 }
@@ -72,6 +74,11 @@ describe('the command with some peers missing', { timeout: 90_000 }, () => {
       ['marked', 'ws', 'zod'],
       ['mcp'],
       'askseam/mcp needs the "@modelcontextprotocol/sdk" package: npm install @modelcontextprotocol/sdk',
+    ],
+    [
+      ['@modelcontextprotocol/sdk'],
+      ['mcp', '--http', '8123'],
+      'askseam mcp needs the "@modelcontextprotocol/server" package: npm install @modelcontextprotocol/server',
     ],
   ])(
     'with %j installed, askseam %j names the missing peer in one line: no stack, no cause',

@@ -19,6 +19,12 @@ export interface EntryPoint {
    * through askseam/tool).
    */
   readonly loadedBy?: Readonly<Record<string, string>>
+  /**
+   * Optional peers its types name but it never loads itself: the user's own
+   * object of that package is passed in (askseam/mcp's `serveTools` takes an
+   * SDK v2 `Server`). Declared as peers; importing the entry works without them.
+   */
+  readonly typesOnly?: readonly string[]
 }
 
 /** The one line that importing `entry` without `peer` prints. */
@@ -32,7 +38,11 @@ export const entryPoints: readonly EntryPoint[] = [
   { entry: 'askseam/machines', peers: [] },
   { entry: 'askseam/terminal', peers: ['marked'] },
   { entry: 'askseam/web', peers: ['ws'] },
-  { entry: 'askseam/mcp', peers: ['@modelcontextprotocol/sdk'] },
+  {
+    entry: 'askseam/mcp',
+    peers: ['@modelcontextprotocol/sdk'],
+    typesOnly: ['@modelcontextprotocol/server'],
+  },
   { entry: 'askseam/tool', peers: ['zod'] },
   { entry: 'askseam/sqlite', peers: ['better-sqlite3'] },
   { entry: 'askseam/postgres', peers: ['pg'] },

@@ -101,7 +101,9 @@ describe('entry points', () => {
 
   it('xstate is the one dependency; every peer is optional, ranged, and pinned for development', () => {
     expect(Object.keys(packageJson.dependencies)).toEqual(['xstate'])
-    const peers = [...new Set(entryPoints.flatMap(({ peers }) => peers))].sort()
+    const peers = [
+      ...new Set(entryPoints.flatMap(({ peers, typesOnly = [] }) => [...peers, ...typesOnly])),
+    ].sort()
     expect(Object.keys(packageJson.peerDependencies).sort()).toEqual(peers)
     for (const peer of peers) {
       expect(packageJson.peerDependenciesMeta[peer], peer).toEqual({ optional: true })

@@ -35,10 +35,10 @@ describe('README examples', () => {
   })
 
   it('the install table names every entry point and its peers', () => {
-    for (const { entry, peers } of entryPoints) {
+    for (const { entry, peers, typesOnly = [] } of entryPoints) {
       const row = readme.split('\n').find((line) => line.startsWith(`| \`${entry}\` `))
       expect(row, entry).toBeDefined()
-      for (const peer of peers) expect(row, entry).toContain(`\`${peer}\``)
+      for (const peer of [...peers, ...typesOnly]) expect(row, entry).toContain(`\`${peer}\``)
     }
   })
 })

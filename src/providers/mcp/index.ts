@@ -25,3 +25,14 @@ export type { ElicitationProvider, ElicitationProviderOptions } from './provider
 export type { ElicitationDialect } from './form.js'
 export { keepAlive } from './keepalive.js'
 export type { KeepAliveExtra, KeepAliveOptions } from './keepalive.js'
+export { RoundTripRequestError, createRoundTrips } from './rounds.js'
+export type {
+  InputRequired,
+  RoundTripContext,
+  RoundTrips,
+  RoundTripsOptions,
+  ToolCallResult,
+  UserQuestionsToolHandler,
+} from './rounds.js'
+export { serveTools } from './serve-tools.js'
+export type { RoundTripTool } from './serve-tools.js'

@@ -141,7 +141,7 @@ function elicitationTooOld(version: string): UserQuestionError {
   )
 }
 
-function elicitationUnsupported(): UserQuestionError {
+export function elicitationUnsupported(): UserQuestionError {
   return new UserQuestionError(
     'The connected MCP client does not support form elicitation (it declared no elicitation.form capability), so it cannot put questions to the user. Use a client that supports elicitation, or register another provider such as the terminal or the web console.',
     'PROVIDER_FAILED',
@@ -202,7 +202,7 @@ function requestFailure(error: unknown, signal: AbortSignal): UserQuestionError 
   return toUserQuestionError(error, 'PROVIDER_FAILED', 'The MCP elicitation request failed')
 }
 
-function cancelled(result: ElicitOutcome): UserQuestionError {
+export function cancelled(result: ElicitOutcome): UserQuestionError {
   return new UserQuestionError(
     result.action === 'decline'
       ? 'The user declined to answer in the MCP client.'

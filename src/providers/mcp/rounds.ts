@@ -1,0 +1,539 @@
+import { randomUUID } from 'node:crypto'
+import {
+  UserQuestionError,
+  encodeAnswer,
+  errorData,
+  isUserQuestionError,
+} from '../../protocol/index.js'
+import type {
+  AskStore,
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+  AskUserQuestionRequest,
+  ProviderRequest,
+  UserQuestionProvider,
+  UserQuestions,
+} from '../../protocol/index.js'
+import { decodeContent, readElicitResult } from './decode.js'
+import { buildElicitationForm } from './form.js'
+import { cancelled, elicitationUnsupported } from './provider.js'
+import {
+  DEFAULT_STATE_TTL_MS,
+  callDigest,
+  openRequestState,
+  sealRequestState,
+  secretBytes,
+} from './request-state.js'
+import type { SealedAsk, StateBinding, StatePayload } from './request-state.js'
+
+/*
+ * Multi Round-Trip Requests (MCP 2026-07-28, DESIGN §14) on the seam's keyed,
+ * durable asks. A tool call's handler runs from the start on every round; a
+ * round ends when the handler returns, or when every ask it is waiting on is
+ * pending in the store and needs the user: then the call answers with an
+ * InputRequiredResult naming those asks, sealed in its requestState. The
+ * handler of that round is never resumed: its later continuations are dropped.
+ * On the retry, on any instance sharing the store, the handler runs again;
+ * its asks resume by key (settled ones return their outcome at once) and the
+ * answers the client brought are committed through the seam to the asks the
+ * requestState names, so the store's one conditional write decides.
+ */
+
+const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo'
+const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities'
+
+/**
+ * What a round trip reads of the MCP server's request context: the shape of
+ * the TypeScript SDK v2's `ServerContext`, reduced to the fields used.
+ */
+export interface RoundTripContext {
+  /** The request being handled. */
+  mcpReq: {
+    /** The MCP method, `tools/call`. */
+    method: string
+    /** The request's per-request `_meta` envelope (protocol 2026-07-28). */
+    envelope?: Record<string, unknown>
+    /** The answers of a retried request, keyed as the server's `inputRequests` were. */
+    inputResponses?: Record<string, unknown>
+    /** Keys of `inputResponses` the SDK dropped as not bare responses. */
+    droppedInputResponseKeys?: string[]
+    /** The echoed requestState, raw (no verify hook configured). */
+    requestState: () => unknown
+  }
+  /** The HTTP side, when there is one: an authenticated client's id binds the requestState to it. */
+  http?: { authInfo?: { clientId?: string } }
+}
+
+/** The content of a tool's result, as MCP `CallToolResult` has it. */
+export interface ToolCallResult {
+  /** What the model reads. */
+  content: Array<{ type: 'text'; text: string } | Record<string, unknown>>
+  /** The tool failed; `content` says why. */
+  isError?: boolean
+  /** Structured output, for a tool that declares an output schema. */
+  structuredContent?: Record<string, unknown>
+  /** Any other field MCP allows on a result. */
+  [key: string]: unknown
+}
+
+/** An MCP `InputRequiredResult` (protocol 2026-07-28) carrying form elicitations. */
+export interface InputRequired {
+  /** The discriminator of an InputRequiredResult. */
+  resultType: 'input_required'
+  /** One form-mode `elicitation/create` per pending ask, keyed by the ask's id. */
+  inputRequests: Record<string, { method: 'elicitation/create'; params: Record<string, unknown> }>
+  /** The sealed state the client echoes on its retry. */
+  requestState: string
+  /** Any other field MCP allows on a result. */
+  [key: string]: unknown
+}
+
+/**
+ * A tool handler that asks through the seam: it receives a seam whose `ask`
+ * belongs to this call (asks without a `key` get one derived from the call
+ * and their order, so a handler that asks the same questions in the same
+ * order on every run needs none), the tool's arguments and the request
+ * context. It runs again from the start on every round of the call, so
+ * work done before an ask is done again: ask first, act after. A
+ * `UserQuestionError` it throws becomes an `isError` result naming the code,
+ * as `askseam mcp` reports today; any other error, one with its message. The
+ * asks outlive the round, so a `signal` given to `ask` is not passed on.
+ */
+export type UserQuestionsToolHandler<Args = Record<string, unknown>> = (
+  seam: UserQuestions,
+  args: Args,
+  context: RoundTripContext,
+) => Promise<ToolCallResult>
+
+/** Options of {@link createRoundTrips}. */
+export interface RoundTripsOptions {
+  /** The seam the handlers ask through; the round trips register its provider. */
+  seam: UserQuestions
+  /** The store `seam` was created with: the round trips read an ask's key from it. */
+  store: AskStore
+  /**
+   * The HMAC secret, at least 32 bytes, shared by every instance that may
+   * take a retry: a requestState sealed by one is opened by another.
+   */
+  secret: string | Uint8Array
+  /** How long a requestState is honoured, in milliseconds. @default 3_600_000 (one hour) */
+  stateTtlMs?: number
+}
+
+/** The error thrown to the MCP server for a request that is refused as a whole: a JSON-RPC error. */
+export class RoundTripRequestError extends Error {
+  /** JSON-RPC Invalid Params. */
+  readonly code = -32602
+  /** The askseam error's code, message and details. */
+  readonly data: Record<string, unknown>
+  /** The askseam error the request was refused with. */
+  readonly error: UserQuestionError
+  /** @param error - the askseam error the request was refused with */
+  constructor(error: UserQuestionError) {
+    super(error.message)
+    this.error = error
+    this.name = 'RoundTripRequestError'
+    this.data = { ...errorData(error) }
+  }
+}
+
+/** Multi-round-trip serving of tools that ask through the seam. */
+export interface RoundTrips {
+  /**
+   * Wraps a tool handler into the function an MCP SDK v2 server calls for
+   * `tools/call`: `(args, context) => CallToolResult | InputRequiredResult`.
+   * A refused requestState or `inputResponses` throws
+   * {@link RoundTripRequestError}, which a low-level `Server` answers as a
+   * JSON-RPC error (see {@link RoundTrips.serveTools}).
+   */
+  withUserQuestions<Args extends Record<string, unknown>>(
+    name: string,
+    handler: UserQuestionsToolHandler<Args>,
+  ): (args: Args, context: RoundTripContext) => Promise<ToolCallResult | InputRequired>
+  /** Unregisters the provider; asks already pending stay in the store. */
+  close(): void
+}
+
+/** A presentation of one pending ask, held until a retry answers it or the ask ends. */
+interface Presentation {
+  readonly askId: string
+  readonly key: string | undefined
+  readonly questions: AskUserQuestionItem[]
+  readonly signal: AbortSignal
+  answer(value: AskUserQuestionAnswer): void
+  refuse(error: UserQuestionError): void
+  /** Set once an answer or a refusal was handed to the seam. */
+  decided: boolean
+}
+
+/**
+ * The provider of a seam served by round trips: it never talks to a client
+ * itself. Every pending ask the seam presents (its own and, on a shared
+ * store, other processes') is held here by key until a retry brings its
+ * answer or the ask ends elsewhere.
+ */
+class HeldAsks implements UserQuestionProvider {
+  readonly #byKey = new Map<string, Presentation>()
+  readonly #waiting = new Map<string, Set<(presentation: Presentation) => void>>()
+
+  constructor(private readonly store: AskStore) {}
+
+  ask(request: ProviderRequest): Promise<AskUserQuestionAnswer> {
+    return new Promise((resolve, reject) => {
+      const presentation: Presentation = {
+        askId: request.askId,
+        key: undefined,
+        questions: request.questions,
+        signal: request.signal,
+        decided: false,
+        answer: (value) => {
+          forget()
+          resolve(value)
+        },
+        refuse: (error) => {
+          forget()
+          reject(error)
+        },
+      }
+      const { signal } = request
+      let key: string | undefined
+      // Once decided, the presentation is no longer the ask's: a later call with the key gets its outcome from the seam.
+      const forget = () => {
+        presentation.decided = true
+        if (key !== undefined && this.#byKey.get(key) === presentation) this.#byKey.delete(key)
+      }
+      const drop = () => {
+        forget()
+        reject(signal.reason)
+      }
+      if (signal.aborted) {
+        drop()
+        return
+      }
+      signal.addEventListener('abort', drop, { once: true })
+      // The presentation carries no key; the store's row does.
+      this.store.get(request.askId).then(
+        (record) => {
+          if (record?.key === undefined || presentation.decided) return
+          key = record.key
+          const held: Presentation = Object.assign(presentation, { key })
+          this.#byKey.set(key, held)
+          const waiters = this.#waiting.get(key)
+          this.#waiting.delete(key)
+          for (const waiter of waiters ?? []) waiter(held)
+        },
+        () => undefined,
+      )
+    })
+  }
+
+  /** Calls `then` with the presentation of the pending ask with `key`, now or once it is presented; returns the cancel. */
+  whenPresented(key: string, then: (presentation: Presentation) => void): () => void {
+    const held = this.#byKey.get(key)
+    if (held !== undefined && !held.decided) {
+      then(held)
+      return () => undefined
+    }
+    let waiters = this.#waiting.get(key)
+    if (waiters === undefined) {
+      waiters = new Set()
+      this.#waiting.set(key, waiters)
+    }
+    waiters.add(then)
+    return () => {
+      waiters.delete(then)
+      if (waiters.size === 0 && this.#waiting.get(key) === waiters) this.#waiting.delete(key)
+    }
+  }
+}
+
+function envelopeOf(context: RoundTripContext): Record<string, unknown> {
+  const envelope = context.mcpReq.envelope
+  return typeof envelope === 'object' && envelope !== null ? envelope : {}
+}
+
+/** The client's identity: its OAuth client id when the transport authenticated one, else the name it declares. */
+function clientOf(context: RoundTripContext): string | undefined {
+  const clientId = context.http?.authInfo?.clientId
+  if (typeof clientId === 'string' && clientId !== '') return `oauth:${clientId}`
+  const info = envelopeOf(context)[CLIENT_INFO_META_KEY] as { name?: unknown } | undefined
+  return typeof info?.name === 'string' ? `name:${info.name}` : undefined
+}
+
+/** Whether the request's client declared form elicitation (an empty `elicitation` object means form). */
+function canElicitForms(context: RoundTripContext): boolean {
+  const capabilities = envelopeOf(context)[CLIENT_CAPABILITIES_META_KEY] as
+    { elicitation?: { form?: unknown; url?: unknown } } | undefined
+  const elicitation = capabilities?.elicitation
+  if (typeof elicitation !== 'object' || elicitation === null) return false
+  return elicitation.form !== undefined || elicitation.url === undefined
+}
+
+function refused(
+  field: string,
+  reason: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+) {
+  return new RoundTripRequestError(
+    new UserQuestionError(message, 'INVALID_REQUEST', { details: { field, reason, ...extra } }),
+  )
+}
+
+/** Hands the client's answer for one ask to the seam, decoded as the form of DESIGN §7. */
+function commit(presentation: Presentation, response: unknown): void {
+  if (presentation.decided) return
+  try {
+    const result = readElicitResult(response)
+    if (result.action !== 'accept') {
+      presentation.refuse(cancelled(result))
+      return
+    }
+    const form = buildElicitationForm(presentation.questions, 'titled')
+    presentation.answer(encodeAnswer(presentation.questions, decodeContent(form, result.content)))
+  } catch (error: unknown) {
+    presentation.refuse(
+      isUserQuestionError(error)
+        ? error
+        : new UserQuestionError('The answer could not be read.', 'BAD_ANSWER', { cause: error }),
+    )
+  }
+}
+
+/** A handler's failure as the model reads it: the code and message of an ask's error, else the error's message. */
+function failureResult(error: unknown): ToolCallResult {
+  const text = isUserQuestionError(error)
+    ? `${error.code}: ${error.message}`
+    : `The tool failed: ${error instanceof Error ? error.message : String(error)}`
+  return { isError: true, content: [{ type: 'text', text }] }
+}
+
+/**
+ * A promise that never settles, for a continuation of a round that is over. A
+ * fresh one each time: one shared promise would keep every such continuation
+ * reachable (and so in memory) for as long as the process lives.
+ */
+function never(): Promise<never> {
+  return new Promise<never>(() => undefined)
+}
+
+/** One round of one tool call: the handler's asks and whether they all wait for the user. */
+class Round {
+  over = false
+  #ordinal = 0
+  readonly #outstanding = new Set<{ presentation?: Presentation }>()
+  readonly #blocked: Array<(presentations: Presentation[]) => void> = []
+  readonly blocked: Promise<Presentation[]>
+
+  constructor(
+    private readonly seam: UserQuestions,
+    private readonly held: HeldAsks,
+    readonly callId: string,
+    private readonly sealed: SealedAsk[],
+    private readonly responses: Record<string, unknown>,
+    private readonly elicits: boolean,
+  ) {
+    this.blocked = new Promise((resolve) => this.#blocked.push(resolve))
+  }
+
+  /** The seam the handler sees: its asks are this round's. */
+  facade(): UserQuestions {
+    const { seam } = this
+    return {
+      ask: (request) => this.ask(request),
+      pending: () => seam.pending(),
+      registerProvider: () => {
+        throw new UserQuestionError(
+          'A tool served by round trips asks through the seam it is given; it cannot register a provider on it.',
+          'DUPLICATE_PROVIDER',
+        )
+      },
+      close: () => Promise.resolve(),
+    }
+  }
+
+  private ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
+    if (this.over) return never()
+    const ordinal = this.#ordinal
+    this.#ordinal += 1
+    const key = request.key ?? `mcp:${this.callId}:${ordinal}`
+    // The ask outlives this round by design, so the caller's own signal is not passed on.
+    const { signal: _ignored, ...rest } = request
+    const entry: { presentation?: Presentation } = {}
+    this.#outstanding.add(entry)
+    const outcome = this.seam.ask({ ...rest, key })
+    const stopWatching = this.held.whenPresented(key, (presentation) => {
+      const named = this.sealed.find((ask) => ask.key === key && ask.askId === presentation.askId)
+      if (named !== undefined && Object.hasOwn(this.responses, named.requestKey)) {
+        commit(presentation, this.responses[named.requestKey])
+      } else if (!this.elicits) {
+        presentation.refuse(elicitationUnsupported())
+      } else {
+        entry.presentation = presentation
+        this.check()
+      }
+    })
+    const settled = () => {
+      stopWatching()
+      this.#outstanding.delete(entry)
+      // The handler first goes on with what it got; if it then still waits only on asks for the user, the round ends.
+      if (this.#outstanding.size > 0) setImmediate(() => this.check())
+    }
+    return outcome.then(
+      (answer) => {
+        settled()
+        return this.over ? never() : answer
+      },
+      (error: unknown) => {
+        settled()
+        return this.over ? never() : Promise.reject(error)
+      },
+    )
+  }
+
+  /** Ends the round when every ask the handler waits on needs the user. */
+  private check(): void {
+    if (this.over || this.#outstanding.size === 0) return
+    const presentations: Presentation[] = []
+    for (const entry of this.#outstanding) {
+      if (entry.presentation === undefined || entry.presentation.decided) return
+      presentations.push(entry.presentation)
+    }
+    for (const resolve of this.#blocked.splice(0)) resolve(presentations)
+  }
+}
+
+/**
+ * Serves tools that ask through the seam to MCP clients on protocol
+ * 2026-07-28 by Multi Round-Trip Requests (DESIGN §14): registers, as the
+ * seam's provider, a holder for every pending ask, and wraps tool handlers so
+ * that a call whose handler waits on the user answers with an
+ * `InputRequiredResult` (the form of each pending ask, and a sealed
+ * requestState naming them), and the client's retry, on any instance sharing
+ * the store, commits the answers and runs the handler again from the start.
+ *
+ * Use a durable store shared by every instance (SQLite on one machine,
+ * Postgres for many) for a fleet; the memory store serves one process.
+ *
+ * @example
+ * ```ts
+ * import { Server } from '@modelcontextprotocol/server'
+ * import { createUserQuestions, createMemoryStore } from 'askseam'
+ * import { createRoundTrips, serveTools } from 'askseam/mcp'
+ *
+ * const store = createMemoryStore()
+ * const seam = createUserQuestions({ store })
+ * const rounds = createRoundTrips({ seam, store, secret: process.env.MCP_STATE_SECRET! })
+ * const server = new Server({ name: 'my-agent', version: '1.0.0' }, { capabilities: { tools: {} } })
+ * serveTools(server, rounds, [{ name: 'pick_db', description: 'Asks which database to use', handler: async (seam) => {
+ *   const { answers } = await seam.ask({ questions: [{ id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] }] })
+ *   return { content: [{ type: 'text', text: `Using ${answers[0]?.selected[0] ?? 'nothing'}` }] }
+ * } }])
+ * ```
+ */
+export function createRoundTrips(options: RoundTripsOptions): RoundTrips {
+  const secret = secretBytes(options.secret)
+  const ttl = options.stateTtlMs ?? DEFAULT_STATE_TTL_MS
+  if (!Number.isFinite(ttl) || ttl <= 0) {
+    throw new TypeError('createRoundTrips: stateTtlMs must be a positive number of milliseconds')
+  }
+  const held = new HeldAsks(options.store)
+  const dispose = options.seam.registerProvider(held)
+
+  function opened(binding: StateBinding, context: RoundTripContext): StatePayload | undefined {
+    const raw = context.mcpReq.requestState()
+    if (raw === undefined) return undefined
+    try {
+      return openRequestState(secret, raw, binding, Date.now())
+    } catch (error: unknown) {
+      if (isUserQuestionError(error)) throw new RoundTripRequestError(error)
+      throw error
+    }
+  }
+
+  function checkedResponses(
+    context: RoundTripContext,
+    state: StatePayload | undefined,
+  ): Record<string, unknown> {
+    const given = context.mcpReq.inputResponses ?? {}
+    const keys = Object.keys(given)
+    if (keys.length === 0) return {}
+    if (state === undefined) {
+      throw refused(
+        'inputResponses',
+        'no-request-state',
+        'The request carries inputResponses without the requestState they answer: retry with the requestState the server returned.',
+      )
+    }
+    const named = new Set(state.asks.map((ask) => ask.requestKey))
+    const unknown = keys.find((key) => !named.has(key))
+    if (unknown !== undefined) {
+      throw refused(
+        'inputResponses',
+        'unknown-key',
+        `inputResponses holds "${unknown.slice(0, 80)}", which is not one of the inputRequests this requestState names: answer only the requests the server sent.`,
+        { key: unknown },
+      )
+    }
+    return given
+  }
+
+  return {
+    withUserQuestions(name, handler) {
+      return async (args, context) => {
+        const binding: StateBinding = {
+          method: context.mcpReq.method,
+          call: callDigest(name, args),
+        }
+        const client = clientOf(context)
+        if (client !== undefined) binding.client = client
+        const state = opened(binding, context)
+        const responses = checkedResponses(context, state)
+        const round = new Round(
+          options.seam,
+          held,
+          state?.callId ?? randomUUID(),
+          state?.asks ?? [],
+          responses,
+          canElicitForms(context),
+        )
+        const ran = handler(round.facade(), args, context).then(
+          (result) => ({ result }) as const,
+          (error: unknown) => ({ error }) as const,
+        )
+        const outcome = await Promise.race([ran, round.blocked.then((asks) => ({ asks }) as const)])
+        round.over = true
+        if ('result' in outcome) return outcome.result
+        if ('error' in outcome) {
+          return failureResult(outcome.error)
+        }
+        const asks = outcome.asks.map((presentation) => ({
+          requestKey: presentation.askId,
+          askId: presentation.askId,
+          key: presentation.key as string,
+        }))
+        const inputRequests: InputRequired['inputRequests'] = {}
+        for (const presentation of outcome.asks) {
+          const form = buildElicitationForm(presentation.questions, 'titled')
+          inputRequests[presentation.askId] = {
+            method: 'elicitation/create',
+            params: { ...form.params, mode: 'form' },
+          }
+        }
+        return {
+          resultType: 'input_required',
+          inputRequests,
+          requestState: sealRequestState(
+            secret,
+            { callId: round.callId, asks },
+            binding,
+            Date.now() + ttl,
+          ),
+        }
+      }
+    },
+    close() {
+      dispose()
+    },
+  }
+}
