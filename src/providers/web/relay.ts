@@ -17,7 +17,7 @@ import type {
   UserQuestions,
 } from '../../protocol/index.js'
 import { interpretResult, parseClientFrame } from './frames.js'
-import type { ReceiptFrame, ReceiptReason, ServerFrame } from './frames.js'
+import type { QuestionRequestedFrame, ReceiptFrame, ReceiptReason, ServerFrame } from './frames.js'
 import { createRelayClients } from './relay-clients.js'
 import type { Connection } from './relay-clients.js'
 
@@ -101,10 +101,38 @@ export interface RelayPendingAsk {
   questions: AskUserQuestionItem[]
 }
 
+/**
+ * What became of one response handed to {@link Relay.respond}: the receipt a
+ * connected client would have been sent for it. A `bad-response` carries the
+ * rule the answer broke (`message`, and the validation error's `details`).
+ */
+export type RelayReceipt =
+  | { accepted: true }
+  | {
+      accepted: false
+      reason: ReceiptReason
+      message?: string
+      details?: Readonly<Record<string, unknown>>
+    }
+
 /** The host relay: the seam's provider, forwarding each ask to connected clients. */
 export interface Relay<TClient extends RelayClient = RelayClient> {
   /** Attaches a client: it is sent every pending ask it may see, then every new one. */
   connect(client: TClient): RelayConnection
+  /**
+   * The pending asks `client` may see, oldest first, each as the
+   * `question/requested` frame a connected client is sent for it.
+   */
+  asksFor(client: TClient): QuestionRequestedFrame[]
+  /**
+   * Hands the relay one response from a client that is not connected (an
+   * HTTP request, say): `result` is what a `question/respond` frame's
+   * `result` would be. It goes through the very path a connected client's
+   * does — the same checks, the same ask machine, the same commit — and
+   * resolves with the receipt that client would have been sent: `accepted`
+   * only once the store committed it.
+   */
+  respond(client: TClient, rpcId: string, result: unknown): Promise<RelayReceipt>
   /** The asks waiting for a client's answer, oldest first. */
   pending(): RelayPendingAsk[]
   /** How many clients are connected. */
@@ -120,8 +148,15 @@ interface Entry {
   sessionId: string | undefined
   questions: AskUserQuestionItem[]
   actor: RelayAskActor
-  /** The `question/requested` frame, serialised once for every client and every replay. */
+  /** The `question/requested` frame, and its text, serialised once for every client and every replay. */
+  frame: QuestionRequestedFrame
   requested: string
+}
+
+/** A response from outside any connection, waiting for its receipt. */
+interface Waiter {
+  rpcId: string
+  resolve(receipt: RelayReceipt): void
 }
 
 const receipt = (rpcId: string, reason?: ReceiptReason, message?: string): string => {
@@ -160,6 +195,9 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   options: RelayOptions<TClient> = {},
 ): Relay<TClient> {
   const entries = new Map<string, Entry>()
+  /** Responses handed to `respond`, keyed by the responder id their ask's receipts name. */
+  const waiters = new Map<string, Waiter>()
+  let responders = 0
   let disposed = false
   const clients = createRelayClients(options, {
     onFrame: (connection, data) => answerFrame(connection, data),
@@ -225,7 +263,22 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           if (response.kind === 'answer') resolve(response.answer)
           else reject(outcomeError(response.error))
         })
-        actor.on('receipt', ({ clientId, reason, message }) => {
+        actor.on('receipt', ({ clientId, reason, message, details }) => {
+          const waiter = waiters.get(clientId)
+          if (waiter !== undefined) {
+            waiters.delete(clientId)
+            waiter.resolve(
+              reason === undefined
+                ? { accepted: true }
+                : {
+                    accepted: false,
+                    reason,
+                    ...(message === undefined ? {} : { message }),
+                    ...(details === undefined ? {} : { details }),
+                  },
+            )
+            return
+          }
           const connection = clients.byId(clientId)
           if (connection !== undefined) sendTo(connection, receipt(rpcId, reason, message))
         })
@@ -237,6 +290,12 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
             // (possibly megabytes of plan); only `resolved` would follow, so it is not sent.
             clients.withdraw(entry.requested)
             signal.removeEventListener('abort', ended)
+            // The machine tells every responder; this only guards against one left waiting.
+            for (const [id, waiter] of waiters) {
+              if (waiter.rpcId !== rpcId) continue
+              waiters.delete(id)
+              waiter.resolve({ accepted: false, reason: 'not-pending' })
+            }
             const { outcome } = actor.getSnapshot().output as RelayAskOutput
             // An ask handed over did not end: another provider shows it.
             if (outcome !== undefined) {
@@ -276,6 +335,27 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       return clients.connect(client, disposed)
     },
 
+    asksFor(client) {
+      return [...entries.values()]
+        .filter((entry) => clients.mayAccess(client, entry.sessionId))
+        .map((entry) => entry.frame)
+    },
+
+    respond(client, rpcId, result) {
+      return new Promise<RelayReceipt>((resolve) => {
+        const entry = entries.get(rpcId)
+        if (entry === undefined || entry.actor.getSnapshot().status !== 'active') {
+          resolve({ accepted: false, reason: 'not-pending' })
+          return
+        }
+        const responderId = `responder-${++responders}`
+        waiters.set(responderId, { rpcId, resolve })
+        const allowed = clients.mayAccess(client, entry.sessionId)
+        const response = readResponse(allowed, entry.questions, result)
+        entry.actor.send({ type: 'response.received', clientId: responderId, response })
+      })
+    },
+
     pending() {
       return [...entries.values()].map(({ rpcId, sessionId, questions }) =>
         sessionId === undefined ? { rpcId, questions } : { rpcId, sessionId, questions },
@@ -309,7 +389,10 @@ function readResponse(
   try {
     return { kind: 'answer', answer: validateAnswer(questions, interpreted.value) }
   } catch (error: unknown) {
-    return { kind: 'invalid', message: toUserQuestionError(error).message }
+    const { message, details } = toUserQuestionError(error)
+    return details === undefined
+      ? { kind: 'invalid', message }
+      : { kind: 'invalid', message, details }
   }
 }
 
@@ -323,12 +406,12 @@ function entryFor(request: ProviderRequest): Entry {
         ? { askId: rpcId, questions }
         : { askId: rpcId, sessionId, questions },
   })
-  const requested = frameText({
+  const frame: QuestionRequestedFrame = {
     type: 'question/requested',
     rpcId,
     ...(sessionId === undefined ? {} : { sessionId }),
     questions,
     ...(deadline === undefined ? {} : { deadline }),
-  })
-  return { rpcId, sessionId, questions, actor, requested }
+  }
+  return { rpcId, sessionId, questions, actor, frame, requested: frameText(frame) }
 }
