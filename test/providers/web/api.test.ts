@@ -13,7 +13,7 @@ import {
 } from '../../../src/protocol/index.js'
 import type { Agent, AskStore } from '../../../src/protocol/index.js'
 import { startWebConsole } from '../../../src/providers/web/index.js'
-import type { WebConsole, WebConsoleOptions } from '../../../src/providers/web/index.js'
+import type { WebConsoleOptions } from '../../../src/providers/web/index.js'
 import { holdingStore } from '../../support/holding-store.js'
 import { settle } from '../../support/settle.js'
 import { canonicalAnswer, questions, track, validAnswer } from './relay-harness.js'
