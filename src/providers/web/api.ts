@@ -4,7 +4,7 @@ import type { ApiErrorCode } from './api-errors.js'
 import { SECURITY_HEADERS } from './http.js'
 import type { TokenCheck } from './http.js'
 import { openApiDocument } from './openapi.js'
-import type { Relay, RelayReceipt } from './relay.js'
+import type { Relay, RelayReceipt } from './relay-types.js'
 import type { WebConsoleClient } from './server.js'
 
 /*

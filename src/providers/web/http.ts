@@ -58,6 +58,31 @@ export function isIpLiteral(name: string): boolean {
   return isIP(name) === 4
 }
 
+/**
+ * Which Host header values the console serves: `extraHosts` as given, and
+ * loopback names and IP literals on its own port (`boundPort()`, known once
+ * it listens).
+ *
+ * DNS rebinding: a page on attacker.example, whose name the attacker points
+ * at this address, is same-origin with the console as far as the browser
+ * knows, and its requests carry Host: attacker.example. Only names no DNS
+ * answer can rebind (loopback names, IP literals) on our port are served.
+ */
+export function createHostCheck(
+  extraHosts: ReadonlySet<string>,
+  boundPort: () => string,
+): (value: string | undefined) => boolean {
+  return (value) => {
+    if (value === undefined) return false
+    const lower = value.toLowerCase()
+    if (extraHosts.has(lower)) return true
+    const { name, port } = splitHost(lower)
+    const own = boundPort()
+    if (port !== own && !(port === undefined && own === '80')) return false
+    return name === 'localhost' || isIpLiteral(name)
+  }
+}
+
 const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",

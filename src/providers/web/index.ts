@@ -25,7 +25,7 @@ export type {
   RelayOptions,
   RelayPendingAsk,
   RelayReceipt,
-} from './relay.js'
+} from './relay-types.js'
 export { MAX_FRAME_BYTES, MIN_TOKEN_BITS, MIN_TOKEN_LENGTH, startWebConsole } from './server.js'
 export type { WebConsole, WebConsoleClient, WebConsoleOptions } from './server.js'
 export { ApiErrorCodes, MAX_BODY_BYTES } from './api-errors.js'

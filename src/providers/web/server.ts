@@ -9,16 +9,15 @@ import { CONSOLE_RESTARTING_CODE } from '../../machines/index.js'
 import { isApiTarget, serveApi } from './api.js'
 import {
   checkToken,
+  createHostCheck,
   createTokenCheck,
   hostForUrl,
-  isIpLiteral,
   refuseUpgrade,
   requestUrl,
   serveRequest,
-  splitHost,
 } from './http.js'
 import { createRelay } from './relay.js'
-import type { Relay, RelayClient, RelayOptions } from './relay.js'
+import type { Relay, RelayClient, RelayOptions } from './relay-types.js'
 import { ws } from './ws.js'
 
 const { WebSocketServer } = ws
@@ -139,18 +138,7 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
   const extraHosts = new Set((options.hosts ?? []).map((name) => name.toLowerCase()))
   let boundPort = ''
 
-  // DNS rebinding: a page on attacker.example, whose name the attacker points
-  // at this address, is same-origin with the console as far as the browser
-  // knows, and its requests carry Host: attacker.example. Only names no DNS
-  // answer can rebind (loopback names, IP literals) on our port are served.
-  const isServedHost = (value: string | undefined): boolean => {
-    if (value === undefined) return false
-    const lower = value.toLowerCase()
-    if (extraHosts.has(lower)) return true
-    const { name, port } = splitHost(lower)
-    if (port !== boundPort && !(port === undefined && boundPort === '80')) return false
-    return name === 'localhost' || isIpLiteral(name)
-  }
+  const isServedHost = createHostCheck(extraHosts, () => boundPort)
 
   const server = createServer((request, response) => {
     const servedHost = isServedHost(request.headers.host)
