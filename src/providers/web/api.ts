@@ -95,9 +95,13 @@ function sendError(
   )
 }
 
-/** The `Bearer` credential of an `Authorization` header (RFC 6750), or `undefined`. */
+/**
+ * The `Bearer` credential of an `Authorization` header, or `undefined`. Taken
+ * as sent, not held to RFC 6750's character set: a token given to
+ * `startWebConsole` may be any string (spaces included).
+ */
 function bearerToken(header: string | undefined): string | undefined {
-  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header ?? '')
+  const match = /^Bearer +(.+?) *$/i.exec(header ?? '')
   return match?.[1]
 }
 

@@ -26,7 +26,7 @@ import { interpretResult, parseClientFrame } from './frames.js'
 import type { QuestionRequestedFrame, ReceiptFrame, ReceiptReason, ServerFrame } from './frames.js'
 import { createRelayClients } from './relay-clients.js'
 import type { Connection } from './relay-clients.js'
-import { createResponders } from './relay-responders.js'
+import { createReceiptWaiters } from './relay-waiters.js'
 import type { Relay, RelayClient, RelayOptions, RelayReceipt } from './relay-types.js'
 
 type RelayAskActor = Actor<typeof relayAskMachine>
@@ -77,7 +77,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   options: RelayOptions<TClient> = {},
 ): Relay<TClient> {
   const entries = new Map<string, Entry>()
-  const responders = createResponders()
+  const waiters = createReceiptWaiters()
   let disposed = false
   const clients = createRelayClients(options, {
     onFrame: (connection, data) => answerFrame(connection, data),
@@ -97,7 +97,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   /** Hands one response to its ask's machine; `undefined` when no ask is pending under `rpcId`. */
   const handOver = (
     client: TClient,
-    responderId: string,
+    clientId: string,
     rpcId: string,
     result: unknown,
   ): RelayResponse | undefined => {
@@ -105,7 +105,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
     if (entry === undefined || entry.actor.getSnapshot().status !== 'active') return undefined
     const allowed = clients.mayAccess(client, entry.sessionId)
     const response = readResponse(allowed, entry.questions, result)
-    entry.actor.send({ type: 'response.received', clientId: responderId, response })
+    entry.actor.send({ type: 'response.received', clientId, response })
     return response
   }
 
@@ -149,7 +149,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           else reject(outcomeError(response.error))
         })
         actor.on('receipt', (told) => {
-          if (responders.deliver(told.clientId, told)) return
+          if (waiters.deliver(told.clientId, told)) return
           const connection = clients.byId(told.clientId)
           if (connection !== undefined)
             sendTo(connection, receipt(rpcId, told.reason, told.message))
@@ -162,7 +162,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
             // (possibly megabytes of plan); only `resolved` would follow, so it is not sent.
             clients.withdraw(entry.requested)
             signal.removeEventListener('abort', ended)
-            responders.release(rpcId)
+            waiters.release(rpcId)
             const { outcome } = actor.getSnapshot().output as RelayAskOutput
             // An ask handed over did not end: another provider shows it.
             if (outcome !== undefined) broadcast(sessionId, resolvedFrame(entry, outcome))
@@ -194,9 +194,9 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
     respond(client, rpcId, result) {
       return new Promise<RelayReceipt>((resolve) => {
         // Waiting before handing over: a refusal is told at once.
-        const responderId = responders.wait(rpcId, resolve)
-        if (handOver(client, responderId, rpcId, result) === undefined) {
-          responders.deliver(responderId, { reason: 'not-pending' })
+        const waiterId = waiters.wait(rpcId, resolve)
+        if (handOver(client, waiterId, rpcId, result) === undefined) {
+          waiters.deliver(waiterId, { reason: 'not-pending' })
         }
       })
     },

@@ -231,6 +231,7 @@ describe('the console HTTP API', () => {
       headers: { Authorization: `Basic ${Buffer.from(`x:${web.token}`).toString('base64')}` },
     })
     expect(basic.status).toBe(401)
+    expect((await call('/api/asks', { token: ` ${web.token}` })).status).toBe(200)
     // The page's query token is not an API credential.
     expect((await call(`/api/asks?token=${web.token}`, { token: null })).status).toBe(401)
 
@@ -328,6 +329,12 @@ describe('the console HTTP API', () => {
     await closed
     expect(reply).toContain('payload-too-large')
     await expectPending(store, rpcId)
+  })
+
+  it('takes a given token as it is, spaces and all', async () => {
+    const { call } = await start({ token: 'correct horse battery staple' })
+    expect((await call('/api/asks')).status).toBe(200)
+    expect((await call('/api/asks', { token: 'correct horse battery' })).status).toBe(401)
   })
 
   it('answers 403 where a tab would hear forbidden, and lists only what the token may see', async () => {

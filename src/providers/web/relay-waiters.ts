@@ -3,7 +3,7 @@ import type { RelayReceipt } from './relay-types.js'
 
 /*
  * Responses from outside any connection (`Relay.respond`, an HTTP request):
- * each waits under a responder id, which its ask's receipts name as they
+ * each waits under an id of its own, which its ask's receipts name as they
  * name a connected client, until the one receipt that answers it.
  */
 
@@ -14,20 +14,20 @@ interface Told {
   details?: Readonly<Record<string, unknown>> | undefined
 }
 
-/** Creates the table of responders waiting for their receipt. */
-export function createResponders() {
+/** Creates the table of responses waiting for their receipt. */
+export function createReceiptWaiters() {
   const waiting = new Map<string, { rpcId: string; resolve(receipt: RelayReceipt): void }>()
   let count = 0
 
   return {
-    /** Registers a responder to ask `rpcId`; returns the id its receipts will name. */
+    /** Registers a response to ask `rpcId`; returns the id its receipts will name. */
     wait(rpcId: string, resolve: (receipt: RelayReceipt) => void): string {
-      const id = `responder-${++count}`
+      const id = `request-${++count}`
       waiting.set(id, { rpcId, resolve })
       return id
     },
 
-    /** Gives a waiting responder its receipt; `false` when `id` names none (a connected client). */
+    /** Gives a waiting response its receipt; `false` when `id` names none (a connected client). */
     deliver(id: string, { reason, message, details }: Told): boolean {
       const waiter = waiting.get(id)
       if (waiter === undefined) return false
@@ -46,8 +46,8 @@ export function createResponders() {
     },
 
     /**
-     * The ask `rpcId` ended: any responder still waiting on it is told
-     * `not-pending`. Its machine tells every responder it took; this only
+     * The ask `rpcId` ended: any response still waiting on it is told
+     * `not-pending`. Its machine answers every response it took; this only
      * keeps one from waiting for ever.
      */
     release(rpcId: string): void {
