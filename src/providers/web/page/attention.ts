@@ -3,16 +3,14 @@
  * the page title, and, once the user allowed it from the header, a browser
  * notification for each ask that arrives while the page is hidden or not
  * focused. An ask is announced at most once per tab, however often the host
- * offers it again (a reconnect replays every pending ask), and never when
- * it arrived while the user was looking.
+ * offers it again (a reconnect replays every pending ask), and never when it
+ * arrived while the user was looking.
  */
 import { h, replaceChildren } from './dom.js'
 
 const TITLE = 'askseam console'
-/** Asks this tab has already seen arrive, kept across a reload of the tab. */
-const SEEN_KEY = 'askseam:seen'
 /** Enough to cover any console's queue; the oldest are forgotten first. */
-const SEEN_LIMIT = 500
+const SEEN_LIMIT = 1000
 
 /** The page title for `waiting` asks: `(3) askseam console`, or the plain title for none. */
 export function titleFor(waiting: number): string {
@@ -29,23 +27,6 @@ export interface Attention {
   arrived(ask: { rpcId: string; summary: string; sessionId: string | undefined }): void
 }
 
-function readSeen(): string[] {
-  try {
-    const stored = JSON.parse(sessionStorage.getItem(SEEN_KEY) ?? '[]') as unknown
-    return Array.isArray(stored) ? stored.filter((id): id is string => typeof id === 'string') : []
-  } catch {
-    return []
-  }
-}
-
-function writeSeen(seen: ReadonlySet<string>): void {
-  try {
-    sessionStorage.setItem(SEEN_KEY, JSON.stringify([...seen].slice(-SEEN_LIMIT)))
-  } catch {
-    // Storage full or disabled: a reload may then announce an ask once more, nothing worse.
-  }
-}
-
 const supported = () => typeof Notification === 'function'
 
 /** Whether the user is not looking at this page: another tab, another window, minimised. */
@@ -53,7 +34,8 @@ const outOfSight = () => document.visibilityState === 'hidden' || !document.hasF
 
 /** Creates the title and notification part of the page; `onOpen` shows an ask the user clicked. */
 export function createAttention(options: { onOpen(rpcId: string): void }): Attention {
-  const seen = new Set(readSeen())
+  /** Every ask this tab saw arrive, announced or not. */
+  const seen = new Set<string>()
   const control = h('span', { className: 'notify' })
 
   function renderControl(): void {
@@ -127,7 +109,7 @@ export function createAttention(options: { onOpen(rpcId: string): void }): Atten
     arrived(ask) {
       if (seen.has(ask.rpcId)) return
       seen.add(ask.rpcId)
-      writeSeen(seen)
+      if (seen.size > SEEN_LIMIT) seen.delete(seen.values().next().value as string)
       announce(ask)
     },
   }
