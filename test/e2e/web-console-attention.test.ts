@@ -22,11 +22,14 @@ afterEach(async () => {
 const RECORD_NOTIFICATIONS = `(() => {
   const Real = window.Notification
   const record = { made: [], requests: 0 }
+  const instances = []
   window.__notifications = record
+  window.__notificationInstances = instances
   if (typeof Real !== 'function') return
   class Recording extends Real {
     constructor(title, options) {
       super(title, options)
+      instances.push(this)
       record.made.push({ title, body: options && options.body, tag: options && options.tag })
     }
   }
@@ -113,6 +116,14 @@ describe('the console in a background tab', () => {
       const [notification] = (await recorded(page)).made
       expect(notification?.title).toBe('A question is waiting in askseam')
       expect(notification?.body).toBe('Asked while away?')
+      // A click on the notification shows its ask (the tab showed the first one until then).
+      expect(await page.locator('.stage h2.question').textContent()).toBe('Seen in the tab?')
+      await page.evaluate(() =>
+        (
+          window as unknown as { __notificationInstances: Notification[] }
+        ).__notificationInstances[0]?.dispatchEvent(new Event('click')),
+      )
+      await page.getByRole('heading', { name: 'Asked while away?' }).waitFor()
 
       // A restart replays both asks to the tab: neither is news.
       await first.close()
