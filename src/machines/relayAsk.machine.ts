@@ -121,20 +121,14 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     }),
     refuseInvalid: emit(({ event }) => {
       assertEvent(event, 'response.received')
-      const { response } = event
-      if (response.kind !== 'invalid') {
-        return {
-          type: 'receipt' as const,
-          clientId: event.clientId,
-          reason: 'bad-response' as const,
-        }
-      }
+      // The guard let only an invalid response through.
+      const invalid = event.response.kind === 'invalid' ? event.response : undefined
       return {
         type: 'receipt' as const,
         clientId: event.clientId,
         reason: 'bad-response' as const,
-        message: response.message,
-        ...(response.details === undefined ? {} : { details: response.details }),
+        message: invalid?.message ?? '',
+        ...(invalid?.details === undefined ? {} : { details: invalid.details }),
       }
     }),
     refuseNotPending: emit(({ event }) => {
