@@ -15,7 +15,7 @@ export type RelayReceiptReason = 'not-pending' | 'bad-response' | 'forbidden'
 export type RelayResponse =
   | { kind: 'answer'; answer: AskUserQuestionAnswer }
   | { kind: 'cancel'; error: AskErrorData }
-  | { kind: 'invalid'; message: string }
+  | { kind: 'invalid'; message: string; details?: AskErrorData['details'] }
   | { kind: 'forbidden' }
 
 /** What a relayed ask starts from: the seam's `askId` doubles as the wire's `rpcId`. */
@@ -55,8 +55,18 @@ export type RelayAskEvent =
 
 /** What a relayed ask tells the relay. */
 export type RelayAskEmitted =
-  /** A receipt for one client: accepted when `reason` is absent. */
-  | { type: 'receipt'; clientId: string; reason?: RelayReceiptReason; message?: string }
+  /**
+   * A receipt for one client: accepted when `reason` is absent. A
+   * `bad-response` carries the rule the answer broke: `message`, and the
+   * validation error's `details` when it had any.
+   */
+  | {
+      type: 'receipt'
+      clientId: string
+      reason?: RelayReceiptReason
+      message?: string
+      details?: AskErrorData['details']
+    }
   /** The relay settles the seam's provider promise with the client's answer or cancel. */
   | { type: 'provider.settled'; response: Extract<RelayResponse, { kind: 'answer' | 'cancel' }> }
 
@@ -111,12 +121,14 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     }),
     refuseInvalid: emit(({ event }) => {
       assertEvent(event, 'response.received')
-      const { response } = event
+      // The guard let only an invalid response through.
+      const invalid = event.response.kind === 'invalid' ? event.response : undefined
       return {
         type: 'receipt' as const,
         clientId: event.clientId,
         reason: 'bad-response' as const,
-        message: response.kind === 'invalid' ? response.message : '',
+        message: invalid?.message ?? '',
+        ...(invalid?.details === undefined ? {} : { details: invalid.details }),
       }
     }),
     refuseNotPending: emit(({ event }) => {
@@ -145,11 +157,13 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     tellResponderMisfit: emit(({ context, event }) => {
       assertEvent(event, 'settlement.told')
       const { verdict } = event
+      const error = verdict.status === 'refused' ? verdict.error : undefined
       return {
         type: 'receipt' as const,
         clientId: context.responder as string,
         reason: 'bad-response' as const,
-        message: verdict.status === 'refused' ? verdict.error.message : '',
+        message: error?.message ?? '',
+        ...(error?.details === undefined ? {} : { details: error.details }),
       }
     }),
     tellResponderNotPending: emit(({ context }) => ({

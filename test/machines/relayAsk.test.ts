@@ -64,6 +64,21 @@ describe('relayAskMachine: while pending', () => {
     expect(actor.getSnapshot().value).toBe('pending')
   })
 
+  it('a bad-response carries the validation error’s details when it has them', () => {
+    const { actor, emitted } = relayed()
+    const details = { questionId: 'q', rule: 'option' }
+    actor.send(respond('alice', { ...invalid, details }))
+    expect(emitted).toEqual([
+      {
+        type: 'receipt',
+        clientId: 'alice',
+        reason: 'bad-response',
+        message: invalid.message,
+        details,
+      },
+    ])
+  })
+
   it.each([
     ['an answer', answer],
     ['a cancel', cancel],
@@ -145,7 +160,11 @@ describe('relayAskMachine: while the response is committed', () => {
       type: 'settlement.told',
       verdict: {
         status: 'refused',
-        error: { code: 'BAD_ANSWER', message: 'q: one label at most' },
+        error: {
+          code: 'BAD_ANSWER',
+          message: 'q: one label at most',
+          details: { questionId: 'q', rule: 'single' },
+        },
       },
     })
     expect(emitted).toEqual([
@@ -154,6 +173,7 @@ describe('relayAskMachine: while the response is committed', () => {
         clientId: 'alice',
         reason: 'bad-response',
         message: 'q: one label at most',
+        details: { questionId: 'q', rule: 'single' },
       },
     ])
     expect(actor.getSnapshot().output).toEqual({ outcome: 'aborted' })

@@ -58,6 +58,31 @@ export function isIpLiteral(name: string): boolean {
   return isIP(name) === 4
 }
 
+/**
+ * Which Host header values the console serves: `extraHosts` as given, and
+ * loopback names and IP literals on its own port (`boundPort()`, known once
+ * it listens).
+ *
+ * DNS rebinding: a page on attacker.example, whose name the attacker points
+ * at this address, is same-origin with the console as far as the browser
+ * knows, and its requests carry Host: attacker.example. Only names no DNS
+ * answer can rebind (loopback names, IP literals) on our port are served.
+ */
+export function createHostCheck(
+  extraHosts: ReadonlySet<string>,
+  boundPort: () => string,
+): (value: string | undefined) => boolean {
+  return (value) => {
+    if (value === undefined) return false
+    const lower = value.toLowerCase()
+    if (extraHosts.has(lower)) return true
+    const { name, port } = splitHost(lower)
+    const own = boundPort()
+    if (port !== own && !(port === undefined && own === '80')) return false
+    return name === 'localhost' || isIpLiteral(name)
+  }
+}
+
 const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
@@ -104,6 +129,39 @@ export function requestUrl(request: IncomingMessage): URL | undefined {
   }
 }
 
+/**
+ * Who presented an accepted token. The console has one token today, so every
+ * holder is `'console'`; a list of per-person tokens will name the person
+ * here, and everything that asks "who is this?" already asks a
+ * {@link TokenCheck}.
+ */
+export interface TokenHolder {
+  readonly token: 'console'
+}
+
+/** Reads a presented token: its holder, or `undefined` when no accepted token matches. */
+export type TokenCheck = (given: string | null | undefined) => TokenHolder | undefined
+
+/**
+ * The check for the console's token(s): the page's `?token=`, the socket's,
+ * and the HTTP API's `Authorization: Bearer` all go through it. Every
+ * accepted token is compared, in constant time, whichever matches.
+ */
+export function createTokenCheck(token: string): TokenCheck {
+  const accepted: { holder: TokenHolder; bytes: Buffer }[] = [
+    { holder: { token: 'console' }, bytes: Buffer.from(token, 'utf8') },
+  ]
+  return (given) => {
+    if (given === null || given === undefined) return undefined
+    let holder: TokenHolder | undefined
+    for (const entry of accepted) {
+      // No early exit: how long the check takes says nothing about which token came close.
+      if (sameToken(given, entry.bytes) && holder === undefined) holder = entry.holder
+    }
+    return holder
+  }
+}
+
 /** Compares two tokens in constant time (for equal lengths; a length mismatch is refused outright). */
 export function sameToken(given: string | null, expected: Buffer): boolean {
   if (given === null) return false
@@ -147,7 +205,7 @@ export function serveRequest(
   request: IncomingMessage,
   response: ServerResponse,
   servedHost: boolean,
-  expected: Buffer,
+  tokens: TokenCheck,
 ): void {
   const head = request.method === 'HEAD'
   if (!servedHost) {
@@ -167,7 +225,7 @@ export function serveRequest(
   const url = requestUrl(request)
   switch (url?.pathname) {
     case '/':
-      if (!sameToken(url?.searchParams.get('token') ?? null, expected)) {
+      if (tokens(url?.searchParams.get('token')) === undefined) {
         send(
           response,
           401,

@@ -24,9 +24,12 @@ export type {
   RelayConnection,
   RelayOptions,
   RelayPendingAsk,
-} from './relay.js'
+  RelayReceipt,
+} from './relay-types.js'
 export { MAX_FRAME_BYTES, MIN_TOKEN_BITS, MIN_TOKEN_LENGTH, startWebConsole } from './server.js'
 export type { WebConsole, WebConsoleClient, WebConsoleOptions } from './server.js'
+export { ApiErrorCodes, MAX_BODY_BYTES } from './api-errors.js'
+export type { ApiErrorCode } from './api-errors.js'
 export { RelayErrorCodes } from './frames.js'
 export type {
   CancelReason,

@@ -5,7 +5,7 @@ import { createFanOut } from './fan-out.js'
 import type { Outbox } from './fan-out.js'
 import { RelayErrorCodes } from './frames.js'
 import type { ErrorFrame } from './frames.js'
-import type { RelayClient, RelayConnection, RelayOptions } from './relay.js'
+import type { RelayClient, RelayConnection, RelayOptions } from './relay-types.js'
 
 /*
  * The relay's clients: each connection's `relayClientMachine` (rate limit,

@@ -1,7 +1,12 @@
 import { createActor } from 'xstate'
 import type { Actor } from 'xstate'
 import { relayAskMachine } from '../../machines/index.js'
-import type { RelayAskOutput, RelayResponse } from '../../machines/index.js'
+import type {
+  RelayAskEvent,
+  RelayAskOutput,
+  RelayOutcome,
+  RelayResponse,
+} from '../../machines/index.js'
 import {
   UserQuestionError,
   outcomeError,
@@ -13,105 +18,16 @@ import type {
   AskUserQuestionAnswer,
   AskUserQuestionItem,
   ProviderRequest,
+  ProviderSettlement,
   UserQuestionProvider,
   UserQuestions,
 } from '../../protocol/index.js'
 import { interpretResult, parseClientFrame } from './frames.js'
-import type { ReceiptFrame, ReceiptReason, ServerFrame } from './frames.js'
+import type { QuestionRequestedFrame, ReceiptFrame, ReceiptReason, ServerFrame } from './frames.js'
 import { createRelayClients } from './relay-clients.js'
 import type { Connection } from './relay-clients.js'
-
-/**
- * Anything the relay can talk to: a WebSocket, a test double, a pipe. The
- * relay core knows no transport.
- */
-export interface RelayClient {
-  /** Sends the JSON text of one {@link ServerFrame}. May throw if the peer is gone. */
-  send(data: string): void
-  /**
-   * Ends the connection: `congested` when the relay drops a client that does
-   * not read (end it at once), `relay-disposed` when the relay goes away
-   * (a graceful close lets queued frames reach the peer first). A disposed
-   * relay ended no ask by going: every ask that did end was resolved to the
-   * client first, so a transport tells its peer that the host may come back
-   * (the web console closes with 1012, "console restarting").
-   */
-  close(reason: RelayCloseReason): void
-  /**
-   * Bytes queued for the peer and not yet taken by it (a WebSocket's
-   * `bufferedAmount`). When present, the relay paces what it writes by it:
-   * while it is at `maxBufferedBytes` nothing more is written, and a client
-   * that reads nothing for `stallTimeoutMs` meanwhile is dropped (a peer that
-   * never reads must not grow the host's memory without bound). Absent, the
-   * client counts as always reading.
-   */
-  readonly bufferedAmount?: number
-}
-
-/** Why the relay closes a client. */
-export type RelayCloseReason = 'congested' | 'relay-disposed'
-
-/** Options of {@link createRelay}. */
-export interface RelayOptions<TClient extends RelayClient = RelayClient> {
-  /**
-   * Whether `client` may see and answer the asks of `sessionId` (the asking
-   * agent's id; `undefined` for asks without an agent). A throw counts as no.
-   * @default every client sees every session
-   */
-  authorize?: (client: TClient, sessionId: string | undefined) => boolean
-  /** Frames one client may send per rate window before it is throttled. @default 200 */
-  maxFramesPerWindow?: number
-  /** The rate window, and how long a throttled client's frames are dropped. @default 1000 */
-  rateWindowMs?: number
-  /**
-   * A client's transport backlog at which writing to it pauses until it reads
-   * (what it is owed waits in the relay, shared with every other client).
-   * @default 4194304 (4 MiB)
-   */
-  maxBufferedBytes?: number
-  /**
-   * How long a paused client may read nothing before it is dropped as
-   * congested. A client is dropped only when it stops reading, never because
-   * what it is owed is large (DESIGN §7).
-   * @default 10000
-   */
-  stallTimeoutMs?: number
-  /**
-   * Frames written per turn of the event loop; a larger fan-out continues on
-   * later turns so the host keeps reading (and answering) in between.
-   * @default 4
-   */
-  framesPerTurn?: number
-}
-
-/** One client's link into the relay, returned by {@link Relay.connect}. */
-export interface RelayConnection {
-  /** Hands the relay the text of one frame the client sent. */
-  receive(data: string): void
-  /** Tells the relay the client went away. Idempotent. */
-  disconnect(): void
-  /** Whether the connection is closed (disconnected, dropped, or the relay disposed). */
-  readonly closed: boolean
-}
-
-/** One ask the relay holds, as {@link Relay.pending} lists it. */
-export interface RelayPendingAsk {
-  rpcId: string
-  sessionId?: string
-  questions: AskUserQuestionItem[]
-}
-
-/** The host relay: the seam's provider, forwarding each ask to connected clients. */
-export interface Relay<TClient extends RelayClient = RelayClient> {
-  /** Attaches a client: it is sent every pending ask it may see, then every new one. */
-  connect(client: TClient): RelayConnection
-  /** The asks waiting for a client's answer, oldest first. */
-  pending(): RelayPendingAsk[]
-  /** How many clients are connected. */
-  clientCount(): number
-  /** Unregisters from the seam, settles every ask still held, and closes every client. Idempotent. */
-  dispose(): void
-}
+import { createReceiptWaiters } from './relay-waiters.js'
+import type { Relay, RelayClient, RelayOptions, RelayReceipt } from './relay-types.js'
 
 type RelayAskActor = Actor<typeof relayAskMachine>
 
@@ -120,7 +36,8 @@ interface Entry {
   sessionId: string | undefined
   questions: AskUserQuestionItem[]
   actor: RelayAskActor
-  /** The `question/requested` frame, serialised once for every client and every replay. */
+  /** The `question/requested` frame, and its text, serialised once for every client and every replay. */
+  frame: QuestionRequestedFrame
   requested: string
 }
 
@@ -160,6 +77,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   options: RelayOptions<TClient> = {},
 ): Relay<TClient> {
   const entries = new Map<string, Entry>()
+  const waiters = createReceiptWaiters()
   let disposed = false
   const clients = createRelayClients(options, {
     onFrame: (connection, data) => answerFrame(connection, data),
@@ -176,22 +94,31 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   })
   const { sendTo, broadcast } = clients
 
+  /** Hands one response to its ask's machine; `undefined` when no ask is pending under `rpcId`. */
+  const handOver = (
+    client: TClient,
+    clientId: string,
+    rpcId: string,
+    result: unknown,
+  ): RelayResponse | undefined => {
+    const entry = entries.get(rpcId)
+    if (entry === undefined || entry.actor.getSnapshot().status !== 'active') return undefined
+    const allowed = clients.mayAccess(client, entry.sessionId)
+    const response = readResponse(allowed, entry.questions, result)
+    entry.actor.send({ type: 'response.received', clientId, response })
+    return response
+  }
+
   const answerFrame = (connection: Connection<TClient>, data: string): void => {
     const parsed = parseClientFrame(data)
     if (!parsed.ok) {
       sendTo(connection, frameText(parsed.error))
       return
     }
-    const { rpcId } = parsed.frame
-    const entry = entries.get(rpcId)
-    if (entry === undefined) {
-      sendTo(connection, receipt(rpcId, 'not-pending'))
-      return
-    }
-    const allowed = clients.mayAccess(connection.client, entry.sessionId)
-    const response = readResponse(allowed, entry.questions, parsed.frame.result)
-    if (response.kind === 'answer' || response.kind === 'cancel') clients.touch(connection)
-    entry.actor.send({ type: 'response.received', clientId: connection.id, response })
+    const { rpcId, result } = parsed.frame
+    const response = handOver(connection.client, connection.id, rpcId, result)
+    if (response === undefined) sendTo(connection, receipt(rpcId, 'not-pending'))
+    else if (response.kind === 'answer' || response.kind === 'cancel') clients.touch(connection)
   }
 
   const provider: UserQuestionProvider = {
@@ -199,11 +126,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
         const { askId: rpcId, signal } = request
         if (disposed) {
-          reject(
-            new UserQuestionError('the web relay was disposed', 'ASK_ABORTED', {
-              details: { reason: 'relay-disposed' },
-            }),
-          )
+          reject(disposedError())
           return
         }
         if (signal.aborted) {
@@ -225,9 +148,11 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           if (response.kind === 'answer') resolve(response.answer)
           else reject(outcomeError(response.error))
         })
-        actor.on('receipt', ({ clientId, reason, message }) => {
-          const connection = clients.byId(clientId)
-          if (connection !== undefined) sendTo(connection, receipt(rpcId, reason, message))
+        actor.on('receipt', (told) => {
+          if (waiters.deliver(told.clientId, told)) return
+          const connection = clients.byId(told.clientId)
+          if (connection !== undefined)
+            sendTo(connection, receipt(rpcId, told.reason, told.message))
         })
         actor.subscribe({
           complete() {
@@ -237,32 +162,16 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
             // (possibly megabytes of plan); only `resolved` would follow, so it is not sent.
             clients.withdraw(entry.requested)
             signal.removeEventListener('abort', ended)
+            waiters.release(rpcId)
             const { outcome } = actor.getSnapshot().output as RelayAskOutput
             // An ask handed over did not end: another provider shows it.
-            if (outcome !== undefined) {
-              broadcast(
-                sessionId,
-                frameText(
-                  sessionId === undefined
-                    ? { type: 'question/resolved', rpcId, outcome }
-                    : { type: 'question/resolved', rpcId, sessionId, outcome },
-                ),
-              )
-            }
+            if (outcome !== undefined) broadcast(sessionId, resolvedFrame(entry, outcome))
           },
         })
         // The wait is registered before the question goes out, so an answer can never outrun it.
         entries.set(rpcId, entry)
         signal.addEventListener('abort', ended, { once: true })
-        void request.settlement?.then((verdict) =>
-          tell({
-            type: 'settlement.told',
-            verdict:
-              verdict.status === 'accepted'
-                ? verdict
-                : { status: 'refused', error: errorData(verdict.error) },
-          }),
-        )
+        void request.settlement?.then((verdict) => tell(settlementEvent(verdict)))
         actor.start()
         broadcast(sessionId, entry.requested)
       })
@@ -274,6 +183,22 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   return {
     connect(client) {
       return clients.connect(client, disposed)
+    },
+
+    asksFor(client) {
+      return [...entries.values()]
+        .filter((entry) => clients.mayAccess(client, entry.sessionId))
+        .map((entry) => entry.frame)
+    },
+
+    respond(client, rpcId, result) {
+      return new Promise<RelayReceipt>((resolve) => {
+        // Waiting before handing over: a refusal is told at once.
+        const waiterId = waiters.wait(rpcId, resolve)
+        if (handOver(client, waiterId, rpcId, result) === undefined) {
+          waiters.deliver(waiterId, { reason: 'not-pending' })
+        }
+      })
     },
 
     pending() {
@@ -296,6 +221,33 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   }
 }
 
+/** How a provider's request fails once the relay is disposed. */
+function disposedError(): UserQuestionError {
+  return new UserQuestionError('the web relay was disposed', 'ASK_ABORTED', {
+    details: { reason: 'relay-disposed' },
+  })
+}
+
+/** The seam's verdict on the relay's own settlement, as its ask machine hears it. */
+function settlementEvent(verdict: ProviderSettlement): RelayAskEvent {
+  return {
+    type: 'settlement.told',
+    verdict:
+      verdict.status === 'accepted'
+        ? verdict
+        : { status: 'refused', error: errorData(verdict.error) },
+  }
+}
+
+/** The `question/resolved` frame every client that may see an ended ask is sent. */
+function resolvedFrame({ rpcId, sessionId }: Entry, outcome: RelayOutcome): string {
+  return frameText(
+    sessionId === undefined
+      ? { type: 'question/resolved', rpcId, outcome }
+      : { type: 'question/resolved', rpcId, sessionId, outcome },
+  )
+}
+
 /** A client's response read at the relay's edge: who may answer, what the frame says, whether the answer fits. */
 function readResponse(
   allowed: boolean,
@@ -309,7 +261,10 @@ function readResponse(
   try {
     return { kind: 'answer', answer: validateAnswer(questions, interpreted.value) }
   } catch (error: unknown) {
-    return { kind: 'invalid', message: toUserQuestionError(error).message }
+    const { message, details } = toUserQuestionError(error)
+    return details === undefined
+      ? { kind: 'invalid', message }
+      : { kind: 'invalid', message, details }
   }
 }
 
@@ -323,12 +278,12 @@ function entryFor(request: ProviderRequest): Entry {
         ? { askId: rpcId, questions }
         : { askId: rpcId, sessionId, questions },
   })
-  const requested = frameText({
+  const frame: QuestionRequestedFrame = {
     type: 'question/requested',
     rpcId,
     ...(sessionId === undefined ? {} : { sessionId }),
     questions,
     ...(deadline === undefined ? {} : { deadline }),
-  })
-  return { rpcId, sessionId, questions, actor, requested }
+  }
+  return { rpcId, sessionId, questions, actor, frame, requested: frameText(frame) }
 }

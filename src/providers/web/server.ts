@@ -6,18 +6,18 @@ import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import type { UserQuestions } from '../../protocol/index.js'
 import { CONSOLE_RESTARTING_CODE } from '../../machines/index.js'
+import { isApiTarget, serveApi } from './api.js'
 import {
   checkToken,
+  createHostCheck,
+  createTokenCheck,
   hostForUrl,
-  isIpLiteral,
   refuseUpgrade,
   requestUrl,
-  sameToken,
   serveRequest,
-  splitHost,
 } from './http.js'
 import { createRelay } from './relay.js'
-import type { Relay, RelayClient, RelayOptions } from './relay.js'
+import type { Relay, RelayClient, RelayOptions } from './relay-types.js'
 import { ws } from './ws.js'
 
 const { WebSocketServer } = ws
@@ -107,7 +107,11 @@ const CLOSE_GRACE_MS = 1000
  * foreign Origin is refused (a client with no Origin is judged by the token
  * alone); frames over 1 MiB close the connection (1009). The page runs under
  * a strict Content-Security-Policy and renders every model-written string as
- * text.
+ * text. The same server answers over HTTP (DESIGN §13): `GET /api/asks`,
+ * `POST /api/asks/{askId}/answer` and `/cancel` with the token as
+ * `Authorization: Bearer`, described by `GET /api/openapi.json`; a request
+ * goes through the relay exactly as a tab's answer does, and hears 200 only
+ * once the store committed it.
  *
  * @example
  * ```ts
@@ -126,7 +130,7 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     checkToken(options.token)
   }
   const token = options.token ?? randomBytes(32).toString('base64url')
-  const expected = Buffer.from(token, 'utf8')
+  const tokens = createTokenCheck(token)
   const relayOptions: RelayOptions<WebConsoleClient> = { ...options.limits }
   if (options.authorize !== undefined) relayOptions.authorize = options.authorize
   const relay = createRelay<WebConsoleClient>(options.seam, relayOptions)
@@ -134,22 +138,20 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
   const extraHosts = new Set((options.hosts ?? []).map((name) => name.toLowerCase()))
   let boundPort = ''
 
-  // DNS rebinding: a page on attacker.example, whose name the attacker points
-  // at this address, is same-origin with the console as far as the browser
-  // knows, and its requests carry Host: attacker.example. Only names no DNS
-  // answer can rebind (loopback names, IP literals) on our port are served.
-  const isServedHost = (value: string | undefined): boolean => {
-    if (value === undefined) return false
-    const lower = value.toLowerCase()
-    if (extraHosts.has(lower)) return true
-    const { name, port } = splitHost(lower)
-    if (port !== boundPort && !(port === undefined && boundPort === '80')) return false
-    return name === 'localhost' || isIpLiteral(name)
-  }
+  const isServedHost = createHostCheck(extraHosts, () => boundPort)
 
-  const server = createServer((request, response) =>
-    serveRequest(request, response, isServedHost(request.headers.host), expected),
-  )
+  const server = createServer((request, response) => {
+    const servedHost = isServedHost(request.headers.host)
+    if (servedHost && isApiTarget(request.url)) {
+      serveApi(request, response, {
+        relay,
+        tokens,
+        isAllowedOrigin: (origin) => allowedOrigins.has(origin),
+      })
+    } else {
+      serveRequest(request, response, servedHost, tokens)
+    }
+  })
 
   const sockets = new WebSocketServer({
     noServer: true,
@@ -199,7 +201,7 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       refuseUpgrade(socket, 403, 'Forbidden', 'This origin may not connect to the console.\n')
       return
     }
-    if (!sameToken(url.searchParams.get('token'), expected)) {
+    if (tokens(url.searchParams.get('token')) === undefined) {
       refuseUpgrade(socket, 401, 'Unauthorized', 'A valid token is required.\n')
       return
     }

@@ -1,10 +1,10 @@
-import { currentQuestion, draftOf, isQuestionAnswered } from '../../../machines/index.js'
+import { currentQuestion, draftOf } from '../../../machines/index.js'
+import { cardKeys, keyHint, renderCustomInput, renderProgress } from './answering-parts.js'
 import { h } from './dom.js'
 import { renderOptions } from './options-view.js'
 import {
   deadlineBadge,
   eventButton,
-  isComposing,
   nextId,
   questionList,
   sessionBadge,
@@ -31,61 +31,9 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
     else if (latest.can({ type: 'question.next' })) send({ type: 'question.next' })
   }
 
-  const bar = h('div', { className: 'progress-bar' })
-  const progress = h(
-    'div',
-    {
-      className: 'progress',
-      attrs: {
-        role: 'progressbar',
-        'aria-label': 'Questions settled',
-        'aria-valuemin': 0,
-        'aria-valuemax': total,
-      },
-    },
-    [bar],
-  )
-  const steps = questions.map((item, position) =>
-    h(
-      'button',
-      {
-        className: 'step',
-        attrs: { type: 'button', title: item.question },
-        on: { click: () => send({ type: 'question.selected', index: position }) },
-      },
-      [h('span', { className: 'step-number', text: String(position + 1) })],
-    ),
-  )
+  const progress = renderProgress(questions, send)
   const group = renderOptions(question, titleId, send, submitOrAdvance)
-  let composing = false
-  const custom = h('input', {
-    className: 'custom-input',
-    attrs: {
-      id: customId,
-      type: 'text',
-      autocomplete: 'off',
-      spellcheck: 'true',
-      placeholder: options.length === 0 ? 'Type your answer' : 'Type an answer of your own',
-    },
-    on: {
-      compositionstart: () => {
-        composing = true
-      },
-      compositionend: () => {
-        composing = false
-        send({ type: 'custom.typed', text: custom.value })
-      },
-      input: (event) => {
-        if (composing || (event as InputEvent).isComposing) return
-        send({ type: 'custom.typed', text: custom.value })
-      },
-      keydown: (event) => {
-        if (event.key !== 'Enter' || isComposing(event) || composing) return
-        event.preventDefault()
-        submitOrAdvance()
-      },
-    },
-  })
+  const custom = renderCustomInput(customId, options.length > 0, send, submitOrAdvance)
   const back = eventButton(send, { type: 'question.back' }, 'Back')
   const skip = eventButton(send, { type: 'question.skipped' }, 'Skip')
   const next = eventButton(send, { type: 'question.next' }, 'Next')
@@ -104,60 +52,12 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
       : 'Dismiss the whole batch: the agent is told you declined',
   )
 
-  const keyHint =
-    options.length === 0
-      ? [h('kbd', { text: 'Enter' }), ' submits when every question is settled, otherwise moves on']
-      : multi
-        ? [
-            h('kbd', { text: '↑' }),
-            h('kbd', { text: '↓' }),
-            ' move · ',
-            h('kbd', { text: 'Space' }),
-            ' toggle · ',
-            h('kbd', { text: 'Enter' }),
-            ' confirm the question · ',
-            h('kbd', { text: '1' }),
-            '–',
-            h('kbd', { text: '9' }),
-            ' toggle an option',
-          ]
-        : [
-            h('kbd', { text: '↑' }),
-            h('kbd', { text: '↓' }),
-            ' move · ',
-            h('kbd', { text: 'Enter' }),
-            ' choose and move on · ',
-            h('kbd', { text: '1' }),
-            '–',
-            h('kbd', { text: '9' }),
-            ' pick an option',
-          ]
-
   const root = h(
     'section',
     {
       className: 'card',
       attrs: { 'aria-labelledby': titleId, 'data-state': 'answering' },
-      on: {
-        keydown: (event) => {
-          const target = event.target as HTMLElement
-          if (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || isComposing(event))
-            return
-          if (event.key === 'Enter' && target.tagName !== 'BUTTON') {
-            event.preventDefault()
-            submitOrAdvance()
-            return
-          }
-          if (/^[1-9]$/.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey) {
-            const option = group?.buttons[Number(event.key) - 1]
-            if (option !== undefined) {
-              event.preventDefault()
-              option.focus()
-              option.click()
-            }
-          }
-        },
-      },
+      on: { keydown: cardKeys(group, submitOrAdvance) },
     },
     [
       h('div', { className: 'card-head' }, [
@@ -166,8 +66,9 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
         deadlineBadge(context.deadline),
         sessionBadge(context.sessionId),
       ]),
-      !single && progress,
-      total > 1 && h('nav', { className: 'steps', attrs: { 'aria-label': 'Questions' } }, steps),
+      !single && progress.progress,
+      total > 1 &&
+        h('nav', { className: 'steps', attrs: { 'aria-label': 'Questions' } }, progress.steps),
       h('h2', { className: 'question', text: question.question, attrs: { id: titleId } }),
       question.detail !== undefined && h('p', { className: 'detail', text: question.detail }),
       group?.root,
@@ -194,37 +95,18 @@ export function renderAnswering(snapshot: QuestionnaireSnapshot, context: AskVie
         submit,
       ]),
       submitHint,
-      h('p', { className: 'keys', attrs: { 'aria-hidden': 'true' } }, keyHint),
+      h(
+        'p',
+        { className: 'keys', attrs: { 'aria-hidden': 'true' } },
+        keyHint(options.length > 0, multi),
+      ),
     ],
   )
 
   function update(snapshot: QuestionnaireSnapshot): void {
     latest = snapshot
-    const { context: flow } = snapshot
-    const draft = draftOf(flow, question.id)
-    const open = questions.flatMap((item, position) =>
-      isQuestionAnswered(flow, item.id) ? [] : [position],
-    )
-    const settled = total - open.length
-    bar.style.width = `${(settled / total) * 100}%`
-    progress.setAttribute('aria-valuenow', String(settled))
-    progress.setAttribute('aria-valuetext', `${settled} of ${total} settled`)
-    steps.forEach((step, position) => {
-      const item = questions[position]
-      if (item === undefined) return
-      const state = draftOf(flow, item.id).skipped
-        ? 'skipped'
-        : isQuestionAnswered(flow, item.id)
-          ? 'answered'
-          : 'open'
-      step.dataset.state = state
-      step.setAttribute(
-        'aria-label',
-        `Question ${position + 1}: ${state === 'open' ? 'not answered' : state}`,
-      )
-      if (position === flow.index) step.setAttribute('aria-current', 'step')
-      else step.removeAttribute('aria-current')
-    })
+    const draft = draftOf(snapshot.context, question.id)
+    const open = progress.update(snapshot.context)
     group?.update(draft.selected)
     // While the field has focus it holds what the user is typing; the machine only mirrors it.
     if (document.activeElement !== custom) custom.value = draft.custom ?? ''

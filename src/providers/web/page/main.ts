@@ -5,31 +5,21 @@
  * `page-assets.generated.ts`.
  */
 import { createActor } from 'xstate'
-import type { Actor } from 'xstate'
 import { questionnaireMachine } from '../../../machines/index.js'
 import type { AskUserQuestionItem } from '../../../vocabulary/index.js'
 import { renderAskView, viewKey } from './ask-view.js'
 import type { AskView } from './ask-view.js'
+import { createAttention } from './attention.js'
 import { connectToHost } from './connection.js'
 import type { ConnectionState } from './connection.js'
-import { h, replaceChildren } from './dom.js'
+import { replaceChildren } from './dom.js'
 import { forgetDraft, saveDraft, savedDraft } from './drafts.js'
-import { clamp, emptyStage, endedStage, offlineNotice, sendingStage } from './stage-views.js'
+import { queueItems, summary } from './queue-view.js'
+import type { Ask } from './queue-view.js'
+import { buildShell, isOffline } from './shell.js'
+import { clamp, emptyStage, endedStage, sendingStage } from './stage-views.js'
 import type { SentNotice } from './stage-views.js'
-import { deadlineBadge, refreshDeadlines } from './view-kit.js'
-
-type QuestionnaireActor = Actor<typeof questionnaireMachine>
-
-interface Ask {
-  rpcId: string
-  sessionId: string | undefined
-  questions: AskUserQuestionItem[]
-  /** When the ask times out (epoch ms), if the host said; and when this page first saw it. */
-  deadline: { at: number; since: number } | undefined
-  actor: QuestionnaireActor
-  /** What the user's finished questionnaire sent, until the host confirms it. */
-  sent: SentNotice['kind'] | undefined
-}
+import { refreshDeadlines } from './view-kit.js'
 
 const params = new URLSearchParams(location.search)
 const token = params.get('token') ?? ''
@@ -53,108 +43,25 @@ const awaitingReceipt = new Map<string, Ask>()
 let selected: string | undefined
 let view: { rpcId: string; view: AskView } | undefined
 let lastSent: SentNotice | undefined
-let toastTimer: ReturnType<typeof setTimeout> | undefined
 let ticker: ReturnType<typeof setInterval> | undefined
 /** The host is gone for good: nothing renders an ask again. */
 let ended = false
 /** The connection as last reported: while it is down the page keeps what it shows, marked so. */
 let connectionState: ConnectionState = 'connecting'
 
-const status = h('span', { className: 'status', text: 'Connecting…', attrs: { role: 'status' } })
-const queueList = h('ul', { className: 'queue-list' })
-const queueCount = h('span', { className: 'count', text: '0' })
-const stage = h('main', { className: 'stage', attrs: { id: 'stage', tabindex: -1 } })
-const toast = h('div', { className: 'toast', attrs: { role: 'status', 'aria-live': 'polite' } })
-const banner = h('div', { className: 'offline', attrs: { role: 'status', 'aria-live': 'polite' } })
-
-document
-  .getElementById('app')
-  ?.replaceWith(
-    h('div', { className: 'app', attrs: { id: 'app' } }, [
-      h('header', { className: 'topbar' }, [
-        h('h1', { className: 'brand' }, [
-          h('span', { className: 'brand-mark', attrs: { 'aria-hidden': 'true' } }),
-          'askseam',
-          h('span', { className: 'brand-sub', text: ' console' }),
-        ]),
-        h('span', { className: 'spacer' }),
-        status,
-      ]),
-      banner,
-      h('div', { className: 'layout' }, [
-        h('aside', { className: 'queue', attrs: { 'aria-label': 'Pending questions' } }, [
-          h('h2', { className: 'queue-title' }, ['Waiting for you ', queueCount]),
-          queueList,
-        ]),
-        stage,
-      ]),
-      toast,
-    ]),
-  )
-
-function showToast(text: string): void {
-  toast.textContent = text
-  toast.classList.add('visible')
-  if (toastTimer !== undefined) clearTimeout(toastTimer)
-  toastTimer = setTimeout(() => toast.classList.remove('visible'), 4000)
-}
-
-/** Whether the host cannot hear the page right now (what the page shows stays, marked so). */
-const isOffline = (state: ConnectionState) => state === 'reconnecting' || state === 'restarting'
-
-const STATUS_TEXT: Record<ConnectionState, string> = {
-  connecting: 'Connecting…',
-  online: 'Connected',
-  reconnecting: 'Reconnecting…',
-  restarting: 'Console restarting…',
-  ended: 'Session ended',
-}
-
-function summary(ask: Ask): string {
-  const [first] = ask.questions
-  return first?.header ?? first?.question ?? ask.rpcId
-}
+const attention = createAttention({
+  onOpen: (rpcId) => {
+    if (asks.has(rpcId)) select(rpcId, true)
+  },
+})
+const { queueList, queueCount, stage, showToast, showState } = buildShell([attention.control])
 
 function renderQueue(): void {
   queueCount.textContent = String(asks.size)
-  document.title = asks.size === 0 ? 'askseam console' : `(${asks.size}) askseam console`
+  attention.setWaiting(asks.size)
   replaceChildren(
     queueList,
-    [...asks.values()].map((ask) => {
-      const snapshot = ask.actor.getSnapshot()
-      const total = ask.questions.length
-      const [first] = ask.questions
-      // Clamped here as well as in CSS: a question of any length must not make the item huge.
-      const title = clamp(summary(ask), 200)
-      return h('li', {}, [
-        h(
-          'button',
-          {
-            className: 'queue-item',
-            attrs: {
-              type: 'button',
-              'aria-current': ask.rpcId === selected ? 'true' : undefined,
-              // No aria-label: the name is the text on the card (WCAG 2.5.3, label in name).
-            },
-            on: { click: () => select(ask.rpcId, true) },
-          },
-          [
-            h('span', { className: 'queue-item-title', text: title }),
-            first !== undefined &&
-              first.header !== undefined &&
-              h('span', { className: 'queue-item-text', text: clamp(first.question, 300) }),
-            h('span', { className: 'queue-item-meta' }, [
-              snapshot.value === 'planReview'
-                ? 'Plan to review'
-                : `${total} question${total === 1 ? '' : 's'}`,
-              ask.sessionId !== undefined && ` · ${ask.sessionId}`,
-              ask.sent !== undefined && ' · sending…',
-            ]),
-            ask.deadline !== undefined && deadlineBadge(ask.deadline),
-          ],
-        ),
-      ])
-    }),
+    queueItems(asks.values(), selected, (rpcId) => select(rpcId, true)),
   )
 }
 
@@ -313,6 +220,8 @@ function onFrame(frame: Record<string, unknown>): void {
       asks.set(rpcId, ask)
       updateTicker()
       connection.offered(rpcId)
+      // Only an ask the page never showed is news; one carried over a drop is not.
+      if (previous === undefined) attention.arrived({ rpcId, summary: summary(ask), sessionId })
       if (selected === undefined) {
         if (ask.sent === undefined) lastSent = undefined
         select(rpcId, false)
@@ -404,10 +313,7 @@ function dropUnoffered(): void {
 function onState(state: ConnectionState): void {
   const wasOffline = isOffline(connectionState)
   connectionState = state
-  status.textContent = STATUS_TEXT[state]
-  status.dataset.state = state
-  document.documentElement.dataset.connection = state
-  replaceChildren(banner, [isOffline(state) && offlineNotice(state === 'restarting')])
+  showState(state)
   if (isOffline(state)) {
     // The page keeps every ask it shows: the host replays the ones still pending when it is back.
     if (unofferedTimer !== undefined) clearTimeout(unofferedTimer)
