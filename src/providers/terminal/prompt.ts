@@ -13,8 +13,9 @@ import type { StyledLine } from './markdown.js'
 import { holdTerminal } from './screen.js'
 import type { TerminalStyle } from './style.js'
 import { remainingText, sanitize } from './text.js'
-import { blankView, isTextRow, renderView, rowsOf } from './view.js'
-import type { ViewClock, ViewRow, ViewState } from './view.js'
+import { renderView } from './view.js'
+import { blankView, isTextRow, rowsOf } from './view-model.js'
+import type { ViewClock, ViewRow, ViewState } from './view-model.js'
 
 type QuestionnaireActor = Actor<typeof questionnaireMachine>
 type QuestionnaireSnapshot = SnapshotFrom<typeof questionnaireMachine>
