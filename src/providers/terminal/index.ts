@@ -21,7 +21,7 @@ export { createTerminalProvider } from './provider.js'
  * @internal Shared with the askseam command (a resumed demo's answers); not
  * public API, left out of the declarations.
  */
-export { describeOutcome } from './provider.js'
+export { describeOutcome } from './outcome-lines.js'
 export type { TerminalProvider, TerminalProviderOptions } from './provider.js'
 /**
  * @internal Shared with the askseam command (they import it through this

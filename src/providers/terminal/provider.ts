@@ -1,25 +1,17 @@
 import { createActor } from 'xstate'
-import {
-  questionnaireAnswer,
-  questionnaireMachine,
-  terminalQueueMachine,
-} from '../../machines/index.js'
+import { terminalQueueMachine } from '../../machines/index.js'
 import type { TerminalQueueDropReason } from '../../machines/index.js'
 import { UserQuestionError, toUserQuestionError } from '../../protocol/index.js'
 import { importPeer } from '../../protocol/internal.js'
-import { durationInWords } from '../../vocabulary/index.js'
 import type {
   AskUserQuestionAnswer,
-  AskUserQuestionItem,
   ProviderRequest,
   UserQuestionProvider,
 } from '../../protocol/index.js'
-import { formatMarkdown } from './markdown.js'
 import type { MarkdownLexer } from './markdown.js'
-import { runQuestionnairePrompt } from './prompt.js'
+import { presentBatch } from './present.js'
+import type { BatchTerminal, Entry } from './present.js'
 import { createStyle, supportsColor } from './style.js'
-import type { TerminalStyle } from './style.js'
-import { sanitize, truncate } from './text.js'
 
 /** Options of {@link createTerminalProvider}. */
 export interface TerminalProviderOptions {
@@ -53,25 +45,8 @@ export interface TerminalProvider extends UserQuestionProvider {
   dispose(): void
 }
 
-interface Entry {
-  request: ProviderRequest
-  /** When the provider got it: the start of the remaining-time line. */
-  receivedAt: number
-  /** Aborting it takes the batch down: caller abort, deadline, disposal, closed input. */
-  controller: AbortController
-  settle: (outcome: { answer: AskUserQuestionAnswer } | { error: UserQuestionError }) => void
-}
-
 interface TtyInput {
   isTTY?: boolean
-}
-
-interface SizedOutput {
-  columns?: number
-  rows?: number
-  isTTY?: boolean
-  on?: (event: 'resize', listener: () => void) => unknown
-  off?: (event: 'resize', listener: () => void) => unknown
 }
 
 function isEnded(input: NodeJS.ReadableStream): boolean {
@@ -100,62 +75,6 @@ function inputClosedError(): UserQuestionError {
     'ASK_ABORTED',
     { details: { reason: 'input-closed' } },
   )
-}
-
-/** One line per question of an answered batch: its title and what was answered, or skipped. */
-export function describeOutcome(
-  questions: readonly AskUserQuestionItem[],
-  answer: AskUserQuestionAnswer,
-  style: TerminalStyle,
-  width: number,
-): string[] {
-  return answer.answers.map((item, index) => {
-    const question = questions[index]
-    const title = sanitize(question?.header ?? question?.question ?? item.id)
-    const parts = [...item.selected, ...(item.custom === undefined ? [] : [`“${item.custom}”`])]
-    const value = parts.length === 0 ? 'skipped' : sanitize(parts.join(', '))
-    const line = truncate(`${title} · ${value}`, width - 2)
-    return parts.length === 0 ? ` ${style.dim(`↷ ${line}`)}` : ` ${style.success('✔')} ${line}`
-  })
-}
-
-function withdrawnLine(error: UserQuestionError, style: TerminalStyle): string {
-  const reason = error.details?.reason
-  const waited =
-    typeof error.details?.deadline === 'number' && typeof error.details.startedAt === 'number'
-      ? ` after ${durationInWords(error.details.deadline - error.details.startedAt)}`
-      : ''
-  const why =
-    error.code === 'ASK_CANCELLED'
-      ? reason === 'discuss'
-        ? 'You chose to discuss the plan instead'
-        : 'Questions dismissed'
-      : error.code === 'ASK_TIMEOUT'
-        ? `Time ran out${waited}: the agent was told nobody answered`
-        : reason === 'caller-aborted'
-          ? 'The agent withdrew the questions'
-          : reason === 'input-closed'
-            ? 'The terminal input closed'
-            : reason === 'provider-disposed'
-              ? 'The terminal stopped asking'
-              : `The questions were withdrawn (${error.code})`
-  return ` ${style.danger('✖')} ${why}`
-}
-
-/** The lines a batch leaves when it is taken down: why, and what the user had typed. */
-function takenDownLines(
-  reason: unknown,
-  typed: readonly string[],
-  style: TerminalStyle,
-  width: number,
-): string[] {
-  const error = toUserQuestionError(reason, 'ASK_ABORTED', 'the ask was aborted')
-  return [
-    withdrawnLine(error, style),
-    ...typed.map(
-      (text) => `   ${style.dim(truncate(`You had typed (not sent): “${text}”`, width - 4))}`,
-    ),
-  ]
 }
 
 // `marked` is this entry point's optional peer (DESIGN §1): loaded once, here,
@@ -203,22 +122,7 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
   const queue = createActor(terminalQueueMachine).start()
   let minted = 0
   let watchingInput = false
-
-  const size = () => {
-    const sized = output as SizedOutput
-    return { columns: sized.columns ?? 80, rows: sized.rows ?? 24 }
-  }
-  const watchResize = (listener: () => void) => {
-    const sized = output as SizedOutput
-    // Terminals reflow what is on screen when resized, so the prompt cannot erase its old
-    // frame line by line; it starts again on a clear screen (the scrollback keeps the rest).
-    const onResize = () => {
-      output.write('\u001b[H\u001b[2J')
-      listener()
-    }
-    sized.on?.('resize', onResize)
-    return () => void sized.off?.('resize', onResize)
-  }
+  const terminal: BatchTerminal = { input, output, style, showSummary, loadMarkdown }
 
   const errorFor = (entry: Entry, reason: TerminalQueueDropReason): UserQuestionError => {
     if (reason === 'provider-disposed') return disposedError()
@@ -236,7 +140,7 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
   queue.on('prompt.requested', ({ askId }) => {
     const entry = entries.get(askId)
     if (entry === undefined) return
-    void present(entry).finally(() => queue.send({ type: 'prompt.ended', askId }))
+    void presentBatch(entry, terminal).finally(() => queue.send({ type: 'prompt.ended', askId }))
   })
 
   const onInputClosed = () => queue.send({ type: 'input.closed' })
@@ -251,68 +155,6 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
     watchingInput = false
     input.removeListener('end', onInputClosed)
     input.removeListener('close', onInputClosed)
-  }
-
-  const present = async (entry: Entry) => {
-    const { request, controller } = entry
-    const actor = createActor(questionnaireMachine, {
-      input: { questions: request.questions },
-    }).start()
-    const isPlan = actor.getSnapshot().value === 'planReview'
-    const lexer = isPlan ? await loadMarkdown() : undefined
-    const plan = request.questions[0]?.detail ?? ''
-    const takenDown = (reason: unknown, typed: readonly string[]) =>
-      showSummary ? takenDownLines(reason, typed, style, size().columns) : []
-    if (controller.signal.aborted) {
-      // Taken down while the formatter loaded: nothing was drawn, so only the reason is printed.
-      output.write(
-        takenDown(controller.signal.reason, [])
-          .map((line) => `${line}\n`)
-          .join(''),
-      )
-    }
-    let result
-    try {
-      result = await runQuestionnairePrompt({
-        actor,
-        style,
-        input,
-        output,
-        size,
-        watchResize,
-        signal: controller.signal,
-        takenDown,
-        ...(request.deadline === undefined
-          ? {}
-          : { deadline: { at: request.deadline, since: entry.receivedAt } }),
-        ...(lexer === undefined
-          ? {}
-          : { formatPlan: (width: number) => formatMarkdown(lexer, plan, style, width) }),
-      })
-    } catch (error: unknown) {
-      entry.settle({ error: toUserQuestionError(error) })
-      return
-    } finally {
-      actor.stop()
-    }
-    if (result === undefined) {
-      entry.settle({
-        error: toUserQuestionError(controller.signal.reason, 'ASK_ABORTED', 'the ask was aborted'),
-      })
-      return
-    }
-    try {
-      const answer = questionnaireAnswer(result)
-      if (showSummary) {
-        const lines = describeOutcome(request.questions, answer, style, size().columns)
-        output.write(`${lines.join('\n')}\n`)
-      }
-      entry.settle({ answer })
-    } catch (error: unknown) {
-      const failure = toUserQuestionError(error)
-      if (showSummary) output.write(`${withdrawnLine(failure, style)}\n`)
-      entry.settle({ error: failure })
-    }
   }
 
   return {

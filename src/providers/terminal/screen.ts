@@ -6,7 +6,7 @@
  */
 import { emitKeypressEvents } from 'node:readline'
 import type { Keypress } from './keymap.js'
-import type { ViewCursor } from './view.js'
+import type { ViewCursor } from './view-model.js'
 
 const PASTE_ON = '\u001b[?2004h'
 const PASTE_OFF = '\u001b[?2004l'

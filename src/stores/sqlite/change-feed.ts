@@ -38,6 +38,69 @@ interface Revision {
   purges: number
 }
 
+/** The counters a write bumps: rows of asks and leases changed, purges made. */
+function readRevision(db: BetterSqlite3.Database): Revision {
+  const statements = statementsOf(db)
+  const { asks, leases } = statements.revision.get() as { asks: number; leases: number }
+  const { user_version: purges } = statements.purges.get() as { user_version: number }
+  return { asks, leases, purges }
+}
+
+/** SQLite's count of commits by other connections, as this connection sees it. */
+function dataVersionOf(db: BetterSqlite3.Database): number {
+  return (statementsOf(db).dataVersion.get() as { data_version: number }).data_version
+}
+
+/** Where the feed stands now, for a connection of `generation`. */
+function baseline(db: BetterSqlite3.Database, generation: number): Seen {
+  return { generation, dataVersion: dataVersionOf(db), ...readRevision(db) }
+}
+
+/**
+ * What other connections changed since `last`, which is moved up to now: the
+ * asks admitted or settled, a change of leases, or a resync when rows may
+ * have gone unread (counters gone back, rows purged, a row that is corrupt).
+ */
+function changesSince(
+  db: BetterSqlite3.Database,
+  last: Seen,
+  onCorruptRow: (error: CorruptRowError) => void,
+): StoreChange[] {
+  const changes: StoreChange[] = []
+  const revision = readRevision(db)
+  if (revision.leases !== last.leases) changes.push({ type: 'leases.changed' })
+  last.leases = revision.leases
+  if (revision.asks < last.asks || revision.purges !== last.purges) {
+    // Counters gone back (the file was replaced) or rows deleted that may be ones not yet read.
+    last.asks = revision.asks
+    last.purges = revision.purges
+    changes.push({ type: 'resync' })
+    return changes
+  }
+  // Stryker disable next-line ConditionalExpression: without it the tick reads an empty range of rows
+  if (revision.asks === last.asks) return changes
+  const rows = statementsOf(db).changedSince.all(last.asks, revision.asks) as AskRow[]
+  last.asks = revision.asks
+  let corrupt = false
+  for (const row of rows) {
+    try {
+      const record = decodeAsk(row)
+      changes.push({
+        type: record.state === 'pending' ? 'ask.admitted' : 'ask.settled',
+        record,
+      })
+    } catch (error: unknown) {
+      // Stryker disable next-line ConditionalExpression: decodeAsk throws nothing but CorruptRowError
+      if (!(error instanceof CorruptRowError)) throw error
+      onCorruptRow(error)
+      corrupt = true
+    }
+  }
+  // A watcher waiting on the corrupt ask learns it by rereading (and failing).
+  if (corrupt) changes.push({ type: 'resync' })
+  return changes
+}
+
 /**
  * Cross-process change detection by polling, which costs one
  * `PRAGMA data_version` per tick while nothing changed: SQLite bumps it on
@@ -54,26 +117,10 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
 
   const emit = (change: StoreChange): void => notifyEach(listeners, change)
 
-  const readRevision = (db: BetterSqlite3.Database): Revision => {
-    const statements = statementsOf(db)
-    const { asks, leases } = statements.revision.get() as { asks: number; leases: number }
-    const { user_version: purges } = statements.purges.get() as { user_version: number }
-    return { asks, leases, purges }
-  }
-
-  const dataVersionOf = (db: BetterSqlite3.Database): number =>
-    (statementsOf(db).dataVersion.get() as { data_version: number }).data_version
-
-  const baseline = (db: BetterSqlite3.Database): Seen => ({
-    generation: connection.generation(),
-    dataVersion: dataVersionOf(db),
-    ...readRevision(db),
-  })
-
   const poll = (db: BetterSqlite3.Database): StoreChange[] => {
     if (seen === undefined || seen.generation !== connection.generation()) {
       // First read, or a reopened file: anything may have happened since.
-      seen = db.transaction(() => baseline(db)).deferred()
+      seen = db.transaction(() => baseline(db, connection.generation())).deferred()
       return [{ type: 'resync' }]
     }
     // The whole cost of a tick while nothing changed: no transaction, no row read.
@@ -82,43 +129,7 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
     if (dataVersion === seen.dataVersion) return []
     seen.dataVersion = dataVersion
     const last = seen
-    return db.transaction(() => changesSince(db, last)).deferred()
-  }
-
-  const changesSince = (db: BetterSqlite3.Database, last: Seen): StoreChange[] => {
-    const changes: StoreChange[] = []
-    const revision = readRevision(db)
-    if (revision.leases !== last.leases) changes.push({ type: 'leases.changed' })
-    last.leases = revision.leases
-    if (revision.asks < last.asks || revision.purges !== last.purges) {
-      // Counters gone back (the file was replaced) or rows deleted that may be ones not yet read.
-      last.asks = revision.asks
-      last.purges = revision.purges
-      changes.push({ type: 'resync' })
-      return changes
-    }
-    // Stryker disable next-line ConditionalExpression: without it the tick reads an empty range of rows
-    if (revision.asks === last.asks) return changes
-    const rows = statementsOf(db).changedSince.all(last.asks, revision.asks) as AskRow[]
-    last.asks = revision.asks
-    let corrupt = false
-    for (const row of rows) {
-      try {
-        const record = decodeAsk(row)
-        changes.push({
-          type: record.state === 'pending' ? 'ask.admitted' : 'ask.settled',
-          record,
-        })
-      } catch (error: unknown) {
-        // Stryker disable next-line ConditionalExpression: decodeAsk throws nothing but CorruptRowError
-        if (!(error instanceof CorruptRowError)) throw error
-        options.onCorruptRow(error)
-        corrupt = true
-      }
-    }
-    // A watcher waiting on the corrupt ask learns it by rereading (and failing).
-    if (corrupt) changes.push({ type: 'resync' })
-    return changes
+    return db.transaction(() => changesSince(db, last, options.onCorruptRow)).deferred()
   }
 
   // A tick runs to its end within one turn of the event loop (the driver is
@@ -160,7 +171,7 @@ export function createChangeFeed(connection: Connection, options: ChangeFeedOpti
         // Stryker disable next-line ConditionalExpression: without a connection the TypeError is caught and seen stays undefined
         if (db !== undefined) {
           try {
-            seen = db.transaction(() => baseline(db)).deferred()
+            seen = db.transaction(() => baseline(db, connection.generation())).deferred()
           } catch {
             // Unreadable now: the first tick sets the baseline.
           }

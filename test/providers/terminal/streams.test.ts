@@ -11,7 +11,8 @@ import { UserQuestionError, createUserQuestions } from '../../../src/protocol/in
 import type { AskUserQuestionItem, ProviderRequest } from '../../../src/protocol/index.js'
 import { createTerminalProvider, supportsColor } from '../../../src/providers/terminal/index.js'
 import { createStyle } from '../../../src/providers/terminal/style.js'
-import { blankView, renderView } from '../../../src/providers/terminal/view.js'
+import { renderView } from '../../../src/providers/terminal/view.js'
+import { blankView } from '../../../src/providers/terminal/view-model.js'
 
 const question: AskUserQuestionItem[] = [
   { id: 'go', question: 'Go ahead?', options: [{ label: 'Yes' }, { label: 'No' }] },
