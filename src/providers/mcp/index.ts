@@ -26,9 +26,9 @@ export type { ElicitationDialect } from './form.js'
 export { keepAlive } from './keepalive.js'
 export type { KeepAliveExtra, KeepAliveOptions } from './keepalive.js'
 export { RoundTripRequestError, createRoundTrips } from './rounds.js'
+export type { RoundTripContext } from './round-context.js'
 export type {
   InputRequired,
-  RoundTripContext,
   RoundTrips,
   RoundTripsOptions,
   ToolCallResult,

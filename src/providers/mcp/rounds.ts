@@ -1,22 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import {
-  UserQuestionError,
-  encodeAnswer,
-  errorData,
-  isUserQuestionError,
-} from '../../protocol/index.js'
+import { UserQuestionError, errorData, isUserQuestionError } from '../../protocol/index.js'
 import type {
   AskStore,
   AskUserQuestionAnswer,
-  AskUserQuestionItem,
   AskUserQuestionRequest,
-  ProviderRequest,
-  UserQuestionProvider,
   UserQuestions,
 } from '../../protocol/index.js'
-import { decodeContent, readElicitResult } from './decode.js'
 import { buildElicitationForm } from './form.js'
-import { cancelled, elicitationUnsupported } from './provider.js'
+import { elicitationUnsupported } from './provider.js'
+import { HeldAsks, commit } from './held-asks.js'
+import type { Presentation } from './held-asks.js'
 import {
   DEFAULT_STATE_TTL_MS,
   callDigest,
@@ -25,6 +18,8 @@ import {
   secretBytes,
 } from './request-state.js'
 import type { SealedAsk, StateBinding, StatePayload } from './request-state.js'
+import { canElicitForms, clientOf } from './round-context.js'
+import type { RoundTripContext } from './round-context.js'
 
 /*
  * Multi Round-Trip Requests (MCP 2026-07-28, DESIGN §14) on the seam's keyed,
@@ -38,31 +33,6 @@ import type { SealedAsk, StateBinding, StatePayload } from './request-state.js'
  * answers the client brought are committed through the seam to the asks the
  * requestState names, so the store's one conditional write decides.
  */
-
-const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo'
-const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities'
-
-/**
- * What a round trip reads of the MCP server's request context: the shape of
- * the TypeScript SDK v2's `ServerContext`, reduced to the fields used.
- */
-export interface RoundTripContext {
-  /** The request being handled. */
-  mcpReq: {
-    /** The MCP method, `tools/call`. */
-    method: string
-    /** The request's per-request `_meta` envelope (protocol 2026-07-28). */
-    envelope?: Record<string, unknown>
-    /** The answers of a retried request, keyed as the server's `inputRequests` were. */
-    inputResponses?: Record<string, unknown>
-    /** Keys of `inputResponses` the SDK dropped as not bare responses. */
-    droppedInputResponseKeys?: string[]
-    /** The echoed requestState, raw (no verify hook configured). */
-    requestState: () => unknown
-  }
-  /** The HTTP side, when there is one: an authenticated client's id binds the requestState to it. */
-  http?: { authInfo?: { clientId?: string } }
-}
 
 /** The content of a tool's result, as MCP `CallToolResult` has it. */
 export interface ToolCallResult {
@@ -154,121 +124,6 @@ export interface RoundTrips {
   close(): void
 }
 
-/** A presentation of one pending ask, held until a retry answers it or the ask ends. */
-interface Presentation {
-  readonly askId: string
-  readonly key: string | undefined
-  readonly questions: AskUserQuestionItem[]
-  readonly signal: AbortSignal
-  answer(value: AskUserQuestionAnswer): void
-  refuse(error: UserQuestionError): void
-  /** Set once an answer or a refusal was handed to the seam. */
-  decided: boolean
-}
-
-/**
- * The provider of a seam served by round trips: it never talks to a client
- * itself. Every pending ask the seam presents (its own and, on a shared
- * store, other processes') is held here by key until a retry brings its
- * answer or the ask ends elsewhere.
- */
-class HeldAsks implements UserQuestionProvider {
-  readonly #byKey = new Map<string, Presentation>()
-  readonly #waiting = new Map<string, Set<(presentation: Presentation) => void>>()
-
-  constructor(private readonly store: AskStore) {}
-
-  ask(request: ProviderRequest): Promise<AskUserQuestionAnswer> {
-    return new Promise((resolve, reject) => {
-      const presentation: Presentation = {
-        askId: request.askId,
-        key: undefined,
-        questions: request.questions,
-        signal: request.signal,
-        decided: false,
-        answer: (value) => {
-          forget()
-          resolve(value)
-        },
-        refuse: (error) => {
-          forget()
-          reject(error)
-        },
-      }
-      const { signal } = request
-      let key: string | undefined
-      // Once decided, the presentation is no longer the ask's: a later call with the key gets its outcome from the seam.
-      const forget = () => {
-        presentation.decided = true
-        if (key !== undefined && this.#byKey.get(key) === presentation) this.#byKey.delete(key)
-      }
-      const drop = () => {
-        forget()
-        reject(signal.reason)
-      }
-      if (signal.aborted) {
-        drop()
-        return
-      }
-      signal.addEventListener('abort', drop, { once: true })
-      // The presentation carries no key; the store's row does.
-      this.store.get(request.askId).then(
-        (record) => {
-          if (record?.key === undefined || presentation.decided) return
-          key = record.key
-          const held: Presentation = Object.assign(presentation, { key })
-          this.#byKey.set(key, held)
-          const waiters = this.#waiting.get(key)
-          this.#waiting.delete(key)
-          for (const waiter of waiters ?? []) waiter(held)
-        },
-        () => undefined,
-      )
-    })
-  }
-
-  /** Calls `then` with the presentation of the pending ask with `key`, now or once it is presented; returns the cancel. */
-  whenPresented(key: string, then: (presentation: Presentation) => void): () => void {
-    const held = this.#byKey.get(key)
-    if (held !== undefined && !held.decided) {
-      then(held)
-      return () => undefined
-    }
-    let waiters = this.#waiting.get(key)
-    if (waiters === undefined) {
-      waiters = new Set()
-      this.#waiting.set(key, waiters)
-    }
-    waiters.add(then)
-    return () => {
-      waiters.delete(then)
-      if (waiters.size === 0 && this.#waiting.get(key) === waiters) this.#waiting.delete(key)
-    }
-  }
-}
-
-function envelopeOf(context: RoundTripContext): Record<string, unknown> {
-  const envelope = context.mcpReq.envelope
-  return typeof envelope === 'object' && envelope !== null ? envelope : {}
-}
-
-/** The client's identity: its OAuth client id when the transport authenticated one, else the name it declares. */
-function clientOf(context: RoundTripContext): string | undefined {
-  const clientId = context.http?.authInfo?.clientId
-  if (typeof clientId === 'string' && clientId !== '') return `oauth:${clientId}`
-  const info = envelopeOf(context)[CLIENT_INFO_META_KEY] as { name?: unknown } | undefined
-  return typeof info?.name === 'string' ? `name:${info.name}` : undefined
-}
-
-/** Whether the request's client declared form elicitation (an empty `elicitation` object means form). */
-function canElicitForms(context: RoundTripContext): boolean {
-  const capabilities = envelopeOf(context)[CLIENT_CAPABILITIES_META_KEY] as
-    { elicitation?: { form?: unknown; url?: unknown } } | undefined
-  const elicitation = capabilities?.elicitation
-  if (typeof elicitation !== 'object' || elicitation === null) return false
-  return elicitation.form !== undefined || elicitation.url === undefined
-}
-
 function refused(
   field: string,
   reason: string,
@@ -278,26 +133,6 @@ function refused(
   return new RoundTripRequestError(
     new UserQuestionError(message, 'INVALID_REQUEST', { details: { field, reason, ...extra } }),
   )
-}
-
-/** Hands the client's answer for one ask to the seam, decoded as the form of DESIGN §7. */
-function commit(presentation: Presentation, response: unknown): void {
-  if (presentation.decided) return
-  try {
-    const result = readElicitResult(response)
-    if (result.action !== 'accept') {
-      presentation.refuse(cancelled(result))
-      return
-    }
-    const form = buildElicitationForm(presentation.questions, 'titled')
-    presentation.answer(encodeAnswer(presentation.questions, decodeContent(form, result.content)))
-  } catch (error: unknown) {
-    presentation.refuse(
-      isUserQuestionError(error)
-        ? error
-        : new UserQuestionError('The answer could not be read.', 'BAD_ANSWER', { cause: error }),
-    )
-  }
 }
 
 /** A handler's failure as the model reads it: the code and message of an ask's error, else the error's message. */

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/server'
-import type { RoundTripContext, RoundTrips, UserQuestionsToolHandler } from './rounds.js'
+import type { RoundTripContext } from './round-context.js'
+import type { RoundTrips, UserQuestionsToolHandler } from './rounds.js'
 import { RoundTripRequestError } from './rounds.js'
 import { UserQuestionError } from '../../protocol/index.js'
 
