@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util'
 import { createUserQuestions } from '../protocol/index.js'
 import type {
   AskUserQuestionAnswer,
@@ -12,138 +11,17 @@ import { createStyle, supportsColor } from '../providers/terminal/style.js'
 import type { StoreChoice } from './stores.js'
 import type { AskTool } from './demo.js'
 import { COMMAND_HELP, HELP, USAGE } from './help.js'
+import {
+  CommandLineError,
+  UsageError,
+  keepAliveOf,
+  parse,
+  portOf,
+  secretOf,
+  storeChoice,
+  timeoutOf,
+} from './flags.js'
 import { packageVersion } from './version.js'
-
-/** A failure the user caused or can fix: one line on stderr, no stack trace. */
-class UsageError extends Error {}
-
-/** A mistake in the command line: one line saying what, then the usage. */
-class CommandLineError extends UsageError {}
-
-const options = {
-  timeout: { type: 'string' },
-  keepalive: { type: 'string' },
-  web: { type: 'boolean', default: false },
-  framework: { type: 'string' },
-  store: { type: 'string' },
-  postgres: { type: 'string' },
-  port: { type: 'string' },
-  token: { type: 'string' },
-  http: { type: 'string' },
-  secret: { type: 'string' },
-  fresh: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-  version: { type: 'boolean', short: 'v', default: false },
-} as const
-
-/** The long options that take a value: `--timeout`, `--port`, … */
-const takesValue = new Set(
-  Object.entries(options)
-    .filter(([, option]) => option.type === 'string')
-    .map(([name]) => `--${name}`),
-)
-
-/**
- * `--timeout -1` as `--timeout=-1`: parseArgs reads a value that starts with
- * a dash as a mistake of its own, and the user would be told about dashes
- * instead of about the number.
- */
-function withNegativeValues(argv: readonly string[]): string[] {
-  const joined: string[] = []
-  for (let index = 0; index < argv.length; index += 1) {
-    const arg = argv[index] as string
-    const next = argv[index + 1]
-    if (takesValue.has(arg) && next !== undefined && /^-\d/.test(next)) {
-      joined.push(`${arg}=${next}`)
-      index += 1
-    } else joined.push(arg)
-  }
-  return joined
-}
-
-function parse(argv: readonly string[]) {
-  try {
-    return parseArgs({ args: withNegativeValues(argv), allowPositionals: true, options })
-  } catch (error: unknown) {
-    throw new CommandLineError(commandLineMistake(error))
-  }
-}
-
-// parseArgs explains itself at length ("To specify a positional argument
-// starting with a '-', place it at the end..."): keep only what went wrong.
-function commandLineMistake(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code
-  const message = error instanceof Error ? error.message : String(error)
-  const option = /'(-{1,2}[^'\s]+)/.exec(message)?.[1]
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) {
-    return `unknown option ${option}`
-  }
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
-    const name = option.split(' ')[0] as string
-    if (/argument missing/.test(message)) return `option ${name} needs a value`
-    // "--port --token x": the value is missing, or starts with a dash.
-    if (/ambiguous/.test(message)) {
-      return `option ${name} needs a value (a value starting with "-" is written ${name}=-…)`
-    }
-    return `option ${name} takes no value`
-  }
-  return message.split('\n')[0] ?? message
-}
-
-/** The most seconds a flag takes: a longer timer would not hold (a delay is clamped to 2^31-1 ms). */
-const MAX_SECONDS = 2_147_483
-
-function timeoutOf(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  const seconds = Number(value)
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_SECONDS) {
-    throw new UsageError(`--timeout takes a number of seconds greater than 0, not "${value}"`)
-  }
-  return Math.round(seconds * 1000)
-}
-
-/** `--keepalive`: seconds between progress notifications; 0 turns them off. */
-function keepAliveOf(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  const seconds = value.trim() === '' ? Number.NaN : Number(value)
-  if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_SECONDS) {
-    throw new UsageError(
-      `--keepalive takes a number of seconds from 0 (no keepalive) to ${MAX_SECONDS}, not "${value}"`,
-    )
-  }
-  // A tiny positive value means a very short interval, never "off".
-  return seconds === 0 ? 0 : Math.max(1, Math.round(seconds * 1000))
-}
-
-function storeChoice(values: {
-  store?: string | undefined
-  postgres?: string | undefined
-}): StoreChoice {
-  return {
-    ...(values.store === undefined ? {} : { sqlitePath: values.store }),
-    ...(values.postgres === undefined ? {} : { postgresUrl: values.postgres }),
-  }
-}
-
-function portOf(value: string | undefined, flag = '--port'): number | undefined {
-  if (value === undefined) return undefined
-  const port = Number(value)
-  if (!/^\d+$/.test(value) || !Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new UsageError(`${flag} takes a port number from 1 to 65535, not "${value}"`)
-  }
-  return port
-}
-
-/** `--secret S` (or ASKSEAM_MCP_SECRET): the requestState key every instance of a fleet shares. */
-function secretOf(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined
-  if (Buffer.byteLength(value, 'utf8') < 32) {
-    throw new UsageError(
-      '--secret takes at least 32 bytes (every instance serving the same clients gives the same one)',
-    )
-  }
-  return value
-}
 
 /** What the scripted model writes as the tool's arguments: the batch, in snake_case. */
 function toToolArguments(questions: readonly AskUserQuestionItem[]) {
