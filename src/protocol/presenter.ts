@@ -6,7 +6,8 @@ import { commitOutcome, report } from './effects.js'
 import { callProvider, safeProviderError } from './provider-call.js'
 import type { ProviderCall } from './provider-call.js'
 import type { InspectionObserver } from './seam-api.js'
-import type { PresentationTelemetry, PresentationVerdict, SeamTelemetry } from './telemetry.js'
+import { createPresentationWatches } from './telemetry.js'
+import type { SeamTelemetry } from './telemetry.js'
 import type { AskRecord, AskStore } from './store/types.js'
 import { errorData } from '../vocabulary/index.js'
 import type {
@@ -70,21 +71,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
   /** The trace context another seam kept with each of its asks shown here. */
   const foreignTraces = new Map<string, TraceContext>()
   /** What watches each open presentation, beside its call. */
-  const watches = new Map<string, PresentationTelemetry>()
-
-  /** The provider is shown the ask: its presentation is watched from here until {@link closed}. */
-  const opened = (askId: string) => {
-    const traceContext = foreignTraces.get(askId) ?? options.traceContextOf(askId)
-    const watch = options.telemetry?.presentationStarted(
-      traceContext === undefined ? { askId } : { askId, traceContext },
-    )
-    if (watch !== undefined) watches.set(askId, watch)
-  }
-  const closed = (askId: string, verdict: PresentationVerdict) => {
-    const watch = watches.get(askId)
-    watches.delete(askId)
-    watch?.ended(verdict)
-  }
+  const watches = createPresentationWatches(options.telemetry)
 
   const machine = presentationMachine.provide({
     actions: {
@@ -106,7 +93,10 @@ export function createPresenter(options: PresenterOptions): Presenter {
           ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
         })
         calls.set(context.askId, call)
-        if (options.telemetry !== undefined) opened(context.askId)
+        watches.opened(
+          context.askId,
+          () => foreignTraces.get(context.askId) ?? options.traceContextOf(context.askId),
+        )
         report<unknown, PresentationEvent>(
           reportTo,
           () => call.answer,
@@ -127,11 +117,11 @@ export function createPresenter(options: PresenterOptions): Presenter {
         )
       },
       endPresentation: ({ context }, { error }) => {
-        closed(context.askId, context.outcome === undefined ? 'taken-down' : 'refused')
+        watches.closed(context.askId, context.outcome === undefined ? 'taken-down' : 'refused')
         end(context.askId, options.errorFor(context.askId, error.error))
       },
       tellSettlement: ({ context }, verdict) => {
-        closed(context.askId, 'accepted')
+        watches.closed(context.askId, 'accepted')
         const call = calls.get(context.askId)
         calls.delete(context.askId)
         call?.tell(
@@ -145,7 +135,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
 
   /** Aborts the provider's signal with `reason` (even after it answered) and tells it `refused`. */
   const end = (askId: string, reason: UserQuestionError) => {
-    closed(askId, 'taken-down')
+    watches.closed(askId, 'taken-down')
     const call = calls.get(askId)
     if (call === undefined) return
     if (!call.controller.signal.aborted) call.controller.abort(reason)

@@ -10,7 +10,6 @@ import { createPresenter } from './presenter.js'
 import type { InspectionObserver, UserQuestions, UserQuestionsOptions } from './seam-api.js'
 import { createMemoryStore } from './store/memory.js'
 import { guardTelemetry } from './telemetry.js'
-import type { SeamTelemetry } from './telemetry.js'
 import {
   MAX_TIMEOUT_MS,
   UserQuestionError,
@@ -46,12 +45,9 @@ export function dropSeamForTesting(seam: UserQuestions): void {
  * ```
  */
 export function createUserQuestions(options: UserQuestionsOptions = {}): UserQuestions {
-  checkDuration('timeoutMs', options.timeoutMs, true)
-  checkDuration('waitForProviderMs', options.waitForProviderMs, false)
-  checkDuration('providerGraceMs', options.providerGraceMs, false)
+  checkDurations(options)
   const inspect = options.inspect === undefined ? undefined : guardInspection(options.inspect)
-  const telemetry =
-    options.telemetry === undefined ? undefined : guardTelemetry(checkTelemetry(options.telemetry))
+  const telemetry = options.telemetry === undefined ? undefined : guardTelemetry(options.telemetry)
   const store = options.store ?? createMemoryStore()
   const durable = store.processLocal !== true
   const seamId = newId()
@@ -199,6 +195,13 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   return seam
 }
 
+/** Refuses, as a TypeError, a duration option a timer cannot hold. */
+function checkDurations(options: UserQuestionsOptions): void {
+  checkDuration('timeoutMs', options.timeoutMs, true)
+  checkDuration('waitForProviderMs', options.waitForProviderMs, false)
+  checkDuration('providerGraceMs', options.providerGraceMs, false)
+}
+
 function checkDuration(name: string, value: number | undefined, allowInfinity: boolean): void {
   if (value === undefined) return
   const ok =
@@ -243,22 +246,6 @@ function guardInspection(observer: InspectionObserver): (event: InspectionEvent)
 const closedError = () => new UserQuestionError('the question seam is closed', 'SEAM_CLOSED')
 const duplicateError = () =>
   new UserQuestionError('another question provider is already active', 'DUPLICATE_PROVIDER')
-
-/** Refuses, as a TypeError, what cannot be telemetry: hooks that are not functions. */
-function checkTelemetry(telemetry: unknown): SeamTelemetry {
-  const hooks = telemetry as Partial<SeamTelemetry> | null
-  if (
-    typeof hooks !== 'object' ||
-    hooks === null ||
-    typeof hooks.askStarted !== 'function' ||
-    typeof hooks.presentationStarted !== 'function'
-  ) {
-    throw new TypeError(
-      'createUserQuestions: telemetry must have askStarted and presentationStarted functions (e.g. openTelemetry() from askseam/otel)',
-    )
-  }
-  return hooks as SeamTelemetry
-}
 
 /** Refuses, as a TypeError, what cannot be a provider: one without an `ask(request)` function. */
 function checkProvider(provider: unknown): void {

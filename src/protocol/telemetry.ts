@@ -117,12 +117,13 @@ export function settlementOf(askId: string, outcome: AskOutcome): TelemetrySettl
 }
 
 /**
- * `telemetry` made unable to break an ask: each hook, and each handle it
+ * `telemetry`, checked (a TypeError for what cannot be telemetry), made unable to break an ask: each hook, and each handle it
  * returns, runs inside a `try`; a throw leaves that part out and is reported
  * once, the first time, as a process warning (a broken exporter would
  * otherwise warn on every ask).
  */
-export function guardTelemetry(telemetry: SeamTelemetry): SeamTelemetry {
+export function guardTelemetry(given: unknown): SeamTelemetry {
+  const telemetry = checkTelemetry(given)
   let reported = false
   const attempt = <T>(work: () => T): T | undefined => {
     try {
@@ -157,6 +158,55 @@ export function guardTelemetry(telemetry: SeamTelemetry): SeamTelemetry {
       return { ended: (verdict) => void attempt(() => watch.ended(verdict)) }
     },
   }
+}
+
+/** The open presentations of one seam and what watches each: opened when the provider is shown an ask, closed once. */
+export interface PresentationWatches {
+  /** The provider is shown `askId`; `traceContext` is read only when there is telemetry. */
+  opened(askId: string, traceContext: () => TraceContext | undefined): void
+  /** Its presentation ended; a second close of one ask is nothing. */
+  closed(askId: string, verdict: PresentationVerdict): void
+  /** Forgets every open presentation unclosed (a crash: a dead process ends nothing). */
+  clear(): void
+}
+
+/** The {@link PresentationWatches} of a seam with `telemetry` (already guarded), or none. */
+export function createPresentationWatches(
+  telemetry: SeamTelemetry | undefined,
+): PresentationWatches {
+  const watches = new Map<string, PresentationTelemetry>()
+  return {
+    opened(askId, traceContextOf) {
+      if (telemetry === undefined) return
+      const traceContext = traceContextOf()
+      const watch = telemetry.presentationStarted(
+        traceContext === undefined ? { askId } : { askId, traceContext },
+      )
+      if (watch !== undefined) watches.set(askId, watch)
+    },
+    closed(askId, verdict) {
+      const watch = watches.get(askId)
+      watches.delete(askId)
+      watch?.ended(verdict)
+    },
+    clear: () => watches.clear(),
+  }
+}
+
+/** Refuses, as a TypeError, what cannot be telemetry: hooks that are not functions. */
+function checkTelemetry(telemetry: unknown): SeamTelemetry {
+  const hooks = telemetry as Partial<SeamTelemetry> | null
+  if (
+    typeof hooks !== 'object' ||
+    hooks === null ||
+    typeof hooks.askStarted !== 'function' ||
+    typeof hooks.presentationStarted !== 'function'
+  ) {
+    throw new TypeError(
+      'createUserQuestions: telemetry must have askStarted and presentationStarted functions (e.g. openTelemetry() from askseam/otel)',
+    )
+  }
+  return hooks as SeamTelemetry
 }
 
 function describe(error: unknown): string {
