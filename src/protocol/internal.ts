@@ -24,6 +24,7 @@ export type {
 } from './store/types.js'
 export {
   TIMEOUT_MESSAGE,
+  canonicalJson,
   isReplayedOutcome,
   isTimeoutOutcome,
   ownerGoneOutcome,

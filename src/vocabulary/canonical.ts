@@ -13,7 +13,12 @@ import type { AskUserQuestionItem } from './types.js'
  * it names what was asked.
  */
 export function canonicalQuestions(questions: readonly AskUserQuestionItem[]): string {
-  return JSON.stringify(questions.map(canonicalValue))
+  return JSON.stringify(questions.map((question) => sortedValue(question, atDefault)))
+}
+
+/** Any JSON value as canonical text: keys sorted at every depth, `undefined` fields left out. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortedValue(value, () => false)) ?? 'null'
 }
 
 /** Whether two validated batches are the same questions (see {@link canonicalQuestions}). */
@@ -24,15 +29,18 @@ export function sameQuestions(
   return a === b || canonicalQuestions(a) === canonicalQuestions(b)
 }
 
-function canonicalValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonicalValue)
+/** A question's optional field written out at its default. */
+const atDefault = (key: string, field: unknown) => key === 'multiSelect' && field === false
+
+function sortedValue(value: unknown, omit: (key: string, field: unknown) => boolean): unknown {
+  if (Array.isArray(value)) return value.map((item) => sortedValue(item, omit))
   if (typeof value !== 'object' || value === null) return value
   const record = value as Record<string, unknown>
   const sorted: Record<string, unknown> = {}
   for (const key of Object.keys(record).sort()) {
     const field = record[key]
-    if (field === undefined || (key === 'multiSelect' && field === false)) continue
-    sorted[key] = canonicalValue(field)
+    if (field === undefined || omit(key, field)) continue
+    sorted[key] = sortedValue(field, omit)
   }
   return sorted
 }

@@ -37,7 +37,7 @@ export { MAX_KEY_LENGTH, MAX_TIMEOUT_MS, checkNotAborted, validateRequest } from
 export type { ValidateRequestOptions, ValidatedRequest } from './validate.js'
 export { encodeAnswer, validateAnswer } from './answer.js'
 export type { AnswerDraft } from './answer.js'
-export { canonicalQuestions, sameQuestions } from './canonical.js'
+export { canonicalJson, canonicalQuestions, sameQuestions } from './canonical.js'
 export {
   AskEndReasons,
   TIMEOUT_MESSAGE,

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import { UserQuestionError } from '../../protocol/index.js'
+import { canonicalJson } from '../../protocol/internal.js'
 
 /*
  * The sealed `requestState` of a multi-round-trip tool call (DESIGN §14): the
@@ -70,22 +71,6 @@ export function requestStateError(reason: StateRefusal): UserQuestionError {
     'INVALID_REQUEST',
     { details: { field: 'requestState', reason } },
   )
-}
-
-/** JSON with object keys sorted at every depth: equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortedValue(value)) ?? 'null'
-}
-
-function sortedValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedValue)
-  if (typeof value !== 'object' || value === null) return value
-  const record = value as Record<string, unknown>
-  const sorted: Record<string, unknown> = {}
-  for (const key of Object.keys(record).sort()) {
-    if (record[key] !== undefined) sorted[key] = sortedValue(record[key])
-  }
-  return sorted
 }
 
 /** The digest that names a tool call: its name and arguments, as canonical JSON. */

@@ -2,12 +2,12 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   callDigest,
-  canonicalJson,
   openRequestState,
   sealRequestState,
   secretBytes,
 } from '../../../src/providers/mcp/request-state.js'
 import type { StateBinding, StatePayload } from '../../../src/providers/mcp/request-state.js'
+import { canonicalJson } from '../../../src/vocabulary/index.js'
 
 const secret = secretBytes('a fleet secret of at least thirty-two bytes')
 const binding: StateBinding = {
