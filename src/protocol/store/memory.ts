@@ -5,6 +5,7 @@ import {
   timeoutOutcome,
 } from '../../vocabulary/index.js'
 import type { AskOutcome } from '../../vocabulary/index.js'
+import { memoryNotifications } from './memory-notifications.js'
 import { notifyEach, parseAskRecord } from './rows.js'
 import { LEASE_RETENTION_MS } from './types.js'
 import type {
@@ -179,6 +180,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
       if (purged > 0) notify({ type: 'resync' })
       return purged
     },
+
+    notifications: memoryNotifications(open),
 
     async close() {
       closed = true

@@ -57,6 +57,24 @@ const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    // The ledger of webhook notifications (askseam/notify, DESIGN §13): a
+    // table of its own, so the asks' rows and their schema version stay as
+    // they were. Times are the notifiers' epoch milliseconds.
+    version: 2,
+    statements: [
+      `CREATE TABLE askseam_notifications (
+        event_id text PRIMARY KEY,
+        ask_id text NOT NULL,
+        holder text,
+        expires_at bigint,
+        ending text CHECK (ending IN ('delivered', 'gone', 'given-up', 'dropped')),
+        finished_at bigint
+      )`,
+      `CREATE INDEX askseam_notifications_unfinished ON askseam_notifications (event_id)
+        WHERE ending IS NULL`,
+    ],
+  },
 ]
 
 /** The newest migration this askseam knows. */

@@ -1,5 +1,4 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import { STORE_SCHEMA_VERSION } from '../../protocol/internal.js'
 
 /**
  * The schema, one migration per version. A migration runs inside the
@@ -55,16 +54,39 @@ const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       INSERT INTO revision (id, asks, leases) VALUES (1, 0, 0);
     `,
   },
+  {
+    // The ledger of webhook notifications (askseam/notify): a table of its
+    // own, so the asks' rows and their schema version are untouched.
+    version: 2,
+    sql: `
+      CREATE TABLE notifications (
+        event_id TEXT PRIMARY KEY NOT NULL,
+        ask_id TEXT NOT NULL,
+        holder TEXT,
+        expires_at INTEGER,
+        ending TEXT,
+        finished_at INTEGER
+      );
+      CREATE INDEX notifications_unfinished ON notifications (event_id) WHERE ending IS NULL;
+    `,
+  },
 ]
 
 /**
- * Brings the file to {@link STORE_SCHEMA_VERSION}; throws for a file written
+ * The newest migration this askseam knows. Not `STORE_SCHEMA_VERSION`:
+ * that is the version of an ask's row, which a migration adding a table of
+ * its own leaves as it was.
+ */
+export const LATEST_MIGRATION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0
+
+/**
+ * Brings the file to {@link LATEST_MIGRATION}; throws for a file written
  * by a newer askseam (its rows may mean something this version cannot read).
  */
 export function migrate(db: BetterSqlite3.Database): void {
   // A file already at this version needs no write lock to open: another process
   // holding the lock (a long write) must not keep this one from reading.
-  if (appliedVersion(db) === STORE_SCHEMA_VERSION) return
+  if (appliedVersion(db) === LATEST_MIGRATION) return
   db.transaction(() => {
     db.exec(
       'CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
@@ -72,9 +94,9 @@ export function migrate(db: BetterSqlite3.Database): void {
     const { version } = db
       .prepare('SELECT coalesce(max(version), 0) AS version FROM migrations')
       .get() as { version: number }
-    if (version > STORE_SCHEMA_VERSION) {
+    if (version > LATEST_MIGRATION) {
       throw new Error(
-        `the file has schema version ${version}; this askseam reads version ${STORE_SCHEMA_VERSION}`,
+        `the file has schema version ${version}; this askseam reads version ${LATEST_MIGRATION}`,
       )
     }
     const record = db.prepare('INSERT INTO migrations (version, applied_at) VALUES (?, ?)')
