@@ -48,6 +48,7 @@ export const entryPoints: readonly EntryPoint[] = [
     peers: ['zod', '@langchain/core'],
     loadedBy: { zod: 'askseam/tool' },
   },
+  { entry: 'askseam/notify', peers: [] },
 ]
 
 /** `askseam/web` → `./web`, the key of the `exports` map. */

@@ -68,9 +68,26 @@ export const notificationChecks: readonly CheckCase[] = [
         },
       )
       assert.deepEqual(await other.unfinished(), [owed])
-      assert.deepEqual(await other.claim({ ...owed, holder: 'b', now: 9_000, expiresAt: 10_000 }), {
-        status: 'claimed',
-      })
+      assert.deepEqual(
+        await other.claim({
+          ...owed,
+          holder: 'b',
+          now: 9_000,
+          expiresAt: 10_000,
+          recordedOnly: true,
+        }),
+        { status: 'claimed' },
+      )
+      // recordedOnly claims nothing the ledger lacks, and writes nothing.
+      const unknown = newEvent()
+      assert.deepEqual(
+        await ledger.claim({ ...unknown, holder: 'a', now: 1, expiresAt: 2, recordedOnly: true }),
+        { status: 'unrecorded' },
+      )
+      assert.deepEqual(
+        (await ledger.unfinished()).map((entry) => entry.eventId),
+        [owed.eventId],
+      )
     }),
   },
   {

@@ -7,6 +7,7 @@ export function memoryNotifications(open: () => void): NotificationLedger {
     async claim(claim) {
       open()
       const held = events.get(claim.eventId)
+      if (held === undefined && claim.recordedOnly === true) return { status: 'unrecorded' }
       if (held?.ending !== undefined) return { status: 'finished', ending: held.ending }
       if (
         held?.holder !== undefined &&

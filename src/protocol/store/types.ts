@@ -135,6 +135,11 @@ export interface NotificationClaim {
   now: number
   /** Until when the claim holds. */
   expiresAt: number
+  /**
+   * Claim only an event the ledger records already (one a finish `owes`):
+   * an event it lacks is not written, and the answer is `unrecorded`.
+   */
+  recordedOnly?: boolean
 }
 
 /** The answer of {@link NotificationLedger.claim}. */
@@ -142,6 +147,7 @@ export type NotificationClaimResult =
   | { status: 'claimed' }
   | { status: 'held'; holder: string; expiresAt: number }
   | { status: 'finished'; ending: NotificationEnding }
+  | { status: 'unrecorded' }
 
 /**
  * How an event's delivery ended: `delivered` (a 2xx answer), `gone` (the

@@ -51,6 +51,11 @@ const SQL = {
     WHERE n.ending IS NULL
       AND (n.holder IS NULL OR n.holder = EXCLUDED.holder OR n.expires_at IS NULL OR n.expires_at <= $4)
     RETURNING event_id`,
+  /** As `claim`, for an event the ledger records already: nothing is inserted. */
+  claimRecorded: `UPDATE askseam_notifications AS n SET holder = $3, expires_at = $5
+    WHERE n.event_id = $1 AND n.ask_id = $2 AND n.ending IS NULL
+      AND (n.holder IS NULL OR n.holder = $3 OR n.expires_at IS NULL OR n.expires_at <= $4)
+    RETURNING event_id`,
   get: `SELECT ${COLUMNS} FROM askseam_notifications WHERE event_id = $1`,
   /** $1 eventId, $2 ending, $3 at, $4 owed eventId or NULL, $5 its askId. */
   finish: `WITH finished AS (
@@ -75,7 +80,7 @@ export function createNotificationLedger(
 ): NotificationLedger {
   return {
     async claim(claim) {
-      const taken = await query(SQL.claim, [
+      const taken = await query(claim.recordedOnly === true ? SQL.claimRecorded : SQL.claim, [
         claim.eventId,
         claim.askId,
         claim.holder,
@@ -84,9 +89,11 @@ export function createNotificationLedger(
       ])
       if (taken.length > 0) return { status: 'claimed' }
       const [row] = await query<NotificationRow>(SQL.get, [claim.eventId])
-      // Not taken, so the row is there: finished, or another holder's live claim.
-      if (row === undefined)
+      // Not taken: finished, another holder's live claim, or (recordedOnly) not there.
+      if (row === undefined) {
+        if (claim.recordedOnly === true) return { status: 'unrecorded' }
         throw new Error(`askseam/postgres: notification ${claim.eventId} vanished`)
+      }
       const entry = decode(row)
       const result: NotificationClaimResult =
         entry.ending !== undefined

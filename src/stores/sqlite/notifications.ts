@@ -50,6 +50,7 @@ export function createNotificationLedger(connection: Connection): NotificationLe
             const s = statementsOf(db)
             const found = s.notification.get(claim.eventId) as NotificationRow | undefined
             if (found === undefined) {
+              if (claim.recordedOnly === true) return { status: 'unrecorded' }
               s.insertNotification.run(claim.eventId, claim.askId, claim.holder, claim.expiresAt)
               return { status: 'claimed' }
             }
