@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { createUserQuestions } from '../protocol/index.js'
+import { createUserQuestions, isUserQuestionError } from '../protocol/index.js'
 import type {
   AskUserQuestionAnswer,
   AskUserQuestionItem,
@@ -29,6 +29,13 @@ const options = {
   port: { type: 'string' },
   token: { type: 'string' },
   fresh: { type: 'boolean', default: false },
+  webhook: { type: 'string' },
+  secret: { type: 'string' },
+  'console-url': { type: 'string' },
+  'notify-after': { type: 'string' },
+  'remind-every': { type: 'string' },
+  'max-reminders': { type: 'string' },
+  'escalate-after': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
 } as const
@@ -113,6 +120,57 @@ function portOf(value: string | undefined): number | undefined {
     throw new UsageError(`--port takes a port number from 1 to 65535, not "${value}"`)
   }
   return port
+}
+
+/** `--remind-every 30` as milliseconds; a value that is not a number of seconds is one line. */
+function secondsOf(flag: string, value: string | undefined, least: 'zero' | 'above-zero') {
+  if (value === undefined) return undefined
+  const seconds = value.trim() === '' ? Number.NaN : Number(value)
+  const ok = least === 'zero' ? seconds >= 0 : seconds > 0
+  if (!Number.isFinite(seconds) || !ok || seconds > 2_147_483) {
+    const bound = least === 'zero' ? '0 or more' : 'greater than 0'
+    throw new UsageError(`${flag} takes a number of seconds ${bound}, not "${value}"`)
+  }
+  return Math.round(seconds * 1000)
+}
+
+/** The flag of each option of startNotifier that `askseam notify` sets. */
+const NOTIFY_FLAGS: Readonly<Record<string, string>> = {
+  'webhook.url': '--webhook',
+  'webhook.secret': '--secret',
+  consoleUrl: '--console-url',
+}
+
+/** The notifier's options from `askseam notify`'s flags, each checked here or by `startNotifier`. */
+function notifierOptions(values: {
+  webhook?: string | undefined
+  secret?: string | undefined
+  'console-url'?: string | undefined
+  'notify-after'?: string | undefined
+  'remind-every'?: string | undefined
+  'max-reminders'?: string | undefined
+  'escalate-after'?: string | undefined
+}) {
+  if (values.webhook === undefined) throw new UsageError('askseam notify needs --webhook URL')
+  if (values.secret === undefined) {
+    throw new UsageError('askseam notify needs --secret S (whsec_ followed by base64)')
+  }
+  const notifyAfterMs = secondsOf('--notify-after', values['notify-after'], 'zero')
+  const remindEveryMs = secondsOf('--remind-every', values['remind-every'], 'above-zero')
+  const escalateAfterMs = secondsOf('--escalate-after', values['escalate-after'], 'zero')
+  const max = values['max-reminders']
+  const maxReminders = max === undefined ? undefined : Number(max)
+  if (maxReminders !== undefined && !(Number.isSafeInteger(maxReminders) && maxReminders >= 0)) {
+    throw new UsageError(`--max-reminders takes a whole number, 0 or more, not "${max}"`)
+  }
+  return {
+    webhook: { url: values.webhook, secret: values.secret },
+    ...(values['console-url'] === undefined ? {} : { consoleUrl: values['console-url'] }),
+    ...(notifyAfterMs === undefined ? {} : { notifyAfterMs }),
+    ...(remindEveryMs === undefined ? {} : { remindEveryMs }),
+    ...(maxReminders === undefined ? {} : { maxReminders }),
+    ...(escalateAfterMs === undefined ? {} : { escalateAfterMs }),
+  }
 }
 
 /** What the scripted model writes as the tool's arguments: the batch, in snake_case. */
@@ -344,7 +402,25 @@ export async function main(argv: readonly string[]): Promise<number> {
       })
       return 0
     }
-    throw new CommandLineError(`unknown command "${command}": use demo, console or mcp`)
+    if (command === 'notify') {
+      const { runNotify } = await import('./notify.js')
+      await runNotify({
+        ...storeChoice(values),
+        notifier: notifierOptions(values),
+        write: (text) => void process.stdout.write(text),
+      }).catch((error: unknown) => {
+        // A secret or URL startNotifier refused is a mistake in the flags: one line, exit 2.
+        if (isUserQuestionError(error) && error.code === 'INVALID_REQUEST') {
+          const flag = NOTIFY_FLAGS[String(error.details?.field)]
+          throw new UsageError(
+            `${flag === undefined ? '' : `${flag}: `}${error.message.replace(/^startNotifier: /, '')}`,
+          )
+        }
+        throw error
+      })
+      return 0
+    }
+    throw new CommandLineError(`unknown command "${command}": use demo, console, mcp or notify`)
   } catch (error: unknown) {
     const message = error instanceof Error ? error.message : String(error)
     process.stderr.write(`askseam: ${message}\n`)

@@ -18,8 +18,11 @@ interface Migration {
  * backstop poll reads what changed after the revision it last saw.
  * Questions and outcomes are `json`, not `jsonb`: kept as written (key order
  * included), since the store only ever reads them back whole.
+ *
+ * Exported for the tests that build storage as an older askseam left it;
+ * not part of any entry point.
  */
-const MIGRATIONS: readonly Migration[] = [
+export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     statements: [
