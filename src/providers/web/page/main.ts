@@ -10,6 +10,7 @@ import { questionnaireMachine } from '../../../machines/index.js'
 import type { AskUserQuestionItem } from '../../../vocabulary/index.js'
 import { renderAskView, viewKey } from './ask-view.js'
 import type { AskView } from './ask-view.js'
+import { followAskLinks } from './ask-link.js'
 import { connectToHost } from './connection.js'
 import type { ConnectionState } from './connection.js'
 import { h, replaceChildren } from './dom.js'
@@ -66,6 +67,10 @@ const queueCount = h('span', { className: 'count', text: '0' })
 const stage = h('main', { className: 'stage', attrs: { id: 'stage', tabindex: -1 } })
 const toast = h('div', { className: 'toast', attrs: { role: 'status', 'aria-live': 'polite' } })
 const banner = h('div', { className: 'offline', attrs: { role: 'status', 'aria-live': 'polite' } })
+const links = followAskLinks({
+  shows: (askId) => asks.has(askId),
+  select: (askId) => select(askId, true),
+})
 
 document
   .getElementById('app')
@@ -193,6 +198,7 @@ function renderStage(focus: boolean): void {
 function select(rpcId: string | undefined, focus = false): void {
   selected = rpcId
   renderQueue()
+  links.reveal(queueList)
   renderStage(focus)
   // One clock for every countdown just drawn, so the queue and the card agree to the second.
   refreshDeadlines()
@@ -313,7 +319,7 @@ function onFrame(frame: Record<string, unknown>): void {
       asks.set(rpcId, ask)
       updateTicker()
       connection.offered(rpcId)
-      if (selected === undefined) {
+      if (selected === undefined || links.wanted(rpcId)) {
         if (ask.sent === undefined) lastSent = undefined
         select(rpcId, false)
       } else renderQueue()
