@@ -177,7 +177,7 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
     isPastGivingUp: ({ context }) =>
       context.firstAttemptAt !== undefined &&
       context.now + context.retryInMs - context.firstAttemptAt >= context.giveUpAfterMs,
-    isHolding: ({ context }) => context.holding,
+    hasNoWait: ({ context }) => context.retryInMs === 0,
   },
   delays: {
     untilDue: ({ context }) => clampDelay(context.dueAt - context.now),
@@ -260,7 +260,10 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
     },
     // The claim covers the wait ahead (none before the first try) and the try after it.
     claimed: {
-      always: [{ guard: 'isPastGivingUp', target: 'finishing', actions: 'endGivenUp' }],
+      always: [
+        { guard: 'isPastGivingUp', target: 'finishing', actions: 'endGivenUp' },
+        { guard: 'hasNoWait', target: 'checking' },
+      ],
       after: { retryWait: 'checking' },
       on: { 'ask.settled': { guard: 'stopsOnSettlement', actions: 'recordSettled' } },
     },
