@@ -33,5 +33,5 @@ for (const check of checks) {
 }
 console.log(`${passed} of ${checks.length} checks passed`)
 console.log(`${audit.length} settlements audited`)
-// 33 of 33 checks passed
+// 37 of 37 checks passed
 // 21 settlements audited

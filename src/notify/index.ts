@@ -16,3 +16,5 @@ export { startNotifier } from './notifier.js'
 export type { Notifier } from './notifier.js'
 export type { NotifierClock, NotifierOptions } from './options.js'
 export type { WebhookEventType, WebhookPayload } from './payload.js'
+// The types the options and the payload name.
+export type { AskOutcome, AskStore } from '../protocol/index.js'

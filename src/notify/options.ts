@@ -4,7 +4,9 @@ import { clampDelay } from '../machines/index.js'
 
 /** A clock as XState's `clock` option takes it, that also tells the time (XState's `SimulatedClock` is one). */
 export interface NotifierClock {
+  /** Calls `fn` after `timeout` milliseconds of this clock; returns a handle for `clearTimeout`. */
   setTimeout(fn: (...args: unknown[]) => void, timeout: number): unknown
+  /** Cancels a call `setTimeout` scheduled. */
   clearTimeout(id: unknown): void
   /** Epoch milliseconds. */
   now(): number

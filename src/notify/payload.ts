@@ -6,9 +6,11 @@ export type WebhookEventType = 'ask.pending' | 'ask.reminder' | 'ask.escalated' 
 
 /** The body of every webhook askseam sends (DESIGN §13). */
 export interface WebhookPayload {
+  /** What happened. */
   type: WebhookEventType
   /** When the event happened (it fell due, or the ask settled), ISO 8601: the same on every retry. */
   timestamp: string
+  /** The ask the event is about. */
   data: {
     askId: string
     key?: string
