@@ -33,5 +33,5 @@ for (const check of checks) {
 }
 console.log(`${passed} of ${checks.length} checks passed`)
 console.log(`${audit.length} settlements audited`)
-// 37 of 37 checks passed
+// 38 of 38 checks passed
 // 21 settlements audited

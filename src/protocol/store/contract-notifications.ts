@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { answered, newAsk } from './contract-fixtures.js'
 import type { CheckCase, StorageHandles } from './contract-fixtures.js'
 import type { NotificationLedger } from './types.js'
 
@@ -119,5 +120,34 @@ export const notificationChecks: readonly CheckCase[] = [
         assert.deepEqual(results.map((result) => result.status).sort(), ['claimed', 'held'])
       }
     }),
+  },
+  {
+    name: 'notification ledger: purge forgets the events of the asks it deletes, and keeps the others',
+    async body({ store }) {
+      const ledger = store.notifications
+      if (ledger === undefined) return
+      const purged = newAsk()
+      const kept = newAsk()
+      for (const ask of [purged, kept]) await store.admit(ask)
+      await store.settle(purged.askId, answered, 1_000)
+      for (const ask of [purged, kept]) {
+        const eventId = `${ask.askId}.pending`
+        await ledger.claim({ eventId, askId: ask.askId, holder: 'a', now: 1, expiresAt: 2 })
+        await ledger.finish({
+          eventId,
+          ending: 'delivered',
+          at: 3,
+          owes: { eventId: `${ask.askId}.settled`, askId: ask.askId },
+        })
+      }
+      assert.equal(await store.purge({ settledBefore: 2_000 }), 1)
+      assert.deepEqual(await ledger.unfinished(), [
+        { eventId: `${kept.askId}.settled`, askId: kept.askId },
+      ])
+      const again = { eventId: `${purged.askId}.pending`, askId: purged.askId }
+      assert.deepEqual(await ledger.claim({ ...again, holder: 'b', now: 4, expiresAt: 5 }), {
+        status: 'claimed',
+      })
+    },
   },
 ]

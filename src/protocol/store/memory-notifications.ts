@@ -1,9 +1,30 @@
 import type { NotificationEnding, NotificationEntry, NotificationLedger } from './types.js'
 
-/** The memory store's notification ledger: a map by event id, checked against `open` on each call. */
-export function memoryNotifications(open: () => void): NotificationLedger {
-  const events = new Map<string, NotificationEntry & { ending?: NotificationEnding }>()
+type Entry = NotificationEntry & { ending?: NotificationEnding }
+
+/**
+ * The memory store's notification ledger: a map by event id, checked against
+ * `open` on each call, with the event ids of each ask so that the events of
+ * an ask the store forgets go with it.
+ */
+export function memoryNotifications(open: () => void): NotificationLedger & {
+  /** Forgets every event about `askId` (the store no longer holds it). */
+  forget(askId: string): void
+} {
+  const events = new Map<string, Entry>()
+  const byAsk = new Map<string, Set<string>>()
+  const put = (entry: Entry): void => {
+    events.set(entry.eventId, entry)
+    let ofAsk = byAsk.get(entry.askId)
+    if (ofAsk === undefined) byAsk.set(entry.askId, (ofAsk = new Set()))
+    ofAsk.add(entry.eventId)
+  }
   return {
+    forget(askId) {
+      for (const eventId of byAsk.get(askId) ?? []) events.delete(eventId)
+      byAsk.delete(askId)
+    },
+
     async claim(claim) {
       open()
       const held = events.get(claim.eventId)
@@ -17,9 +38,9 @@ export function memoryNotifications(open: () => void): NotificationLedger {
       ) {
         return { status: 'held', holder: held.holder, expiresAt: held.expiresAt }
       }
-      events.set(claim.eventId, {
+      put({
         eventId: claim.eventId,
-        askId: claim.askId,
+        askId: held?.askId ?? claim.askId,
         holder: claim.holder,
         expiresAt: claim.expiresAt,
       })
@@ -30,15 +51,11 @@ export function memoryNotifications(open: () => void): NotificationLedger {
       open()
       const held = events.get(finish.eventId)
       if (held !== undefined && held.ending === undefined) {
-        events.set(finish.eventId, {
-          eventId: held.eventId,
-          askId: held.askId,
-          ending: finish.ending,
-        })
+        put({ eventId: held.eventId, askId: held.askId, ending: finish.ending })
       }
       const owed = finish.owes
       if (owed !== undefined && !events.has(owed.eventId)) {
-        events.set(owed.eventId, { eventId: owed.eventId, askId: owed.askId })
+        put({ eventId: owed.eventId, askId: owed.askId })
       }
     },
 
@@ -46,7 +63,7 @@ export function memoryNotifications(open: () => void): NotificationLedger {
       open()
       const held = events.get(eventId)
       if (held !== undefined && held.ending === undefined && held.holder === holder) {
-        events.set(eventId, { eventId, askId: held.askId })
+        put({ eventId, askId: held.askId })
       }
     },
 

@@ -41,9 +41,11 @@ import type {
 export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
   // Insertion order is admission order, which pending() keeps.
   const asks = new Map<string, AskRecord>()
-  const settledKeyless = keylessRetention(options.keepSettled ?? DEFAULT_KEEP_SETTLED, (askId) =>
-    asks.delete(askId),
-  )
+  const notifications = memoryNotifications(() => open())
+  const settledKeyless = keylessRetention(options.keepSettled ?? DEFAULT_KEEP_SETTLED, (askId) => {
+    asks.delete(askId)
+    notifications.forget(askId)
+  })
   const byKey = new Map<string, string>()
   const leases = memoryLeases((change) => notify(change))
   const listeners = new Set<(change: StoreChange) => void>()
@@ -171,6 +173,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
       for (const [askId, record] of asks) {
         if (record.state === 'settled' && (record.settledAt as number) < settledBefore) {
           asks.delete(askId)
+          notifications.forget(askId)
           settledKeyless.delete(askId)
           if (record.key !== undefined && byKey.get(record.key) === askId) byKey.delete(record.key)
           purged += 1
@@ -181,7 +184,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
       return purged
     },
 
-    notifications: memoryNotifications(open),
+    notifications: {
+      claim: (claim) => notifications.claim(claim),
+      finish: (finish) => notifications.finish(finish),
+      release: (eventId, holder) => notifications.release(eventId, holder),
+      unfinished: () => notifications.unfinished(),
+    },
 
     async close() {
       closed = true

@@ -76,8 +76,8 @@ export interface AskStore {
    */
   watch(listener: (change: StoreChange) => void): () => void
   /**
-   * Deletes settled asks whose `settledAt` is before `settledBefore`; resolves
-   * with how many. When it deletes any, watchers (in every process) are told
+   * Deletes settled asks whose `settledAt` is before `settledBefore`, and the
+   * notification ledger's events about them; resolves with how many asks. When it deletes any, watchers (in every process) are told
    * `{ type: 'resync' }`: one may still show an ask whose settlement it had
    * not read when the row went, and only a reread shows it is gone.
    */

@@ -76,6 +76,7 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
       `CREATE INDEX askseam_notifications_unfinished ON askseam_notifications (event_id)
         WHERE ending IS NULL`,
+      `CREATE INDEX askseam_notifications_by_ask ON askseam_notifications (ask_id)`,
     ],
   },
 ]

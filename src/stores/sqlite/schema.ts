@@ -71,6 +71,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
         finished_at INTEGER
       );
       CREATE INDEX notifications_unfinished ON notifications (event_id) WHERE ending IS NULL;
+      CREATE INDEX notifications_by_ask ON notifications (ask_id);
     `,
   },
 ]

@@ -64,6 +64,9 @@ const SQL = {
   liveLeases:
     'SELECT seam_id, provider_active, expires_at, schema_version FROM leases WHERE expires_at > ?',
   purge: `DELETE FROM asks WHERE state = 'settled' AND settled_at < ?`,
+  // Before the asks go: the ledger's events of the asks purge is about to delete.
+  purgeNotifications: `DELETE FROM notifications WHERE ask_id IN
+       (SELECT ask_id FROM asks WHERE state = 'settled' AND settled_at < ?)`,
   // The notification ledger (notifications.ts).
   notification: `SELECT event_id, ask_id, holder, expires_at, ending FROM notifications WHERE event_id = ?`,
   insertNotification:
