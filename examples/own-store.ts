@@ -34,4 +34,4 @@ for (const check of checks) {
 console.log(`${passed} of ${checks.length} checks passed`)
 console.log(`${audit.length} settlements audited`)
 // 38 of 38 checks passed
-// 21 settlements audited
+// 22 settlements audited
