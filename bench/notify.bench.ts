@@ -13,7 +13,7 @@
  *
  *   npm run bench -- notify
  *
- * Environment: BENCH_NOTIFY_SECONDS (default 15; the issue asks for a minute,
+ * Environment: BENCH_NOTIFY_SECONDS (default 10; the issue asks for a minute,
  * which costs a minute of a shared machine) how long the reminders run;
  * BENCH_NOTIFY_ASKS (default 1000).
  */
@@ -28,7 +28,7 @@ import { startNotifier } from '../src/notify/index.js'
 import { createSqliteStore } from '../src/stores/sqlite/index.js'
 import { percentile, repoFile, table } from './measure.js'
 
-const SECONDS = Number(process.env.BENCH_NOTIFY_SECONDS ?? 15)
+const SECONDS = Number(process.env.BENCH_NOTIFY_SECONDS ?? 10)
 const ASKS = Number(process.env.BENCH_NOTIFY_ASKS ?? 1_000)
 const LATENCY_SAMPLES = 100
 const secret = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('base64')}`
@@ -41,6 +41,7 @@ import { Webhook } from 'standardwebhooks'
 const verifier = new Webhook(process.env.SECRET)
 const counts = new Map()
 let rejected = 0
+let last = 0
 const server = createServer((request, response) => {
   const chunks = []
   request.on('data', (chunk) => chunks.push(chunk))
@@ -54,12 +55,18 @@ const server = createServer((request, response) => {
     }
     const id = String(request.headers['webhook-id'])
     counts.set(id, (counts.get(id) ?? 0) + 1)
+    last = Date.now()
     response.writeHead(204).end()
-    console.log('got ' + id + ' ' + Date.now())
+    // Arrival times are for the admission latency only: a line per reminder would cost the bench CPU.
+    if (id.endsWith('.pending')) console.log('got ' + id + ' ' + last)
   })
 })
 server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port))
-createInterface({ input: process.stdin }).on('line', () => {
+createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line === 'count') {
+    console.log('count ' + JSON.stringify({ count: counts.size, last }))
+    return
+  }
   let duplicates = 0
   for (const count of counts.values()) if (count > 1) duplicates += 1
   console.log('stats ' + JSON.stringify({ ids: [...counts.keys()], duplicates, rejected }))
@@ -74,6 +81,7 @@ async function startReceiver() {
   })
   const arrivals = new Map<string, number>()
   let stats: ((line: string) => void) | undefined
+  let counted: ((line: string) => void) | undefined
   const port = await new Promise<number>((resolve) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (line.startsWith('port ')) resolve(Number(line.slice(5)))
@@ -81,6 +89,7 @@ async function startReceiver() {
         const [, id, at] = line.split(' ')
         arrivals.set(id as string, Number(at))
       } else if (line.startsWith('stats ')) stats?.(line.slice(6))
+      else if (line.startsWith('count ')) counted?.(line.slice(6))
     })
   })
   return {
@@ -91,6 +100,11 @@ async function startReceiver() {
         stats = (line) =>
           resolve(JSON.parse(line) as { ids: string[]; duplicates: number; rejected: number })
         child.stdin.write('stats\n')
+      }),
+    count: () =>
+      new Promise<{ count: number; last: number }>((resolve) => {
+        counted = (line) => resolve(JSON.parse(line) as { count: number; last: number })
+        child.stdin.write('count\n')
       }),
     close: () => child.kill(),
   }
@@ -158,7 +172,17 @@ async function reminders(receiver: Awaited<ReturnType<typeof startReceiver>>) {
     `${ask.askId}.pending`,
     ...Array.from({ length: SECONDS }, (_, n) => `${ask.askId}.reminder.${n + 1}`),
   ])
-  await until(() => expected.every((id) => receiver.arrivals.has(id)), (SECONDS + 30) * 1_000)
+  const before = (await receiver.count()).count
+  // A slow receiver (or a loaded machine) delays them: wait for every one, up to a limit,
+  // asking the receiver how many it has (cheaply) a few times a second.
+  const limit = Date.now() + SECONDS * 4_000 + 60_000
+  let last: number
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const seen = await receiver.count()
+    last = seen.last
+    if (seen.count - before >= expected.length || Date.now() > limit) break
+  }
   const used = process.cpuUsage(cpu)
   const elapsed = Date.now() - wall
   await notifier.close()
@@ -166,9 +190,13 @@ async function reminders(receiver: Awaited<ReturnType<typeof startReceiver>>) {
   const got = new Set(stats.ids)
   const missing = expected.filter((id) => !got.has(id)).length
   const lastDue = startedAt + SECONDS * 1_000
-  const lastArrival = Math.max(...expected.map((id) => receiver.arrivals.get(id) ?? 0))
+  const lastArrival = last
+  const cpuMs = (used.user + used.system) / 1_000
   return {
-    share: (used.user + used.system) / 1_000 / elapsed,
+    share: cpuMs / elapsed,
+    // What keeping up takes: the CPU of the run spread over the seconds the reminders ran.
+    needed: cpuMs / (SECONDS * 1_000),
+    perEvent: cpuMs / (expected.length - missing),
     elapsed,
     missing,
     duplicates: stats.duplicates,
@@ -204,7 +232,7 @@ try {
           ],
           [
             'notifier CPU, share of one core',
-            `${(load.share * 100).toFixed(1)}% over ${(load.elapsed / 1000).toFixed(1)} s`,
+            `${(load.share * 100).toFixed(1)}% over the ${(load.elapsed / 1000).toFixed(1)} s it took; ${(load.needed * 100).toFixed(1)}% of the ${SECONDS} s the reminders ran; ${(load.perEvent * 1000).toFixed(0)} µs per event`,
             `< 10% ${load.share < 0.1 ? 'met' : 'NOT met'}`,
           ],
         ],

@@ -225,6 +225,49 @@ describe('startNotifier', () => {
   })
 })
 
+describe('startNotifier across a restart', () => {
+  it('leaves an event it was sending to the next notifier, which delivers it at once', async () => {
+    const secret = testSecret()
+    const hook = await receiver(secret, ({ count }) => (count === 1 ? 'hang' : 200))
+    const store = createMemoryStore()
+    const first = startNotifier({ store, webhook: { url: hook.url, secret } })
+    const ask = newAsk()
+    await store.admit(ask)
+    await until(() => hook.receipts.length === 1, 'the first try, held open')
+    await first.close()
+    // Closing released the claim: nothing is held until it lapses.
+    expect(await store.notifications?.unfinished()).toEqual([
+      { eventId: `${ask.askId}.pending`, askId: ask.askId },
+    ])
+    notifier({ store, webhook: { url: hook.url, secret } })
+    await until(() => hook.delivered().size === 1, 'the delivery by the next notifier')
+    expect(hook.receipts.map((r) => r.id)).toEqual([`${ask.askId}.pending`, `${ask.askId}.pending`])
+  })
+
+  it('sends ask.settled for an ask that settled while no notifier ran, once its ask.pending was delivered', async () => {
+    const secret = testSecret()
+    const hook = await receiver(secret)
+    const store = createMemoryStore()
+    const first = startNotifier({ store, webhook: { url: hook.url, secret } })
+    const announced = newAsk()
+    await store.admit(announced)
+    await until(() => hook.delivered().size === 1, 'ask.pending')
+    await eventually(
+      async () => (await store.notifications?.unfinished())?.length === 1,
+      'the settlement owed',
+    )
+    await first.close()
+    await store.settle(announced.askId, answered, Date.now())
+    notifier({ store, webhook: { url: hook.url, secret } })
+    await until(() => hook.delivered().size === 2, 'ask.settled after the restart')
+    expect(hook.receipts.map((r) => r.id)).toEqual([
+      `${announced.askId}.pending`,
+      `${announced.askId}.settled`,
+    ])
+    expect(hook.receipts[1]?.payload.data.outcome).toEqual(answered)
+  })
+})
+
 describe('startNotifier options', () => {
   const store = createMemoryStore()
   const webhook = { url: 'http://127.0.0.1:9/hook', secret: testSecret() }
