@@ -227,7 +227,7 @@ try {
           ],
           [
             `${ASKS} asks, a reminder each per second for ${SECONDS} s`,
-            `${load.sent} events sent, ${load.missing} missing, ${load.duplicates} sent twice, ${load.rejected} failed verification; last one ${load.lagMs} ms after it fell due`,
+            `${load.sent} events sent, ${load.missing} missing, ${load.duplicates} received more than once (a try timed out at the notifier yet reached the receiver: retried with the same webhook-id), ${load.rejected} failed verification; last one ${load.lagMs} ms after it fell due`,
             `every reminder once ${load.missing === 0 && load.duplicates === 0 ? 'met' : 'NOT met'}`,
           ],
           [
