@@ -27,10 +27,14 @@ export async function runNotify(options: NotifyCommandOptions): Promise<void> {
     throw error
   }
   options.write(`askseam notify · posting the store's asks to ${options.notifier.webhook.url}\n`)
+  // Nothing else keeps the process alive while no ask is pending: a store's
+  // change feed polls on an unreferenced timer, and signal listeners hold nothing.
+  const alive = setInterval(() => undefined, 2 ** 30)
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve)
     process.once('SIGTERM', resolve)
   })
+  clearInterval(alive)
   const now = () => process.exit(130)
   process.once('SIGINT', now)
   process.once('SIGTERM', now)
