@@ -65,6 +65,37 @@ describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
     expect(stderr.trimEnd()).toMatch(line)
   })
 
+  it('runs until SIGTERM, with no ask pending, then stops cleanly', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'notify',
+        '--store',
+        join(dir, 'running.db'),
+        '--webhook',
+        'http://127.0.0.1:9/hook',
+        '--secret',
+        secret,
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    let stdout = ''
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString()
+        if (stdout.includes('askseam notify ·')) resolve()
+      }),
+    )
+    // A process that ended by itself (nothing pending held it up) would never say it stopped.
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    expect(stdout).toContain('askseam notify stopped')
+  })
+
   it('--help names every flag', async () => {
     const { code, stdout } = await askseam(['notify', '--help'])
     expect(code).toBe(0)
