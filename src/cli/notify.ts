@@ -1,6 +1,6 @@
 import { startNotifier } from '../notify/index.js'
 import type { NotifierOptions } from '../notify/index.js'
-import { openStore } from './stores.js'
+import { openServedStore } from './stores.js'
 import type { StoreChoice } from './stores.js'
 
 /** Options of {@link runNotify}: the store, and {@link NotifierOptions} but the store. */
@@ -11,14 +11,11 @@ export interface NotifyCommandOptions extends StoreChoice {
 
 /**
  * `askseam notify`: a notifier on the store until SIGINT or SIGTERM. The
- * options are checked before the store is opened, so a bad secret or URL is
- * one line whatever the store's state.
+ * store is read once first (an unreadable one is one line, as for `askseam
+ * console`); a secret or URL `startNotifier` refuses closes it again.
  */
 export async function runNotify(options: NotifyCommandOptions): Promise<void> {
-  const store = await openStore(options)
-  if (store === undefined) {
-    throw new TypeError('askseam notify serves a shared store: give --store FILE or --postgres URL')
-  }
+  const store = await openServedStore(options, 'notify')
   let notifier: { close(): Promise<void> }
   try {
     notifier = startNotifier({ ...options.notifier, store })
@@ -26,14 +23,16 @@ export async function runNotify(options: NotifyCommandOptions): Promise<void> {
     await store.close().catch(() => undefined)
     throw error
   }
-  options.write(`askseam notify · posting the store's asks to ${options.notifier.webhook.url}\n`)
-  // Nothing else keeps the process alive while no ask is pending: a store's
-  // change feed polls on an unreferenced timer, and signal listeners hold nothing.
-  const alive = setInterval(() => undefined, 2 ** 30)
-  await new Promise<void>((resolve) => {
+  // Listening before it says it runs: a signal sent on reading that line finds the handler.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve)
     process.once('SIGTERM', resolve)
   })
+  // Nothing else keeps the process alive while no ask is pending: a store's
+  // change feed polls on an unreferenced timer, and signal listeners hold nothing.
+  const alive = setInterval(() => undefined, 2 ** 30)
+  options.write(`askseam notify · posting the store's asks to ${options.notifier.webhook.url}\n`)
+  await stopped
   clearInterval(alive)
   const now = () => process.exit(130)
   process.once('SIGINT', now)

@@ -65,6 +65,23 @@ describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
     expect(stderr.trimEnd()).toMatch(line)
   })
 
+  it('says in one line, exit code 1, that its store cannot be opened', async () => {
+    const { code, stdout, stderr } = await askseam([
+      'notify',
+      '--store',
+      '/proc/nope/a.sqlite',
+      '--webhook',
+      'http://127.0.0.1:9/hook',
+      '--secret',
+      secret,
+    ])
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toMatch(
+      /^askseam: cannot open the notify's store, \/proc\/nope\/a\.sqlite: [^\n]+\n$/,
+    )
+  })
+
   it('runs until SIGTERM, with no ask pending, then stops cleanly', async () => {
     const child = spawn(
       process.execPath,
