@@ -72,7 +72,6 @@ export function startNotifier(options: NotifierOptions): Notifier {
   const { store, ledger, clock } = settings
   const holder = `notifier-${randomUUID()}`
   const now = (): number => (clock === undefined ? Date.now() : clock.now())
-  const stopping = new AbortController()
   /** The running delivery of each event, by event id. */
   const deliveries = new Map<string, DeliveryActor>()
   /** The event ids of each ask's running deliveries. */
@@ -124,7 +123,8 @@ export function startNotifier(options: NotifierOptions): Notifier {
             id: input.eventId,
             body,
             timeoutMs: settings.attemptTimeoutMs,
-            signal: AbortSignal.any([signal, stopping.signal]),
+            // Aborted when the actor stops, as close() stops every one.
+            signal,
           },
           now,
         )
@@ -305,7 +305,6 @@ export function startNotifier(options: NotifierOptions): Notifier {
       if (closed) return
       closed = true
       unwatch()
-      stopping.abort()
       if (retry !== undefined) {
         if (clock === undefined) clearTimeout(retry as ReturnType<typeof setTimeout>)
         else clock.clearTimeout(retry)
