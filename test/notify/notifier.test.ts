@@ -343,6 +343,24 @@ describe('startNotifier on a simulated clock', () => {
     for (const receipts of hook.delivered().values()) expect(receipts).toHaveLength(1)
   })
 
+  it('announces nothing for an ask answered within notifyAfterMs', async () => {
+    const secret = testSecret()
+    const hook = await receiver(secret)
+    const clock = new SimulatedClock()
+    clock.set(Date.now())
+    const store = createMemoryStore()
+    notifier({ store, webhook: { url: hook.url, secret }, clock, notifyAfterMs: 30_000 })
+    const quick = newAsk({ startedAt: clock.now() })
+    await store.admit(quick)
+    await runClockUntil(clock, () => clock.now() >= quick.startedAt + 10_000, 'ten seconds')
+    await store.settle(quick.askId, answered, clock.now())
+    // A later ask's ask.pending falls due after the first one's would have.
+    const slow = newAsk({ startedAt: clock.now() })
+    await store.admit(slow)
+    await runClockUntil(clock, () => hook.receipts.length > 0, 'the later ask.pending')
+    expect(hook.receipts.map((r) => r.id)).toEqual([`${slow.askId}.pending`])
+  })
+
   it('reminds and escalates while the ask waits, and stops once it settles', async () => {
     const secret = testSecret()
     const hook = await receiver(secret)
