@@ -68,7 +68,14 @@ export default tseslint.config(
     'protocol imports machines and vocabulary only, through their index.',
   ),
   layer(
-    ['src/providers/**', 'src/stores/**', 'src/adapters/**', 'src/tool/**', 'src/otel/**'],
+    [
+      'src/providers/**',
+      'src/stores/**',
+      'src/adapters/**',
+      'src/tool/**',
+      'src/otel/**',
+      'src/notify/**',
+    ],
     `${lower('vocabulary', 'machines', 'protocol')}|protocol/internal\\.js|tool/index\\.js`,
     'A provider, store, adapter or the tool imports protocol, machines and vocabulary (and an adapter the tool) through their index, never another provider, store or adapter.',
   ),
@@ -76,7 +83,7 @@ export default tseslint.config(
     ['src/cli/**'],
     // Besides entry points, the terminal's style file: it needs no peer, and the
     // web demo must not load the terminal's `marked` for its colours.
-    `${lower('vocabulary', 'machines', 'protocol', 'tool')}|protocol/internal\\.js|(providers|stores|adapters)/[a-z-]+/index\\.js|providers/terminal/style\\.js`,
+    `${lower('vocabulary', 'machines', 'protocol', 'tool')}|protocol/internal\\.js|(providers|stores|adapters)/[a-z-]+/index\\.js|notify/index\\.js|providers/terminal/style\\.js`,
     'The CLI imports each layer through its entry point (and the peer-free terminal style).',
   ),
 )

@@ -1,5 +1,5 @@
 import { createUserQuestions } from '../protocol/index.js'
-import { openStore } from './stores.js'
+import { openServedStore } from './stores.js'
 import type { StoreChoice } from './stores.js'
 
 /** Options of {@link runConsole}. */
@@ -21,27 +21,7 @@ export interface ConsoleCommandOptions extends StoreChoice {
  * tabs that reconnect.
  */
 export async function runConsole(options: ConsoleCommandOptions): Promise<void> {
-  const store = await openStore(options)
-  if (store === undefined) {
-    throw new TypeError(
-      'askseam console serves a shared store: give --store FILE or --postgres URL',
-    )
-  }
-  // Creating a store never throws for one that cannot be reached (DESIGN
-  // §10); a console that serves nothing would look connected and empty for
-  // ever, so it reads the store once before it starts.
-  try {
-    await store.pending()
-  } catch (error: unknown) {
-    await store.close().catch(() => undefined)
-    const where = options.sqlitePath ?? 'the Postgres database'
-    // The SQLite store names itself and the file; the line names them once.
-    const reason = (error instanceof Error ? error.message : String(error)).replace(
-      /^askseam\/sqlite: cannot open .*?: (?=[^:]+$)/,
-      '',
-    )
-    throw new Error(`cannot open the console's store, ${where}: ${reason}`, { cause: error })
-  }
+  const store = await openServedStore(options, 'console')
   const seam = createUserQuestions({ store })
   const { startWebConsole } = await import('../providers/web/index.js')
   const web = await startWebConsole({

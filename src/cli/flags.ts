@@ -21,6 +21,12 @@ const options = {
   http: { type: 'string' },
   secret: { type: 'string' },
   fresh: { type: 'boolean', default: false },
+  webhook: { type: 'string' },
+  'console-url': { type: 'string' },
+  'notify-after': { type: 'string' },
+  'remind-every': { type: 'string' },
+  'max-reminders': { type: 'string' },
+  'escalate-after': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
 } as const
@@ -82,26 +88,73 @@ function commandLineMistake(error: unknown): string {
 /** The most seconds a flag takes: a longer timer would not hold (a delay is clamped to 2^31-1 ms). */
 const MAX_SECONDS = 2_147_483
 
-export function timeoutOf(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  const seconds = Number(value)
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_SECONDS) {
-    throw new UsageError(`--timeout takes a number of seconds greater than 0, not "${value}"`)
-  }
-  return Math.round(seconds * 1000)
-}
-
-/** `--keepalive`: seconds between progress notifications; 0 turns them off. */
-export function keepAliveOf(value: string | undefined): number | undefined {
+/**
+ * A flag's number of seconds as milliseconds, or one line saying what it
+ * takes. `least` is the smallest it takes: 0 (saying what 0 means, when it
+ * means something) or anything above it. A tiny positive value is a very
+ * short time, never 0.
+ */
+export function secondsOf(
+  flag: string,
+  value: string | undefined,
+  least: { zero: string } | 'above-zero',
+): number | undefined {
   if (value === undefined) return undefined
   const seconds = value.trim() === '' ? Number.NaN : Number(value)
-  if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_SECONDS) {
-    throw new UsageError(
-      `--keepalive takes a number of seconds from 0 (no keepalive) to ${MAX_SECONDS}, not "${value}"`,
-    )
+  const ok = least === 'above-zero' ? seconds > 0 : seconds >= 0
+  if (!Number.isFinite(seconds) || !ok || seconds > MAX_SECONDS) {
+    const bound =
+      least === 'above-zero' ? 'greater than 0' : `from 0 (${least.zero}) to ${MAX_SECONDS}`
+    throw new UsageError(`${flag} takes a number of seconds ${bound}, not "${value}"`)
   }
-  // A tiny positive value means a very short interval, never "off".
   return seconds === 0 ? 0 : Math.max(1, Math.round(seconds * 1000))
+}
+
+export const timeoutOf = (value: string | undefined) => secondsOf('--timeout', value, 'above-zero')
+
+/** `--keepalive`: seconds between progress notifications; 0 turns them off. */
+export const keepAliveOf = (value: string | undefined) =>
+  secondsOf('--keepalive', value, { zero: 'no keepalive' })
+
+/** The flag of each option of startNotifier that `askseam notify` sets. */
+export const NOTIFY_FLAGS: Readonly<Record<string, string>> = {
+  'webhook.url': '--webhook',
+  'webhook.secret': '--secret',
+  consoleUrl: '--console-url',
+}
+
+/** The notifier's options from `askseam notify`'s flags, each checked here or by `startNotifier`. */
+export function notifierOptions(values: {
+  webhook?: string | undefined
+  secret?: string | undefined
+  'console-url'?: string | undefined
+  'notify-after'?: string | undefined
+  'remind-every'?: string | undefined
+  'max-reminders'?: string | undefined
+  'escalate-after'?: string | undefined
+}) {
+  if (values.webhook === undefined) throw new UsageError('askseam notify needs --webhook URL')
+  if (values.secret === undefined) {
+    throw new UsageError('askseam notify needs --secret S (whsec_ followed by base64)')
+  }
+  const notifyAfterMs = secondsOf('--notify-after', values['notify-after'], { zero: 'at once' })
+  const remindEveryMs = secondsOf('--remind-every', values['remind-every'], 'above-zero')
+  const escalateAfterMs = secondsOf('--escalate-after', values['escalate-after'], {
+    zero: 'at once',
+  })
+  const max = values['max-reminders']
+  const maxReminders = max === undefined ? undefined : Number(max)
+  if (maxReminders !== undefined && !(Number.isSafeInteger(maxReminders) && maxReminders >= 0)) {
+    throw new UsageError(`--max-reminders takes a whole number, 0 or more, not "${max}"`)
+  }
+  return {
+    webhook: { url: values.webhook, secret: values.secret },
+    ...(values['console-url'] === undefined ? {} : { consoleUrl: values['console-url'] }),
+    ...(notifyAfterMs === undefined ? {} : { notifyAfterMs }),
+    ...(remindEveryMs === undefined ? {} : { remindEveryMs }),
+    ...(maxReminders === undefined ? {} : { maxReminders }),
+    ...(escalateAfterMs === undefined ? {} : { escalateAfterMs }),
+  }
 }
 
 export function storeChoice(values: {

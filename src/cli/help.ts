@@ -4,6 +4,7 @@ export const USAGE = `Usage:
   askseam console --store FILE | --postgres URL [--port N] [--token T]
   askseam mcp [--timeout SECONDS] [--keepalive SECONDS] [--store FILE | --postgres URL]
               [--http PORT] [--secret S]
+  askseam notify --store FILE | --postgres URL --webhook URL --secret S [options]
   askseam --help | --version
 `
 
@@ -18,6 +19,8 @@ Commands:
   console  one web console for every process sharing --store or --postgres
   mcp    the same agent as an MCP server on stdio, asking through
          elicitation (for a desktop assistant or any MCP client)
+  notify signed webhooks (Standard Webhooks) for every ask of the store:
+         pending, reminders, escalation, settled
 
 Options:
   --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
@@ -113,5 +116,28 @@ Options:
 
 Needs: npm install @modelcontextprotocol/sdk, and for 2026-07-28
 @modelcontextprotocol/server
+`,
+  notify: `Usage: askseam notify --store FILE | --postgres URL --webhook URL --secret S
+                      [--console-url URL] [--notify-after SECONDS]
+                      [--remind-every SECONDS] [--max-reminders N]
+                      [--escalate-after SECONDS]
+
+Posts a signed webhook (Standard Webhooks: webhook-id, webhook-timestamp,
+webhook-signature) for every ask of the store: ask.pending, ask.reminder,
+ask.escalated and ask.settled. Failed deliveries are retried with backoff;
+several notifiers on one store send each event once between them, and an
+event not delivered when one stops is sent by another or after a restart.
+Ctrl-C stops it and ends no ask.
+
+Options:
+  --store FILE              the SQLite file the agents share (npm install better-sqlite3)
+  --postgres URL            the Postgres database the agents share (npm install pg)
+  --webhook URL             where every event is posted (http or https)
+  --secret S                the signing secret: whsec_ followed by base64
+  --console-url URL         each event links to URL#ask=ID
+  --notify-after SECONDS    wait this long before ask.pending (default 0)
+  --remind-every SECONDS    send ask.reminder this often while an ask waits
+  --max-reminders N         at most N reminders per ask (default 3)
+  --escalate-after SECONDS  send one ask.escalated once an ask waited this long
 `,
 }

@@ -1,4 +1,4 @@
-import { createUserQuestions } from '../protocol/index.js'
+import { createUserQuestions, isUserQuestionError } from '../protocol/index.js'
 import type {
   AskUserQuestionAnswer,
   AskUserQuestionItem,
@@ -14,7 +14,9 @@ import { COMMAND_HELP, HELP, USAGE } from './help.js'
 import {
   CommandLineError,
   UsageError,
+  NOTIFY_FLAGS,
   keepAliveOf,
+  notifierOptions,
   parse,
   portOf,
   secretOf,
@@ -263,7 +265,25 @@ export async function main(argv: readonly string[]): Promise<number> {
       })
       return 0
     }
-    throw new CommandLineError(`unknown command "${command}": use demo, console or mcp`)
+    if (command === 'notify') {
+      const { runNotify } = await import('./notify.js')
+      await runNotify({
+        ...storeChoice(values),
+        notifier: notifierOptions(values),
+        write: (text) => void process.stdout.write(text),
+      }).catch((error: unknown) => {
+        // A secret or URL startNotifier refused is a mistake in the flags: one line, exit 2.
+        if (isUserQuestionError(error) && error.code === 'INVALID_REQUEST') {
+          const flag = NOTIFY_FLAGS[String(error.details?.field)]
+          throw new UsageError(
+            `${flag === undefined ? '' : `${flag}: `}${error.message.replace(/^startNotifier: /, '')}`,
+          )
+        }
+        throw error
+      })
+      return 0
+    }
+    throw new CommandLineError(`unknown command "${command}": use demo, console, mcp or notify`)
   } catch (error: unknown) {
     const message = error instanceof Error ? error.message : String(error)
     process.stderr.write(`askseam: ${message}\n`)

@@ -28,6 +28,34 @@ export async function openStore(choice: StoreChoice): Promise<AskStore | undefin
 }
 
 /**
+ * The shared store a serving command (`console`, `notify`) runs on, read
+ * once before it starts. Creating a store never throws for one that cannot be
+ * reached (DESIGN §10); a command that serves nothing would look alive and
+ * idle for ever, so an unreadable store is one line instead.
+ */
+export async function openServedStore(choice: StoreChoice, command: string): Promise<AskStore> {
+  const store = await openStore(choice)
+  if (store === undefined) {
+    throw new TypeError(
+      `askseam ${command} serves a shared store: give --store FILE or --postgres URL`,
+    )
+  }
+  try {
+    await store.pending()
+  } catch (error: unknown) {
+    await store.close().catch(() => undefined)
+    const where = choice.sqlitePath ?? 'the Postgres database'
+    // The SQLite store names itself and the file; the line names them once.
+    const reason = (error instanceof Error ? error.message : String(error)).replace(
+      /^askseam\/sqlite: cannot open .*?: (?=[^:]+$)/,
+      '',
+    )
+    throw new Error(`cannot open the ${command}'s store, ${where}: ${reason}`, { cause: error })
+  }
+  return store
+}
+
+/**
  * What a demo's kept asks belong to, for its flags: `terminal` or `web`, then
  * the framework when there is one. Each kind keeps its own file, so one demo
  * never takes over another's open question.

@@ -40,6 +40,25 @@ export type {
   LeaseWrite,
 } from './fleet.machine.js'
 export { MAX_DELAY_MS, clampDelay } from './time.js'
+export {
+  FIRST_WEBHOOK_RETRY_MS,
+  MAX_WEBHOOK_RETRY_MS,
+  webhookDeliveryMachine,
+  webhookRetryDelay,
+} from './webhookDelivery.machine.js'
+export type {
+  WebhookAskRead,
+  WebhookClaimInput,
+  WebhookClaimOutput,
+  WebhookDeliveryContext,
+  WebhookDeliveryEnding,
+  WebhookDeliveryEvent,
+  WebhookDeliveryInput,
+  WebhookDeliveryOutput,
+  WebhookEventKind,
+  WebhookFinishInput,
+  WebhookSendOutput,
+} from './webhookDelivery.machine.js'
 export { seamMachine } from './seam.machine.js'
 export type { SeamContext, SeamEmitted, SeamEvent } from './seam.machine.js'
 export {

@@ -59,6 +59,7 @@ export const entryPoints: readonly EntryPoint[] = [
     loadedBy: { zod: 'askseam/tool' },
   },
   { entry: 'askseam/otel', peers: ['@opentelemetry/api'] },
+  { entry: 'askseam/notify', peers: [] },
 ]
 
 /** `askseam/web` → `./web`, the key of the `exports` map. */

@@ -29,7 +29,8 @@ const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf
 /**
  * What the user's TypeScript toolchain is: both compilers side by side, Node's
  * types, ws's types for the own-transport example, and pg's (askseam/postgres
- * takes a `pg.Pool`, and pg ships no types of its own).
+ * takes a `pg.Pool`, and pg ships no types of its own); and the verifier the
+ * webhook-receiver example imports, as a receiver's project would have it.
  */
 const toolchain = [
   'ts59@npm:typescript@5.9.3',
@@ -37,6 +38,7 @@ const toolchain = [
   '@types/node@20',
   '@types/ws@8',
   '@types/pg@8',
+  'standardwebhooks@1',
 ]
 const compilers = { '5.9': 'ts59', '7': 'ts7' } as const
 

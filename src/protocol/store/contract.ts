@@ -3,6 +3,7 @@ import { deadlineChecks } from './contract-deadlines.js'
 import type { CheckCase, StorageHandles } from './contract-fixtures.js'
 import { feedChecks } from './contract-feed.js'
 import { leaseChecks } from './contract-leases.js'
+import { notificationChecks } from './contract-notifications.js'
 import { settlementChecks } from './contract-settlement.js'
 import type { AskStore } from './types.js'
 
@@ -59,7 +60,8 @@ export interface StoreCheck {
  * The contract every {@link AskStore} keeps (DESIGN §10), as a list of checks
  * that run on any test runner: admission and keys, the one conditional
  * write and who won it, final deadlines, sweeps, leases, the change feed,
- * purging, and what survives a round trip through the storage. askseam's own
+ * purging, what survives a round trip through the storage, and (for a store
+ * that has one) the notification ledger. askseam's own
  * stores pass it; a store of your own should too.
  *
  * A check throws (`node:assert`) when the store breaks the contract. Checks
@@ -96,6 +98,7 @@ export function storeContract(options: StoreContractOptions): StoreCheck[] {
     ...deadlineChecks,
     ...leaseChecks,
     ...feedChecks,
+    ...notificationChecks,
   ]
   return cases
     .filter((check) => check.clock === undefined || check.clock === clock)

@@ -5,6 +5,7 @@ import {
   timeoutOutcome,
 } from '../../vocabulary/index.js'
 import type { AskOutcome } from '../../vocabulary/index.js'
+import { memoryNotifications } from './memory-notifications.js'
 import { notifyEach, parseAskRecord } from './rows.js'
 import { LEASE_RETENTION_MS } from './types.js'
 import type {
@@ -40,9 +41,11 @@ import type {
 export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
   // Insertion order is admission order, which pending() keeps.
   const asks = new Map<string, AskRecord>()
-  const settledKeyless = keylessRetention(options.keepSettled ?? DEFAULT_KEEP_SETTLED, (askId) =>
-    asks.delete(askId),
-  )
+  const notifications = memoryNotifications(() => open())
+  const settledKeyless = keylessRetention(options.keepSettled ?? DEFAULT_KEEP_SETTLED, (askId) => {
+    asks.delete(askId)
+    notifications.forget(askId)
+  })
   const byKey = new Map<string, string>()
   const leases = memoryLeases((change) => notify(change))
   const listeners = new Set<(change: StoreChange) => void>()
@@ -170,6 +173,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
       for (const [askId, record] of asks) {
         if (record.state === 'settled' && (record.settledAt as number) < settledBefore) {
           asks.delete(askId)
+          notifications.forget(askId)
           settledKeyless.delete(askId)
           if (record.key !== undefined && byKey.get(record.key) === askId) byKey.delete(record.key)
           purged += 1
@@ -178,6 +182,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
       // As the durable stores do: their watchers may not have read a purged ask's settlement.
       if (purged > 0) notify({ type: 'resync' })
       return purged
+    },
+
+    notifications: {
+      claim: (claim) => notifications.claim(claim),
+      finish: (finish) => notifications.finish(finish),
+      release: (eventId, holder) => notifications.release(eventId, holder),
+      unfinished: () => notifications.unfinished(),
     },
 
     async close() {

@@ -76,14 +76,104 @@ export interface AskStore {
    */
   watch(listener: (change: StoreChange) => void): () => void
   /**
-   * Deletes settled asks whose `settledAt` is before `settledBefore`; resolves
-   * with how many. When it deletes any, watchers (in every process) are told
+   * Deletes settled asks whose `settledAt` is before `settledBefore`, and the
+   * notification ledger's events about them; resolves with how many asks. When it deletes any, watchers (in every process) are told
    * `{ type: 'resync' }`: one may still show an ask whose settlement it had
    * not read when the row went, and only a reread shows it is gone.
    */
   purge(options: { settledBefore: number }): Promise<number>
   /** Releases the store's connections and timers. A seam never calls it: several may share one store. */
   close(): Promise<void>
+  /**
+   * The ledger of webhook notifications (`askseam/notify`, DESIGN §13): an
+   * optional capability. Several notifiers sharing the store claim each
+   * event here, so it is sent once between them and, when its sender stops
+   * or dies, sent by another or after a restart. askseam's memory, SQLite
+   * and Postgres stores have it; a store without it cannot run a notifier.
+   */
+  readonly notifications?: NotificationLedger
+}
+
+/**
+ * Who sends which webhook event (DESIGN §13): one row per event, keyed by an
+ * event id the notifiers derive from the event itself, so every notifier
+ * names the same event the same way. A notifier claims an event for a while
+ * (`expiresAt`), renews the claim while it retries, and finishes it with an
+ * ending; a claim that lapses (its holder stopped or died) is taken over by
+ * the next notifier that asks. Times are the notifiers' epoch milliseconds.
+ */
+export interface NotificationLedger {
+  /**
+   * The one conditional write: records the event if the ledger lacks it, and
+   * gives it to `holder` unless it is finished or another holder's claim is
+   * live at `now` (`expiresAt > now`). A holder renewing its own claim
+   * always gets it.
+   */
+  claim(claim: NotificationClaim): Promise<NotificationClaimResult>
+  /**
+   * Ends the event with `ending` (a later claim hears `finished`); a second
+   * finish changes nothing. With `owes`, records that event in the same
+   * write, unclaimed and unfinished, unless the ledger has it already: an
+   * event that is due later (the settlement of an ask whose pending
+   * notification was delivered) and must survive every notifier stopping.
+   */
+  finish(finish: NotificationFinish): Promise<void>
+  /** Gives up `holder`'s claim at once, so another notifier may take the event without waiting for it to lapse. */
+  release(eventId: string, holder: string): Promise<void>
+  /** Every event recorded and not finished, by event id. */
+  unfinished(): Promise<NotificationEntry[]>
+}
+
+/** What {@link NotificationLedger.claim} writes. */
+export interface NotificationClaim {
+  eventId: string
+  /** The ask the event is about. */
+  askId: string
+  /** The notifier claiming (unique per notifier). */
+  holder: string
+  /** The claimant's clock now: a claim whose `expiresAt` is at or before it has lapsed. */
+  now: number
+  /** Until when the claim holds. */
+  expiresAt: number
+  /**
+   * Claim only an event the ledger records already (one a finish `owes`):
+   * an event it lacks is not written, and the answer is `unrecorded`.
+   */
+  recordedOnly?: boolean
+}
+
+/** The answer of {@link NotificationLedger.claim}. */
+export type NotificationClaimResult =
+  | { status: 'claimed' }
+  | { status: 'held'; holder: string; expiresAt: number }
+  | { status: 'finished'; ending: NotificationEnding }
+  | { status: 'unrecorded' }
+
+/**
+ * How an event's delivery ended: `delivered` (a 2xx answer), `gone` (the
+ * receiver answered 410 Gone), `given-up` (retries ran out), `dropped` (a
+ * reminder or escalation whose ask settled first, or an event about an ask
+ * the store no longer holds).
+ */
+export type NotificationEnding = 'delivered' | 'gone' | 'given-up' | 'dropped'
+
+/** What {@link NotificationLedger.finish} writes. */
+export interface NotificationFinish {
+  eventId: string
+  ending: NotificationEnding
+  /** Epoch milliseconds. */
+  at: number
+  /** An event now owed, recorded in the same write (see {@link NotificationLedger.finish}). */
+  owes?: { eventId: string; askId: string }
+}
+
+/** An event of {@link NotificationLedger.unfinished}. */
+export interface NotificationEntry {
+  eventId: string
+  askId: string
+  /** The holder of the latest claim, live or lapsed; absent when none was taken (or it was released). */
+  holder?: string
+  expiresAt?: number
 }
 
 /** What {@link AskStore.admit} writes. */

@@ -175,9 +175,12 @@ export const statements = {
   /**
    * $1 settledBefore, $2 channel. Listeners are told to resync when rows went:
    * one may not yet have read the settlement of an ask whose row is gone.
+   * The notification ledger's events about the purged asks go with them.
    */
   purge: `WITH purged AS (
-      DELETE FROM askseam_asks WHERE state = 'settled' AND settled_at < $1 RETURNING 1
+      DELETE FROM askseam_asks WHERE state = 'settled' AND settled_at < $1 RETURNING ask_id
+    ), forgotten AS (
+      DELETE FROM askseam_notifications WHERE ask_id IN (SELECT ask_id FROM purged)
     )
     SELECT count(*) AS purged, CASE WHEN count(*) > 0 THEN pg_notify($2, 'resync') END
     FROM purged`,

@@ -22,6 +22,7 @@ import type {
   StoreChange,
 } from '../../protocol/internal.js'
 import { createChangeFeed } from './change-feed.js'
+import { createNotificationLedger } from './notifications.js'
 import { RAW_TEXT, toAskRecord, toSeamLease, toSweptRecord } from './rows.js'
 import type { AskRow, LeaseRow, SweptRow } from './rows.js'
 import { migrate } from './schema.js'
@@ -286,6 +287,12 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
         if (listeners.size === 0) void feed.stop()
       }
     },
+
+    notifications: createNotificationLedger(async (text, values) => {
+      open()
+      await ready()
+      return query(text, values)
+    }),
 
     async purge({ settledBefore }) {
       open()

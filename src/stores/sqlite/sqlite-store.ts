@@ -14,6 +14,7 @@ import type { AdmitResult, AskRecord, AskStore, CorruptRowError } from '../../pr
 import { createChangeFeed } from './change-feed.js'
 import { createConnection } from './connection.js'
 import { createLeases } from './leases.js'
+import { createNotificationLedger } from './notifications.js'
 import { createAskWriter } from './writes.js'
 import { decodeAsk, decodeEnded, encodeNewAsk } from './rows.js'
 import type { AskRow } from './rows.js'
@@ -196,12 +197,14 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
     release: (seamId) => leases.release(seamId),
     leases: (now) => leases.live(now),
     watch: (listener) => feed.watch(listener),
+    notifications: createNotificationLedger(connection),
 
     async purge({ settledBefore }) {
       const { purged, purges } = await connection.run('purge', (db) => {
         const s = statementsOf(db)
         return db
           .transaction(() => {
+            s.purgeNotifications.run(settledBefore)
             const deleted = s.purge.run(settledBefore).changes
             if (deleted === 0) return { purged: 0, purges: undefined }
             const next = (s.purges.get() as { user_version: number }).user_version + 1

@@ -64,6 +64,22 @@ const SQL = {
   liveLeases:
     'SELECT seam_id, provider_active, expires_at, schema_version FROM leases WHERE expires_at > ?',
   purge: `DELETE FROM asks WHERE state = 'settled' AND settled_at < ?`,
+  // Before the asks go: the ledger's events of the asks purge is about to delete.
+  purgeNotifications: `DELETE FROM notifications WHERE ask_id IN
+       (SELECT ask_id FROM asks WHERE state = 'settled' AND settled_at < ?)`,
+  // The notification ledger (notifications.ts).
+  notification: `SELECT event_id, ask_id, holder, expires_at, ending FROM notifications WHERE event_id = ?`,
+  insertNotification:
+    'INSERT INTO notifications (event_id, ask_id, holder, expires_at) VALUES (?, ?, ?, ?)',
+  claimNotification: 'UPDATE notifications SET holder = ?, expires_at = ? WHERE event_id = ?',
+  finishNotification: `UPDATE notifications SET ending = ?, finished_at = ?, holder = NULL, expires_at = NULL
+       WHERE event_id = ? AND ending IS NULL`,
+  oweNotification:
+    'INSERT INTO notifications (event_id, ask_id) VALUES (?, ?) ON CONFLICT (event_id) DO NOTHING',
+  releaseNotification: `UPDATE notifications SET holder = NULL, expires_at = NULL
+       WHERE event_id = ? AND holder = ? AND ending IS NULL`,
+  unfinishedNotifications: `SELECT event_id, ask_id, holder, expires_at, ending FROM notifications
+       WHERE ending IS NULL ORDER BY event_id`,
 } satisfies Record<string, string>
 
 const READS_ASKS: ReadonlySet<string> = new Set([

@@ -9,6 +9,7 @@ import { questionnaireMachine } from '../../../machines/index.js'
 import type { AskUserQuestionItem } from '../../../vocabulary/index.js'
 import { renderAskView, viewKey } from './ask-view.js'
 import type { AskView } from './ask-view.js'
+import { followAskLinks } from './ask-link.js'
 import { createAttention } from './attention.js'
 import { connectToHost } from './connection.js'
 import type { ConnectionState } from './connection.js'
@@ -55,6 +56,10 @@ const attention = createAttention({
   },
 })
 const { queueList, queueCount, stage, showToast, showState } = buildShell([attention.control])
+const links = followAskLinks({
+  shows: (askId) => asks.has(askId),
+  select: (askId) => select(askId, true),
+})
 
 function renderQueue(): void {
   queueCount.textContent = String(asks.size)
@@ -100,6 +105,7 @@ function renderStage(focus: boolean): void {
 function select(rpcId: string | undefined, focus = false): void {
   selected = rpcId
   renderQueue()
+  links.reveal(queueList)
   renderStage(focus)
   // One clock for every countdown just drawn, so the queue and the card agree to the second.
   refreshDeadlines()
@@ -222,7 +228,7 @@ function onFrame(frame: Record<string, unknown>): void {
       connection.offered(rpcId)
       // Only an ask the page never showed is news; one carried over a drop is not.
       if (previous === undefined) attention.arrived({ rpcId, summary: summary(ask), sessionId })
-      if (selected === undefined) {
+      if (selected === undefined || links.wanted(rpcId)) {
         if (ask.sent === undefined) lastSent = undefined
         select(rpcId, false)
       } else renderQueue()

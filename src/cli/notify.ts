@@ -1,0 +1,45 @@
+import { startNotifier } from '../notify/index.js'
+import type { NotifierOptions } from '../notify/index.js'
+import { openServedStore } from './stores.js'
+import type { StoreChoice } from './stores.js'
+
+/** Options of {@link runNotify}: the store, and {@link NotifierOptions} but the store. */
+export interface NotifyCommandOptions extends StoreChoice {
+  notifier: Omit<NotifierOptions, 'store'>
+  write: (text: string) => void
+}
+
+/**
+ * `askseam notify`: a notifier on the store until SIGINT or SIGTERM. The
+ * store is read once first (an unreadable one is one line, as for `askseam
+ * console`); a secret or URL `startNotifier` refuses closes it again.
+ */
+export async function runNotify(options: NotifyCommandOptions): Promise<void> {
+  const store = await openServedStore(options, 'notify')
+  let notifier: { close(): Promise<void> }
+  try {
+    notifier = startNotifier({ ...options.notifier, store })
+  } catch (error: unknown) {
+    await store.close().catch(() => undefined)
+    throw error
+  }
+  // Listening before it says it runs: a signal sent on reading that line finds the handler.
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve)
+    process.once('SIGTERM', resolve)
+  })
+  // Nothing else keeps the process alive while no ask is pending: a store's
+  // change feed polls on an unreferenced timer, and signal listeners hold nothing.
+  const alive = setInterval(() => undefined, 2 ** 30)
+  options.write(`askseam notify · posting the store's asks to ${options.notifier.webhook.url}\n`)
+  await stopped
+  clearInterval(alive)
+  const now = () => process.exit(130)
+  process.once('SIGINT', now)
+  process.once('SIGTERM', now)
+  await notifier.close()
+  await store.close()
+  options.write('askseam notify stopped; what was not delivered goes out with the next notifier.\n')
+  process.off('SIGINT', now)
+  process.off('SIGTERM', now)
+}

@@ -1,0 +1,131 @@
+/**
+ * `askseam notify`'s flags: each mistake is one line and exit code 2, before
+ * any store is read.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const dir = mkdtempSync(join(tmpdir(), 'askseam-notify-cli-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+function askseam(args: string[]) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+const store = ['--store', join(dir, 'asks.db')]
+const secret = `whsec_${Buffer.from('a secret of twenty-four!!').toString('base64')}`
+
+describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
+  it.each([
+    [
+      ['--webhook', 'http://127.0.0.1:9/hook', '--secret', 'hunter2'],
+      /^askseam: --secret: .*whsec_/,
+    ],
+    [
+      ['--webhook', 'ftp://example.com/', '--secret', secret],
+      /^askseam: --webhook: .*http or https/,
+    ],
+    [
+      ['--webhook', 'http://127.0.0.1:9/hook', '--secret', secret, '--console-url', 'nope'],
+      /^askseam: --console-url: /,
+    ],
+    [
+      ['--webhook', 'http://127.0.0.1:9/hook', '--secret', secret, '--remind-every', '-5'],
+      /^askseam: --remind-every takes a number of seconds greater than 0, not "-5"$/,
+    ],
+    [
+      ['--webhook', 'http://127.0.0.1:9/hook', '--secret', secret, '--escalate-after', 'soon'],
+      /^askseam: --escalate-after takes a number of seconds from 0 \(at once\) to 2147483, not "soon"$/,
+    ],
+    [
+      ['--webhook', 'http://127.0.0.1:9/hook', '--secret', secret, '--max-reminders', '2.5'],
+      /^askseam: --max-reminders takes a whole number, 0 or more, not "2.5"$/,
+    ],
+    [['--secret', secret], /^askseam: askseam notify needs --webhook URL$/],
+  ])('refuses %j in one line, exit code 2', async (flags, line) => {
+    const { code, stdout, stderr } = await askseam(['notify', ...store, ...flags])
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    expect(stderr.split('\n')).toHaveLength(2)
+    expect(stderr.trimEnd()).toMatch(line)
+  })
+
+  it('says in one line, exit code 1, that its store cannot be opened', async () => {
+    const { code, stdout, stderr } = await askseam([
+      'notify',
+      '--store',
+      '/proc/nope/a.sqlite',
+      '--webhook',
+      'http://127.0.0.1:9/hook',
+      '--secret',
+      secret,
+    ])
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toMatch(
+      /^askseam: cannot open the notify's store, \/proc\/nope\/a\.sqlite: [^\n]+\n$/,
+    )
+  })
+
+  it('runs until SIGTERM, with no ask pending, then stops cleanly', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'notify',
+        '--store',
+        join(dir, 'running.db'),
+        '--webhook',
+        'http://127.0.0.1:9/hook',
+        '--secret',
+        secret,
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    let stdout = ''
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString()
+        if (stdout.includes('askseam notify ·')) resolve()
+      }),
+    )
+    // A process that ended by itself (nothing pending held it up) would never say it stopped.
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    expect(stdout).toContain('askseam notify stopped')
+  })
+
+  it('--help names every flag', async () => {
+    const { code, stdout } = await askseam(['notify', '--help'])
+    expect(code).toBe(0)
+    for (const flag of [
+      '--webhook',
+      '--secret',
+      '--console-url',
+      '--notify-after',
+      '--remind-every',
+      '--max-reminders',
+      '--escalate-after',
+    ]) {
+      expect(stdout).toContain(flag)
+    }
+  })
+})

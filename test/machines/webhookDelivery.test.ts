@@ -1,0 +1,178 @@
+/**
+ * webhookDeliveryMachine alone, with its store and HTTP actors provided by
+ * the test and time on XState's SimulatedClock: backoff, giving up, standing
+ * by while another notifier holds the claim, dropping on settlement.
+ */
+import { describe, expect, it } from 'vitest'
+import { SimulatedClock, createActor, fromPromise, toPromise } from 'xstate'
+import {
+  MAX_DELAY_MS,
+  MAX_WEBHOOK_RETRY_MS,
+  webhookDeliveryMachine,
+  webhookRetryDelay,
+} from '../../src/machines/index.js'
+import type {
+  WebhookAskRead,
+  WebhookClaimInput,
+  WebhookClaimOutput,
+  WebhookDeliveryInput,
+  WebhookFinishInput,
+  WebhookSendOutput,
+} from '../../src/machines/index.js'
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+function run(
+  clock: SimulatedClock,
+  actors: {
+    claim?: (input: WebhookClaimInput) => WebhookClaimOutput['status'] | WebhookClaimOutput
+    send?: () => WebhookSendOutput['result']
+    ask?: WebhookAskRead['state']
+  },
+  input: Partial<WebhookDeliveryInput> = {},
+) {
+  const finished: WebhookFinishInput[] = []
+  const claims: WebhookClaimInput[] = []
+  let sends = 0
+  const machine = webhookDeliveryMachine.provide({
+    actors: {
+      claim: fromPromise<WebhookClaimOutput, WebhookClaimInput>(async ({ input: claim }) => {
+        claims.push(claim)
+        const answer = actors.claim?.(claim) ?? 'claimed'
+        return typeof answer === 'string'
+          ? ({ at: clock.now(), status: answer } as WebhookClaimOutput)
+          : answer
+      }),
+      readAsk: fromPromise<WebhookAskRead, { askId: string }>(async () => ({
+        at: clock.now(),
+        state: actors.ask ?? 'pending',
+      })),
+      send: fromPromise<
+        WebhookSendOutput,
+        { eventId: string; askId: string; attempt: number; dueAt: number }
+      >(async () => {
+        sends += 1
+        return { at: clock.now(), result: actors.send?.() ?? 'delivered' }
+      }),
+      finish: fromPromise<void, WebhookFinishInput>(async ({ input: finish }) => {
+        finished.push(finish)
+      }),
+    },
+  })
+  const actor = createActor(machine, {
+    clock,
+    input: {
+      eventId: 'ask-1.pending',
+      askId: 'ask-1',
+      kind: 'pending',
+      dueAt: clock.now(),
+      now: clock.now(),
+      attemptTimeoutMs: 1_000,
+      giveUpAfterMs: 600_000,
+      ...input,
+    },
+  })
+  actor.start()
+  return { actor, finished, claims, sends: () => sends }
+}
+
+/** Advances the clock in steps, letting the actors' promises settle between them. */
+async function advance(clock: SimulatedClock, ms: number, stepMs = 1_000) {
+  for (let passed = 0; passed < ms; passed += stepMs) {
+    clock.increment(stepMs)
+    for (let i = 0; i < 4; i++) await turn()
+  }
+}
+
+describe('webhookRetryDelay', () => {
+  it('doubles from a second up to the cap, with jitter from the event, the same every time', () => {
+    for (let attempts = 1; attempts <= 30; attempts++) {
+      const ceiling = Math.min(MAX_WEBHOOK_RETRY_MS, 1_000 * 2 ** (attempts - 1))
+      const delay = webhookRetryDelay('ask-1.pending', attempts)
+      expect(delay).toBeGreaterThanOrEqual(ceiling / 2)
+      expect(delay).toBeLessThanOrEqual(ceiling)
+      expect(webhookRetryDelay('ask-1.pending', attempts)).toBe(delay)
+    }
+    expect(webhookRetryDelay('ask-1.pending', 1e9)).toBeLessThanOrEqual(MAX_DELAY_MS)
+    const spread = new Set(Array.from({ length: 20 }, (_, i) => webhookRetryDelay(`e${i}`, 6)))
+    expect(spread.size).toBeGreaterThan(10)
+  })
+})
+
+describe('webhookDeliveryMachine', () => {
+  it('retries failed tries with backoff, keeps its claim over each wait, and gives up in the end', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    const { actor, finished, claims, sends } = run(
+      clock,
+      { send: () => 'failed' },
+      {
+        giveUpAfterMs: 300_000,
+      },
+    )
+    const done = toPromise(actor)
+    await advance(clock, 400_000)
+    expect(await done).toEqual({ ending: 'given-up', attempts: sends() })
+    expect(sends()).toBeGreaterThan(5)
+    expect(finished).toEqual([
+      { eventId: 'ask-1.pending', askId: 'ask-1', kind: 'pending', ending: 'given-up' },
+    ])
+    // Every claim after a failed try covers the wait ahead of the next one.
+    expect(claims.slice(1).every((claim) => claim.holdMs > 1_000)).toBe(true)
+  })
+
+  it('stands by while another notifier holds the claim, then finds the event finished', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    let calls = 0
+    const { actor, sends } = run(clock, {
+      claim: () => {
+        calls += 1
+        return calls === 1
+          ? { at: clock.now(), status: 'held', expiresAt: clock.now() + 20_000 }
+          : { at: clock.now(), status: 'finished' }
+      },
+    })
+    const done = toPromise(actor)
+    await advance(clock, 10_000)
+    expect(actor.getSnapshot().value).toBe('standingBy')
+    await advance(clock, 15_000)
+    expect(await done).toEqual({ ending: 'elsewhere', attempts: 0 })
+    expect(sends()).toBe(0)
+  })
+
+  it('drops a reminder whose ask settles before it is due, and one the store says settled', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    const early = run(
+      clock,
+      {},
+      { kind: 'reminder', eventId: 'ask-1.reminder.1', dueAt: 1_060_000 },
+    )
+    early.actor.send({ type: 'ask.settled' })
+    expect(early.actor.getSnapshot().output).toEqual({ ending: 'dropped', attempts: 0 })
+    expect(early.claims).toEqual([])
+
+    const late = run(clock, { ask: 'settled' }, { kind: 'reminder', eventId: 'ask-1.reminder.1' })
+    const done = toPromise(late.actor)
+    await advance(clock, 3_000)
+    expect(await done).toEqual({ ending: 'dropped', attempts: 0 })
+    expect(late.sends()).toBe(0)
+    expect(late.finished.map((finish) => finish.ending)).toEqual(['dropped'])
+  })
+
+  it('sends a settlement only where the ledger records it as owed', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    const { actor, claims, sends } = run(
+      clock,
+      { claim: () => 'unrecorded', ask: 'settled' },
+      { kind: 'settled', eventId: 'ask-1.settled' },
+    )
+    const done = toPromise(actor)
+    await advance(clock, 1_000)
+    expect(await done).toEqual({ ending: 'dropped', attempts: 0 })
+    expect(claims.map((claim) => claim.recordedOnly)).toEqual([true])
+    expect(sends()).toBe(0)
+  })
+})
