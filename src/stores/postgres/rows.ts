@@ -180,3 +180,8 @@ export function toSeamLease(row: LeaseRow): SeamLease {
   }
   return { seamId: row.seam_id, providerActive: row.provider_active === 't', expiresAt }
 }
+
+/** The ask of the first of `rows`, if any; throws {@link CorruptRowError} for one it cannot trust. */
+export function firstAsk(rows: AskRow[]): AskRecord | undefined {
+  return rows[0] === undefined ? undefined : toAskRecord(rows[0])
+}
