@@ -39,6 +39,9 @@ function run(
       claim: fromPromise<WebhookClaimOutput, WebhookClaimInput>(async ({ input: claim }) => {
         claims.push(claim)
         const answer = actors.claim?.(claim) ?? 'claimed'
+        if (answer === 'claimed') {
+          return { at: clock.now(), status: 'claimed', expiresAt: clock.now() + claim.holdMs }
+        }
         return typeof answer === 'string'
           ? ({ at: clock.now(), status: answer } as WebhookClaimOutput)
           : answer
@@ -72,6 +75,8 @@ function run(
       ...input,
     },
   })
+  // One slot, always free: the notifier's pool is the notifier's (test/notify/).
+  actor.on('slot.wanted', () => actor.send({ type: 'slot.granted', at: clock.now() }))
   actor.start()
   return { actor, finished, claims, sends: () => sends }
 }

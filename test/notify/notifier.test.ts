@@ -125,6 +125,11 @@ describe('startNotifier', () => {
       [`${ask.askId}.pending`, 500],
       [`${ask.askId}.pending`, 200],
     ])
+    // The receiver answered; the ending is written just after.
+    await eventually(
+      async () => (await verdict(store, `${ask.askId}.pending`, ask.askId))?.status === 'finished',
+      'the ending',
+    )
     expect(await verdict(store, `${ask.askId}.pending`, ask.askId)).toEqual({
       status: 'finished',
       ending: 'delivered',
@@ -252,10 +257,11 @@ describe('startNotifier across a restart', () => {
     const announced = newAsk()
     await store.admit(announced)
     await until(() => hook.delivered().size === 1, 'ask.pending')
-    await eventually(
-      async () => (await store.notifications?.unfinished())?.length === 1,
-      'the settlement owed',
-    )
+    // The ledger's one unfinished event is the settlement owed, not `ask.pending` still being finished.
+    await eventually(async () => {
+      const unfinished = await store.notifications?.unfinished()
+      return unfinished?.length === 1 && unfinished[0]?.eventId === `${announced.askId}.settled`
+    }, 'the settlement owed')
     await first.close()
     await store.settle(announced.askId, answered, Date.now())
     notifier({ store, webhook: { url: hook.url, secret } })
