@@ -312,6 +312,20 @@ describe('startNotifier sends at most maxInFlight at once', () => {
   })
 })
 
+describe('startNotifier keeps its connections', () => {
+  it('sends one event after another on one connection, reading each answer to its end', async () => {
+    const secret = testSecret()
+    const hook = await receiver(secret, () => ({ status: 200, body: 'ok '.repeat(20_000) }))
+    const store = createMemoryStore()
+    notifier({ store, webhook: { url: hook.url, secret }, maxInFlight: 1 })
+    for (let sent = 1; sent <= 5; sent += 1) {
+      await store.admit(newAsk())
+      await until(() => hook.delivered().size === sent, `event ${sent}`)
+    }
+    expect(hook.connections()).toBe(1)
+  })
+})
+
 describe('startNotifier across a restart', () => {
   it('leaves an event it was sending to the next notifier, which delivers it at once', async () => {
     const secret = testSecret()

@@ -22,7 +22,7 @@ export interface Receipt {
  * `'destroy'` (drops the connection).
  */
 export type Answer =
-  number | 'hang' | 'destroy' | { status: number; headers: Record<string, string> }
+  number | 'hang' | 'destroy' | { status: number; headers?: Record<string, string>; body?: string }
 
 /**
  * A webhook receiver on loopback that verifies every delivery with the
@@ -81,9 +81,12 @@ export async function startReceiver(
       }
       const status = typeof reply === 'number' ? reply : reply.status
       receipts.push({ id, type: payload.type, payload, status })
-      response.writeHead(status, typeof reply === 'number' ? {} : reply.headers).end()
+      if (typeof reply === 'number') response.writeHead(status).end()
+      else response.writeHead(status, reply.headers ?? {}).end(reply.body)
     })
   })
+  let connections = 0
+  server.on('connection', () => (connections += 1))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
@@ -91,6 +94,8 @@ export async function startReceiver(
     port,
     receipts,
     rejected,
+    /** How many TCP connections the receiver accepted. */
+    connections: (): number => connections,
     /** How many requests are open now (received, not yet answered). */
     openNow: (): number => open.now,
     /** The most requests that were open at once. */
