@@ -152,6 +152,8 @@ export function createDeliveries(world: DeliveryWorld) {
     /** Stops every delivery; answers the ids of the events whose claims they held. */
     stop(): string[] {
       stopped = true
+      // Emptied first: a slot given back as its holder stops goes to no one.
+      slots.clear()
       const held: string[] = []
       for (const [eventId, actor] of deliveries) {
         if (actor.getSnapshot().context.holding) held.push(eventId)
@@ -159,7 +161,6 @@ export function createDeliveries(world: DeliveryWorld) {
       }
       deliveries.clear()
       byAsk.clear()
-      slots.clear()
       return held
     },
   }
