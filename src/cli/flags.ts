@@ -27,6 +27,7 @@ const options = {
   'remind-every': { type: 'string' },
   'max-reminders': { type: 'string' },
   'escalate-after': { type: 'string' },
+  'max-in-flight': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
 } as const
@@ -132,6 +133,7 @@ export function notifierOptions(values: {
   'remind-every'?: string | undefined
   'max-reminders'?: string | undefined
   'escalate-after'?: string | undefined
+  'max-in-flight'?: string | undefined
 }) {
   if (values.webhook === undefined) throw new UsageError('askseam notify needs --webhook URL')
   if (values.secret === undefined) {
@@ -147,6 +149,11 @@ export function notifierOptions(values: {
   if (maxReminders !== undefined && !(Number.isSafeInteger(maxReminders) && maxReminders >= 0)) {
     throw new UsageError(`--max-reminders takes a whole number, 0 or more, not "${max}"`)
   }
+  const inFlight = values['max-in-flight']
+  const maxInFlight = inFlight === undefined ? undefined : Number(inFlight)
+  if (maxInFlight !== undefined && !(Number.isSafeInteger(maxInFlight) && maxInFlight >= 1)) {
+    throw new UsageError(`--max-in-flight takes a whole number, 1 or more, not "${inFlight}"`)
+  }
   return {
     webhook: { url: values.webhook, secret: values.secret },
     ...(values['console-url'] === undefined ? {} : { consoleUrl: values['console-url'] }),
@@ -154,6 +161,7 @@ export function notifierOptions(values: {
     ...(remindEveryMs === undefined ? {} : { remindEveryMs }),
     ...(maxReminders === undefined ? {} : { maxReminders }),
     ...(escalateAfterMs === undefined ? {} : { escalateAfterMs }),
+    ...(maxInFlight === undefined ? {} : { maxInFlight }),
   }
 }
 

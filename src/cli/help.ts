@@ -120,7 +120,7 @@ Needs: npm install @modelcontextprotocol/sdk, and for 2026-07-28
   notify: `Usage: askseam notify --store FILE | --postgres URL --webhook URL --secret S
                       [--console-url URL] [--notify-after SECONDS]
                       [--remind-every SECONDS] [--max-reminders N]
-                      [--escalate-after SECONDS]
+                      [--escalate-after SECONDS] [--max-in-flight N]
 
 Posts a signed webhook (Standard Webhooks: webhook-id, webhook-timestamp,
 webhook-signature) for every ask of the store: ask.pending, ask.reminder,
@@ -139,5 +139,6 @@ Options:
   --remind-every SECONDS    send ask.reminder this often while an ask waits
   --max-reminders N         at most N reminders per ask (default 3)
   --escalate-after SECONDS  send one ask.escalated once an ask waited this long
+  --max-in-flight N         at most N webhooks on their way at once (default 16)
 `,
 }

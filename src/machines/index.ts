@@ -40,17 +40,14 @@ export type {
   LeaseWrite,
 } from './fleet.machine.js'
 export { MAX_DELAY_MS, clampDelay } from './time.js'
-export {
-  FIRST_WEBHOOK_RETRY_MS,
-  MAX_WEBHOOK_RETRY_MS,
-  webhookDeliveryMachine,
-  webhookRetryDelay,
-} from './webhookDelivery.machine.js'
+export { webhookDeliveryMachine, webhookRetryDelay } from './webhookDelivery.machine.js'
+export { FIRST_WEBHOOK_RETRY_MS, MAX_WEBHOOK_RETRY_MS } from './webhookDelivery.types.js'
 export type {
   WebhookAskRead,
   WebhookClaimInput,
   WebhookClaimOutput,
   WebhookDeliveryContext,
+  WebhookDeliveryEmitted,
   WebhookDeliveryEnding,
   WebhookDeliveryEvent,
   WebhookDeliveryInput,
@@ -58,7 +55,7 @@ export type {
   WebhookEventKind,
   WebhookFinishInput,
   WebhookSendOutput,
-} from './webhookDelivery.machine.js'
+} from './webhookDelivery.types.js'
 export { seamMachine } from './seam.machine.js'
 export type { SeamContext, SeamEmitted, SeamEvent } from './seam.machine.js'
 export {

@@ -1,102 +1,33 @@
-import { assign, fromPromise, setup } from 'xstate'
+import { assign, emit, fromPromise, setup } from 'xstate'
 import { clampDelay } from './time.js'
-
-/** The kinds of webhook event a notifier sends (DESIGN §13). */
-export type WebhookEventKind = 'pending' | 'reminder' | 'escalated' | 'settled'
-
-/** How an event's delivery ended, as the notification ledger keeps it. */
-export type WebhookDeliveryEnding = 'delivered' | 'gone' | 'given-up' | 'dropped'
-
-/** The first wait before a failed delivery is tried again. */
-export const FIRST_WEBHOOK_RETRY_MS = 1_000
-/** The longest wait between two tries of one event: a receiver back up hears from it within this. */
-export const MAX_WEBHOOK_RETRY_MS = 60_000
-
-/** What one event's delivery starts from: data only. */
-export interface WebhookDeliveryInput {
-  /** The event's id, the same in every notifier and on every retry (the `webhook-id`). */
-  eventId: string
-  askId: string
-  kind: WebhookEventKind
-  /** When the event is due, epoch milliseconds of the notifier's clock. */
-  dueAt: number
-  /** The notifier's clock as the delivery starts. */
-  now: number
-  /** How long one try may take before it counts as failed. */
-  attemptTimeoutMs: number
-  /** How long after the first try a delivery that never succeeded gives up. */
-  giveUpAfterMs: number
-}
-
-/** One event's delivery, as data. */
-export interface WebhookDeliveryContext extends WebhookDeliveryInput {
-  /** Tries made so far. */
-  attempts: number
-  /** When the first try began. */
-  firstAttemptAt: number | undefined
-  /** How long the next wait before a retry lasts (also what the claim must cover). */
-  retryInMs: number
-  /** Until when another notifier's claim holds the event. */
-  heldUntil: number
-  /** Whether this delivery holds the event's claim in the ledger. */
-  holding: boolean
-  /** The ask settled: a reminder or escalation is not sent. */
-  askSettled: boolean
-  /** How it ended, once it has (`elsewhere`: another notifier finished it). */
-  ending: WebhookDeliveryEnding | 'elsewhere' | undefined
-  /** The last try's failure, for whoever watches: an HTTP status or a short reason. */
-  lastFailure: string | undefined
-}
-
-/** What a delivery hears from its notifier. */
-export type WebhookDeliveryEvent =
-  /** The ask settled (the store's feed said so): a reminder or escalation not yet sent is dropped. */
-  { type: 'ask.settled' }
-
-/** What the `claim` actor is given: how long the claim must last from now. */
-export interface WebhookClaimInput {
-  eventId: string
-  askId: string
-  holdMs: number
-  /** A settlement is sent only where the ledger records it as owed (its `ask.pending` was delivered). */
-  recordedOnly: boolean
-}
-
-/** What the `claim` actor answers. */
-export type WebhookClaimOutput = { at: number } & (
-  | { status: 'claimed' }
-  | { status: 'held'; expiresAt: number }
-  | { status: 'finished' }
-  | { status: 'unrecorded' }
-)
-
-/** What the `readAsk` actor answers: the ask's state in the store. */
-export interface WebhookAskRead {
-  at: number
-  state: 'pending' | 'settled' | 'missing'
-}
-
-/** What the `send` actor answers: one try. */
-export interface WebhookSendOutput {
-  at: number
-  result: 'delivered' | 'gone' | 'failed'
-  /** Why a try failed: `status 500`, `redirect 302`, `timeout`, `network: ...`. */
-  failure?: string
-}
-
-/** What the `finish` actor is given. */
-export interface WebhookFinishInput {
-  eventId: string
-  askId: string
-  kind: WebhookEventKind
-  ending: WebhookDeliveryEnding
-}
-
-/** How the delivery ended: `elsewhere` when another notifier finished it (or holds it as the ask settles). */
-export interface WebhookDeliveryOutput {
-  ending: WebhookDeliveryEnding | 'elsewhere'
-  attempts: number
-}
+import { FIRST_WEBHOOK_RETRY_MS, MAX_WEBHOOK_RETRY_MS } from './webhookDelivery.types.js'
+import type {
+  WebhookEventKind,
+  WebhookDeliveryInput,
+  WebhookDeliveryContext,
+  WebhookDeliveryEvent,
+  WebhookDeliveryEmitted,
+  WebhookClaimInput,
+  WebhookClaimOutput,
+  WebhookAskRead,
+  WebhookSendOutput,
+  WebhookFinishInput,
+  WebhookDeliveryOutput,
+} from './webhookDelivery.types.js'
+export type {
+  WebhookEventKind,
+  WebhookDeliveryEnding,
+  WebhookDeliveryInput,
+  WebhookDeliveryContext,
+  WebhookDeliveryEvent,
+  WebhookDeliveryEmitted,
+  WebhookClaimInput,
+  WebhookClaimOutput,
+  WebhookAskRead,
+  WebhookSendOutput,
+  WebhookFinishInput,
+  WebhookDeliveryOutput,
+} from './webhookDelivery.types.js'
 
 /**
  * The wait before try `attempts + 1` of `eventId`: doubling from
@@ -129,6 +60,9 @@ const stopsOnSettlement = (kind: WebhookEventKind): boolean => kind !== 'settled
 /** A claim's margin beyond the try it covers: a store write before and after. */
 const CLAIM_MARGIN_MS = 5_000
 
+/** What a claim must still cover beyond the try about to be made: the write of its ending. */
+const FINISH_MARGIN_MS = 2_500
+
 const unprovided = <TOutput, TInput>() =>
   fromPromise<TOutput, TInput>(async () => {
     throw new Error('webhookDeliveryMachine: provide this actor')
@@ -138,19 +72,25 @@ const unprovided = <TOutput, TInput>() =>
  * One webhook event's delivery (DESIGN §13), from the moment it is due to
  * its end, shared with every notifier on the store through the
  * notification ledger: due (a named delay), claimed in the ledger (or
- * standing by while another notifier's claim holds it), checked (a reminder
- * or escalation for an ask that settled is dropped), sent, and on a failed
+ * standing by while another notifier's claim holds it), given a slot among
+ * the notifier's sends in flight (`waitingForSlot` until one is free, then
+ * claimed afresh for the try alone if its claim would not cover it),
+ * checked (a reminder or escalation for an ask that settled is dropped),
+ * sent, and on a failed
  * try claimed again for the wait and retried with backoff until it is
  * delivered, answered 410 Gone, or gives up; the ending is written to the
  * ledger. Time is the notifier's clock, read by its actors (each output
  * carries `at`), so a simulated clock drives it whole.
  *
- * The notifier provides the actors: `claim`, `readAsk`, `send`, `finish`.
+ * The notifier provides the actors: `claim`, `readAsk`, `send`, `finish`;
+ * it answers the emitted `slot.wanted` with `slot.granted` once a slot is
+ * free, and takes the slot back at `slot.freed`.
  */
 export const webhookDeliveryMachine = /* @__PURE__ */ setup({
   types: {
     context: {} as WebhookDeliveryContext,
     events: {} as WebhookDeliveryEvent,
+    emitted: {} as WebhookDeliveryEmitted,
     input: {} as WebhookDeliveryInput,
     output: {} as WebhookDeliveryOutput,
   },
@@ -178,6 +118,9 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
       context.firstAttemptAt !== undefined &&
       context.now + context.retryInMs - context.firstAttemptAt >= context.giveUpAfterMs,
     hasNoWait: ({ context }) => context.retryInMs === 0,
+    claimCoversTry: ({ context }, granted: { at: number }) =>
+      context.holding &&
+      context.claimedUntil - granted.at >= context.attemptTimeoutMs + FINISH_MARGIN_MS,
   },
   delays: {
     untilDue: ({ context }) => clampDelay(context.dueAt - context.now),
@@ -190,7 +133,11 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
       now: output.at,
       holding: output.status === 'claimed',
       heldUntil: output.status === 'held' ? output.expiresAt : 0,
+      claimedUntil: output.status === 'claimed' ? output.expiresAt : 0,
     })),
+    recordGrant: assign((_, granted: { at: number }) => ({ now: granted.at })),
+    wantSlot: emit({ type: 'slot.wanted' as const }),
+    freeSlot: emit({ type: 'slot.freed' as const }),
     recordRead: assign((_, read: WebhookAskRead) => ({
       now: read.at,
       askSettled: read.state !== 'pending',
@@ -218,6 +165,7 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
     firstAttemptAt: undefined,
     retryInMs: 0,
     heldUntil: 0,
+    claimedUntil: 0,
     holding: false,
     askSettled: false,
     ending: undefined,
@@ -262,67 +210,132 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
     claimed: {
       always: [
         { guard: 'isPastGivingUp', target: 'finishing', actions: 'endGivenUp' },
-        { guard: 'hasNoWait', target: 'checking' },
+        { guard: 'hasNoWait', target: 'waitingForSlot' },
       ],
-      after: { retryWait: 'checking' },
+      after: { retryWait: 'waitingForSlot' },
       on: { 'ask.settled': { guard: 'stopsOnSettlement', actions: 'recordSettled' } },
     },
-    checking: {
-      invoke: {
-        src: 'readAsk',
-        input: ({ context }) => ({ askId: context.askId }),
-        onDone: [
+    // Due, and claimed: it waits here for a free slot among the notifier's sends in flight.
+    waitingForSlot: {
+      entry: 'wantSlot',
+      on: {
+        'slot.granted': [
           {
-            guard: { type: 'isUnwanted', params: ({ event }) => event.output },
-            target: 'finishing',
-            actions: [{ type: 'recordRead', params: ({ event }) => event.output }, 'endDropped'],
+            guard: { type: 'claimCoversTry', params: ({ event }) => event },
+            target: 'withSlot.checking',
+            actions: { type: 'recordGrant', params: ({ event }) => event },
           },
           {
-            guard: { type: 'awaitsSettlement', params: ({ event }) => event.output },
-            target: 'awaitingSettlement',
-            actions: { type: 'recordRead', params: ({ event }) => event.output },
-          },
-          {
-            target: 'sending',
-            actions: { type: 'recordRead', params: ({ event }) => event.output },
+            target: 'withSlot.reclaiming',
+            actions: { type: 'recordGrant', params: ({ event }) => event },
           },
         ],
-        onError: 'storeUnavailable',
+        'ask.settled': {
+          guard: 'stopsOnSettlement',
+          target: 'finishing',
+          actions: ['recordSettled', 'endDropped'],
+        },
       },
     },
-    sending: {
-      invoke: {
-        src: 'send',
-        input: ({ context }) => ({
-          eventId: context.eventId,
-          askId: context.askId,
-          attempt: context.attempts + 1,
-          dueAt: context.dueAt,
-        }),
-        onDone: [
-          {
-            guard: { type: 'isDelivered', params: ({ event }) => event.output },
-            target: 'finishing',
-            actions: [{ type: 'recordTry', params: ({ event }) => event.output }, 'endDelivered'],
+    // Holding a slot: the slot goes back to the notifier whichever way this state is left.
+    withSlot: {
+      exit: 'freeSlot',
+      initial: 'checking',
+      states: {
+        // The claim lapsed (or nearly) while the delivery waited for its slot: a fresh one, for the try alone.
+        reclaiming: {
+          invoke: {
+            src: 'claim',
+            input: ({ context }) => ({
+              eventId: context.eventId,
+              askId: context.askId,
+              holdMs: context.attemptTimeoutMs + CLAIM_MARGIN_MS,
+              recordedOnly: context.kind === 'settled',
+            }),
+            onDone: [
+              {
+                guard: { type: 'wasClaimed', params: ({ event }) => event.output },
+                target: 'checking',
+                actions: { type: 'recordClaim', params: ({ event }) => event.output },
+              },
+              {
+                guard: { type: 'isHeld', params: ({ event }) => event.output },
+                target: '#webhookDelivery.standingBy',
+                actions: { type: 'recordClaim', params: ({ event }) => event.output },
+              },
+              {
+                guard: { type: 'isUnrecorded', params: ({ event }) => event.output },
+                target: '#webhookDelivery.droppedHere',
+              },
+              { target: '#webhookDelivery.finishedElsewhere' },
+            ],
+            onError: '#webhookDelivery.storeUnavailable',
           },
-          {
-            guard: { type: 'isGone', params: ({ event }) => event.output },
-            target: 'finishing',
-            actions: [{ type: 'recordTry', params: ({ event }) => event.output }, 'endGone'],
+        },
+        checking: {
+          invoke: {
+            src: 'readAsk',
+            input: ({ context }) => ({ askId: context.askId }),
+            onDone: [
+              {
+                guard: { type: 'isUnwanted', params: ({ event }) => event.output },
+                target: '#webhookDelivery.finishing',
+                actions: [
+                  { type: 'recordRead', params: ({ event }) => event.output },
+                  'endDropped',
+                ],
+              },
+              {
+                guard: { type: 'awaitsSettlement', params: ({ event }) => event.output },
+                target: '#webhookDelivery.awaitingSettlement',
+                actions: { type: 'recordRead', params: ({ event }) => event.output },
+              },
+              {
+                target: 'sending',
+                actions: { type: 'recordRead', params: ({ event }) => event.output },
+              },
+            ],
+            onError: '#webhookDelivery.storeUnavailable',
           },
-          {
-            target: 'claiming',
-            actions: { type: 'recordTry', params: ({ event }) => event.output },
+        },
+        sending: {
+          invoke: {
+            src: 'send',
+            input: ({ context }) => ({
+              eventId: context.eventId,
+              askId: context.askId,
+              attempt: context.attempts + 1,
+              dueAt: context.dueAt,
+            }),
+            onDone: [
+              {
+                guard: { type: 'isDelivered', params: ({ event }) => event.output },
+                target: '#webhookDelivery.finishing',
+                actions: [
+                  { type: 'recordTry', params: ({ event }) => event.output },
+                  'endDelivered',
+                ],
+              },
+              {
+                guard: { type: 'isGone', params: ({ event }) => event.output },
+                target: '#webhookDelivery.finishing',
+                actions: [{ type: 'recordTry', params: ({ event }) => event.output }, 'endGone'],
+              },
+              {
+                target: '#webhookDelivery.claiming',
+                actions: { type: 'recordTry', params: ({ event }) => event.output },
+              },
+            ],
+            // The send actor answers every failure as data; a throw is a fault of the notifier's own.
+            onError: '#webhookDelivery.storeUnavailable',
           },
-        ],
-        // The send actor answers every failure as data; a throw is a fault of the notifier's own.
-        onError: 'storeUnavailable',
+          on: { 'ask.settled': { guard: 'stopsOnSettlement', actions: 'recordSettled' } },
+        },
       },
-      on: { 'ask.settled': { guard: 'stopsOnSettlement', actions: 'recordSettled' } },
     },
     // A settled event whose ask is still pending (owed across a restart): it waits for the settlement.
     awaitingSettlement: {
-      on: { 'ask.settled': 'checking' },
+      on: { 'ask.settled': 'waitingForSlot' },
     },
     standingBy: {
       after: { untilClaimLapses: 'claiming' },

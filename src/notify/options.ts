@@ -36,6 +36,13 @@ export interface NotifierOptions {
    */
   giveUpAfterMs?: number
   /**
+   * At most this many deliveries are under way at once (a try being sent,
+   * and the store read just before it); the others wait for a free slot,
+   * first due first sent. Keeps a slow receiver from being sent more than
+   * it can take. @default 16
+   */
+  maxInFlight?: number
+  /**
    * The clock the notifier's timers run on and its times are read from;
    * tests pass XState's `SimulatedClock` (set to the present first).
    * @default the system clock
@@ -57,6 +64,7 @@ export interface ResolvedNotifierOptions {
   escalateAfterMs: number | undefined
   attemptTimeoutMs: number
   giveUpAfterMs: number
+  maxInFlight: number
   clock: NotifierClock | undefined
 }
 
@@ -145,6 +153,14 @@ export function resolveOptions(options: NotifierOptions): ResolvedNotifierOption
       `maxReminders must be a whole number, 0 or more, not ${String(maxReminders)}`,
     )
   }
+  const maxInFlight = options.maxInFlight ?? 16
+  if (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1) {
+    throw invalid(
+      'maxInFlight',
+      'positive',
+      `maxInFlight must be a whole number, 1 or more, not ${String(maxInFlight)}`,
+    )
+  }
   return {
     store: options.store,
     ledger,
@@ -158,6 +174,7 @@ export function resolveOptions(options: NotifierOptions): ResolvedNotifierOption
     escalateAfterMs: duration(options.escalateAfterMs, 'escalateAfterMs', 'non-negative'),
     attemptTimeoutMs: duration(options.attemptTimeoutMs, 'attemptTimeoutMs', 'positive') ?? 10_000,
     giveUpAfterMs: duration(options.giveUpAfterMs, 'giveUpAfterMs', 'positive') ?? 86_400_000,
+    maxInFlight,
     clock: options.clock,
   }
 }

@@ -35,8 +35,7 @@ export async function sendWebhook(
       redirect: 'manual',
       signal: AbortSignal.any([timeout, attempt.signal]),
     })
-    // The body is not read: releasing it frees the connection.
-    await response.body?.cancel().catch(() => undefined)
+    await drain(response.body)
     const { status } = response
     if (status >= 200 && status < 300) return { at: now(), result: 'delivered' }
     if (status === 410) return { at: now(), result: 'gone', failure: 'status 410' }
@@ -47,5 +46,30 @@ export async function sendWebhook(
       ? 'timeout'
       : `network: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`
     return { at: now(), result: 'failed', failure }
+  }
+}
+
+/** The most of an answer's body read so its connection can be kept for the next try. */
+const MAX_DRAINED_BYTES = 64 * 1024
+
+/**
+ * Reads an answer's body to its end, so the connection goes back to the
+ * pool and the next try reuses it (a body cancelled part-read closes the
+ * socket); one longer than {@link MAX_DRAINED_BYTES} is cancelled instead.
+ */
+async function drain(body: ReadableStream<Uint8Array> | null): Promise<void> {
+  if (body === null) return
+  const reader = body.getReader()
+  try {
+    for (let read = 0; read <= MAX_DRAINED_BYTES;) {
+      const chunk = await reader.read()
+      if (chunk.done) return
+      read += chunk.value.byteLength
+    }
+    await reader.cancel()
+  } catch {
+    // The connection failed while the body was read: the status stands, the socket is gone.
+  } finally {
+    reader.releaseLock()
   }
 }

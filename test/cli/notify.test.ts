@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { notifierOptions } from '../../src/cli/flags.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'askseam-notify-cli-'))
@@ -55,6 +56,10 @@ describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
     [
       ['--webhook', 'http://127.0.0.1:9/hook', '--secret', secret, '--max-reminders', '2.5'],
       /^askseam: --max-reminders takes a whole number, 0 or more, not "2.5"$/,
+    ],
+    [
+      ['--webhook', 'http://127.0.0.1:9/hook', '--secret', secret, '--max-in-flight', '0'],
+      /^askseam: --max-in-flight takes a whole number, 1 or more, not "0"$/,
     ],
     [['--secret', secret], /^askseam: askseam notify needs --webhook URL$/],
   ])('refuses %j in one line, exit code 2', async (flags, line) => {
@@ -113,6 +118,21 @@ describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
     expect(stdout).toContain('askseam notify stopped')
   })
 
+  it('passes each flag on to the notifier, in its unit', () => {
+    expect(
+      notifierOptions({
+        webhook: 'http://127.0.0.1:9/hook',
+        secret,
+        'remind-every': '90',
+        'max-in-flight': '4',
+      }),
+    ).toEqual({
+      webhook: { url: 'http://127.0.0.1:9/hook', secret },
+      remindEveryMs: 90_000,
+      maxInFlight: 4,
+    })
+  })
+
   it('--help names every flag', async () => {
     const { code, stdout } = await askseam(['notify', '--help'])
     expect(code).toBe(0)
@@ -124,6 +144,7 @@ describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
       '--remind-every',
       '--max-reminders',
       '--escalate-after',
+      '--max-in-flight',
     ]) {
       expect(stdout).toContain(flag)
     }

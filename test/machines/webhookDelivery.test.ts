@@ -4,7 +4,7 @@
  * by while another notifier holds the claim, dropping on settlement.
  */
 import { describe, expect, it } from 'vitest'
-import { SimulatedClock, createActor, fromPromise, toPromise } from 'xstate'
+import { SimulatedClock, createActor, fromPromise, toPromise, waitFor } from 'xstate'
 import {
   MAX_DELAY_MS,
   MAX_WEBHOOK_RETRY_MS,
@@ -30,6 +30,7 @@ function run(
     ask?: WebhookAskRead['state']
   },
   input: Partial<WebhookDeliveryInput> = {},
+  { grantSlots = true } = {},
 ) {
   const finished: WebhookFinishInput[] = []
   const claims: WebhookClaimInput[] = []
@@ -39,6 +40,9 @@ function run(
       claim: fromPromise<WebhookClaimOutput, WebhookClaimInput>(async ({ input: claim }) => {
         claims.push(claim)
         const answer = actors.claim?.(claim) ?? 'claimed'
+        if (answer === 'claimed') {
+          return { at: clock.now(), status: 'claimed', expiresAt: clock.now() + claim.holdMs }
+        }
         return typeof answer === 'string'
           ? ({ at: clock.now(), status: answer } as WebhookClaimOutput)
           : answer
@@ -72,6 +76,10 @@ function run(
       ...input,
     },
   })
+  // One slot, always free: the notifier's pool is the notifier's (test/notify/).
+  if (grantSlots) {
+    actor.on('slot.wanted', () => actor.send({ type: 'slot.granted', at: clock.now() }))
+  }
   actor.start()
   return { actor, finished, claims, sends: () => sends }
 }
@@ -119,6 +127,51 @@ describe('webhookDeliveryMachine', () => {
     ])
     // Every claim after a failed try covers the wait ahead of the next one.
     expect(claims.slice(1).every((claim) => claim.holdMs > 1_000)).toBe(true)
+  })
+
+  it('claims afresh, for the try alone, when its claim lapsed while it waited for a slot', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    // Each claim lasts a second: by the time the slot comes it no longer covers a try.
+    const { actor, claims, sends } = run(clock, {
+      claim: () => ({ at: clock.now(), status: 'claimed', expiresAt: clock.now() + 1_000 }),
+    })
+    const done = toPromise(actor)
+    await advance(clock, 1_000)
+    expect(await done).toEqual({ ending: 'delivered', attempts: 1 })
+    expect(sends()).toBe(1)
+    expect(claims.map((claim) => claim.holdMs)).toEqual([6_000, 6_000])
+  })
+
+  it('sends on the claim it holds when that claim covers the try', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    const { actor, claims } = run(clock, {})
+    const done = toPromise(actor)
+    await advance(clock, 1_000)
+    expect(await done).toEqual({ ending: 'delivered', attempts: 1 })
+    expect(claims).toHaveLength(1)
+  })
+
+  it('waits for its slot, and gives it back whichever way the try ends', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    const { actor, sends } = run(clock, { send: () => 'failed' }, {}, { grantSlots: false })
+    const emitted: string[] = []
+    actor.on('*', (event) => emitted.push(event.type))
+    await advance(clock, 5_000)
+    expect(actor.getSnapshot().value).toBe('waitingForSlot')
+    expect(emitted).toEqual(['slot.wanted'])
+    expect(sends()).toBe(0)
+    actor.send({ type: 'slot.granted', at: clock.now() })
+    await waitFor(actor, (snapshot) => snapshot.matches('claimed'))
+    expect(sends()).toBe(1)
+    // The failed try gave its slot back at once; after its retry wait it asks for one again.
+    expect(emitted).toEqual(['slot.wanted', 'slot.freed'])
+    await advance(clock, 2_000)
+    expect(emitted).toEqual(['slot.wanted', 'slot.freed', 'slot.wanted'])
+    expect(actor.getSnapshot().value).toBe('waitingForSlot')
+    actor.stop()
   })
 
   it('stands by while another notifier holds the claim, then finds the event finished', async () => {

@@ -125,6 +125,11 @@ describe('startNotifier', () => {
       [`${ask.askId}.pending`, 500],
       [`${ask.askId}.pending`, 200],
     ])
+    // The receiver answered; the ending is written just after.
+    await eventually(
+      async () => (await verdict(store, `${ask.askId}.pending`, ask.askId))?.status === 'finished',
+      'the ending',
+    )
     expect(await verdict(store, `${ask.askId}.pending`, ask.askId)).toEqual({
       status: 'finished',
       ending: 'delivered',
@@ -225,6 +230,102 @@ describe('startNotifier', () => {
   })
 })
 
+describe('startNotifier sends at most maxInFlight at once', () => {
+  it('holds the rest until a slot is free, and delivers every event once', async () => {
+    const secret = testSecret()
+    let hold = true
+    const hook = await receiver(secret, () => (hold ? 'hang' : 200))
+    const store = createMemoryStore()
+    notifier({ store, webhook: { url: hook.url, secret }, maxInFlight: 3 })
+    const asks = Array.from({ length: 8 }, () => newAsk())
+    for (const ask of asks) await store.admit(ask)
+    // Three at a time: each batch is held open until the receiver answers it.
+    for (const batch of [3, 6, 8]) {
+      await until(() => hook.receipts.length === batch, `${batch} requests`)
+      if (batch === 8) hold = false
+      hook.answerHeld(200)
+    }
+    await until(() => hook.delivered().size === 8, 'every ask.pending')
+    expect(hook.mostOpen()).toBe(3)
+    expect(hook.receipts).toHaveLength(8)
+    expect([...hook.delivered().values()].every((receipts) => receipts.length === 1)).toBe(true)
+  })
+
+  it('gives the slot of a failed try to the next event waiting, and retries after it', async () => {
+    const secret = testSecret()
+    const hook = await receiver(secret, () => 'hang')
+    const store = createMemoryStore()
+    notifier({ store, webhook: { url: hook.url, secret }, maxInFlight: 1 })
+    const first = newAsk()
+    const second = newAsk()
+    await store.admit(first)
+    await until(() => hook.receipts.length === 1, 'the first try')
+    await store.admit(second)
+    hook.answerHeld(500)
+    await until(() => hook.receipts.length === 2, 'the second event')
+    hook.answerHeld(200)
+    await until(() => hook.receipts.length === 3, 'the retry')
+    hook.answerHeld(200)
+    await until(() => hook.delivered().size === 2, 'both delivered')
+    expect(hook.receipts.map((r) => [r.id, r.status])).toEqual([
+      [`${first.askId}.pending`, 500],
+      [`${second.askId}.pending`, 200],
+      [`${first.askId}.pending`, 200],
+    ])
+    expect(hook.mostOpen()).toBe(1)
+  })
+
+  it('passes over an event dropped while it waited: the slot goes to the next', async () => {
+    const secret = testSecret()
+    const hook = await receiver(secret, () => 'hang')
+    const store = createMemoryStore()
+    notifier({ store, webhook: { url: hook.url, secret }, maxInFlight: 1 })
+    const [sent, dropped, next] = [newAsk(), newAsk(), newAsk()]
+    await store.admit(sent)
+    await until(() => hook.receipts.length === 1, 'the first try')
+    await store.admit(dropped)
+    await store.admit(next)
+    // Both are claimed, waiting for the one slot.
+    await eventually(async () => {
+      const unfinished = await store.notifications?.unfinished()
+      return unfinished?.filter((entry) => entry.holder !== undefined).length === 3
+    }, 'the waiting events claimed')
+    // Settled while its ask.pending waits for the slot: it is never sent, nor is its settlement.
+    await store.settle(dropped.askId, answered, Date.now())
+    hook.answerHeld(200)
+    await until(() => hook.receipts.length === 2, 'the next event')
+    hook.answerHeld(200)
+    await until(() => hook.delivered().size === 2, 'both delivered')
+    expect(hook.receipts.map((r) => r.id)).toEqual([
+      `${sent.askId}.pending`,
+      `${next.askId}.pending`,
+    ])
+    await eventually(
+      async () =>
+        (await verdict(store, `${dropped.askId}.pending`, dropped.askId))?.status === 'finished',
+      'the dropped event',
+    )
+    expect(await verdict(store, `${dropped.askId}.pending`, dropped.askId)).toEqual({
+      status: 'finished',
+      ending: 'dropped',
+    })
+  })
+})
+
+describe('startNotifier keeps its connections', () => {
+  it('sends one event after another on one connection, reading each answer to its end', async () => {
+    const secret = testSecret()
+    const hook = await receiver(secret, () => ({ status: 200, body: 'ok '.repeat(20_000) }))
+    const store = createMemoryStore()
+    notifier({ store, webhook: { url: hook.url, secret }, maxInFlight: 1 })
+    for (let sent = 1; sent <= 5; sent += 1) {
+      await store.admit(newAsk())
+      await until(() => hook.delivered().size === sent, `event ${sent}`)
+    }
+    expect(hook.connections()).toBe(1)
+  })
+})
+
 describe('startNotifier across a restart', () => {
   it('leaves an event it was sending to the next notifier, which delivers it at once', async () => {
     const secret = testSecret()
@@ -252,10 +353,11 @@ describe('startNotifier across a restart', () => {
     const announced = newAsk()
     await store.admit(announced)
     await until(() => hook.delivered().size === 1, 'ask.pending')
-    await eventually(
-      async () => (await store.notifications?.unfinished())?.length === 1,
-      'the settlement owed',
-    )
+    // The ledger's one unfinished event is the settlement owed, not `ask.pending` still being finished.
+    await eventually(async () => {
+      const unfinished = await store.notifications?.unfinished()
+      return unfinished?.length === 1 && unfinished[0]?.eventId === `${announced.askId}.settled`
+    }, 'the settlement owed')
     await first.close()
     await store.settle(announced.askId, answered, Date.now())
     notifier({ store, webhook: { url: hook.url, secret } })
@@ -300,6 +402,12 @@ describe('startNotifier options', () => {
     refused({ remindEveryMs: 0 }, 'remindEveryMs')
     refused({ escalateAfterMs: -5 }, 'escalateAfterMs')
     refused({ maxReminders: 1.5 }, 'maxReminders')
+  })
+
+  it('refuses a maxInFlight that is not a whole number above 0', () => {
+    refused({ maxInFlight: 0 }, 'maxInFlight')
+    refused({ maxInFlight: 2.5 }, 'maxInFlight')
+    refused({ maxInFlight: '4' as unknown as number }, 'maxInFlight')
   })
 
   it('refuses a store without a notification ledger', () => {

@@ -22,7 +22,7 @@ export interface Receipt {
  * `'destroy'` (drops the connection).
  */
 export type Answer =
-  number | 'hang' | 'destroy' | { status: number; headers: Record<string, string> }
+  number | 'hang' | 'destroy' | { status: number; headers?: Record<string, string>; body?: string }
 
 /**
  * A webhook receiver on loopback that verifies every delivery with the
@@ -36,9 +36,20 @@ export async function startReceiver(
   const verifier = new Webhook(secret)
   const receipts: Receipt[] = []
   const rejected: unknown[] = []
-  const hanging = new Set<ServerResponse>()
+  const hanging = new Map<ServerResponse, Receipt>()
   const counts = new Map<string, number>()
+  /** Requests received and not yet answered (or dropped), and the most there were at once. */
+  const open = { now: 0, most: 0 }
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    open.now += 1
+    open.most = Math.max(open.most, open.now)
+    let closed = false
+    const done = () => {
+      if (!closed) open.now -= 1
+      closed = true
+    }
+    response.on('finish', done)
+    response.on('close', done)
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
@@ -59,8 +70,9 @@ export async function startReceiver(
       counts.set(id, count)
       const reply = answer({ id, type: payload.type, count })
       if (reply === 'hang') {
-        hanging.add(response)
-        receipts.push({ id, type: payload.type, payload, status: 0 })
+        const receipt = { id, type: payload.type, payload, status: 0 }
+        hanging.set(response, receipt)
+        receipts.push(receipt)
         return
       }
       if (reply === 'destroy') {
@@ -69,9 +81,12 @@ export async function startReceiver(
       }
       const status = typeof reply === 'number' ? reply : reply.status
       receipts.push({ id, type: payload.type, payload, status })
-      response.writeHead(status, typeof reply === 'number' ? {} : reply.headers).end()
+      if (typeof reply === 'number') response.writeHead(status).end()
+      else response.writeHead(status, reply.headers ?? {}).end(reply.body)
     })
   })
+  let connections = 0
+  server.on('connection', () => (connections += 1))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
@@ -79,6 +94,20 @@ export async function startReceiver(
     port,
     receipts,
     rejected,
+    /** How many TCP connections the receiver accepted. */
+    connections: (): number => connections,
+    /** How many requests are open now (received, not yet answered). */
+    openNow: (): number => open.now,
+    /** The most requests that were open at once. */
+    mostOpen: (): number => open.most,
+    /** Answers every request held open (`'hang'`) with `status`. */
+    answerHeld(status = 200): void {
+      for (const [response, receipt] of hanging) {
+        receipt.status = status
+        response.writeHead(status).end()
+      }
+      hanging.clear()
+    },
     /** Receipts answered 2xx, by webhook-id: what was delivered. */
     delivered(): Map<string, Receipt[]> {
       const byId = new Map<string, Receipt[]>()
@@ -89,7 +118,7 @@ export async function startReceiver(
       return byId
     },
     async close(): Promise<void> {
-      for (const response of hanging) response.destroy()
+      for (const response of hanging.keys()) response.destroy()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
