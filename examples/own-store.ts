@@ -34,4 +34,4 @@ for (const check of checks) {
 console.log(`${passed} of ${checks.length} checks passed`)
 console.log(`${audit.length} settlements audited`)
 // 40 of 40 checks passed
-// 22 settlements audited
+// 23 settlements audited
