@@ -8,6 +8,7 @@ export {
   CorruptRowError,
   notifyEach,
   parseAskRecord,
+  parseNotificationRow,
   parseOutcome,
   parseRows,
   warnCorruptRowOnce,

@@ -6,7 +6,13 @@ import type {
   AskUserQuestionItem,
   UserQuestionErrorCode,
 } from '../../vocabulary/index.js'
-import type { AdmitResult, AskRecord, SettleResult } from './types.js'
+import type {
+  AdmitResult,
+  AskRecord,
+  NotificationEnding,
+  NotificationEntry,
+  SettleResult,
+} from './types.js'
 
 /*
  * Reading what a store hands back: the store is a trust boundary (DESIGN
@@ -201,4 +207,50 @@ export function readSettlement(askId: string, result: unknown): SettleResult {
     throw new CorruptRowError(`the store does not hold ask ${askId} as settled`)
   }
   return { record, won: (result as { won?: unknown }).won === true }
+}
+
+const NOTIFICATION_ENDINGS: ReadonlySet<unknown> = new Set<NotificationEnding>([
+  'delivered',
+  'gone',
+  'given-up',
+  'dropped',
+])
+
+/**
+ * A row of the notification ledger, by the column names every dialect's
+ * table uses, as the ledger's types say, or a {@link CorruptRowError}.
+ * `expires_at` may come as a number or as a bigint's text.
+ */
+export function parseNotificationRow(row: {
+  event_id: unknown
+  ask_id: unknown
+  holder: unknown
+  expires_at: unknown
+  ending: unknown
+}): NotificationEntry & { ending?: NotificationEnding } {
+  const { event_id: eventId, ask_id: askId, holder, ending } = row
+  if (typeof eventId !== 'string' || typeof askId !== 'string') {
+    throw new CorruptRowError(`notification ${String(eventId)}: no event or ask id`)
+  }
+  const raw = row.expires_at
+  const expiresAt =
+    raw === null || raw === undefined
+      ? undefined
+      : typeof raw === 'number' || typeof raw === 'string'
+        ? Number(raw)
+        : Number.NaN
+  if (
+    (holder !== null && typeof holder !== 'string') ||
+    (expiresAt !== undefined && !Number.isSafeInteger(expiresAt)) ||
+    (ending !== null && !NOTIFICATION_ENDINGS.has(ending))
+  ) {
+    throw new CorruptRowError(`notification ${eventId}: not a row of the notification ledger`)
+  }
+  return {
+    eventId,
+    askId,
+    ...(holder === null ? {} : { holder }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...(ending === null ? {} : { ending: ending as NotificationEnding }),
+  }
 }

@@ -1,10 +1,5 @@
-import { CorruptRowError } from '../../protocol/internal.js'
-import type {
-  NotificationClaimResult,
-  NotificationEnding,
-  NotificationEntry,
-  NotificationLedger,
-} from '../../protocol/internal.js'
+import { parseNotificationRow } from '../../protocol/internal.js'
+import type { NotificationClaimResult, NotificationLedger } from '../../protocol/internal.js'
 
 /** A ledger row as it arrives under `RAW_TEXT`: every column the server's text. */
 interface NotificationRow {
@@ -13,29 +8,6 @@ interface NotificationRow {
   holder: string | null
   expires_at: string | null
   ending: string | null
-}
-
-const ENDINGS: ReadonlySet<unknown> = new Set(['delivered', 'gone', 'given-up', 'dropped'])
-
-function decode(row: NotificationRow): NotificationEntry & { ending?: NotificationEnding } {
-  const { event_id: eventId, ask_id: askId, holder, ending } = row
-  if (eventId === null || askId === null) {
-    throw new CorruptRowError(`notification ${String(eventId)}: no event or ask id`)
-  }
-  const expiresAt = row.expires_at === null ? undefined : Number(row.expires_at)
-  if (
-    (expiresAt !== undefined && !Number.isSafeInteger(expiresAt)) ||
-    (ending !== null && !ENDINGS.has(ending))
-  ) {
-    throw new CorruptRowError(`notification ${eventId}: not a row of the notification ledger`)
-  }
-  return {
-    eventId,
-    askId,
-    ...(holder === null ? {} : { holder }),
-    ...(expiresAt === undefined ? {} : { expiresAt }),
-    ...(ending === null ? {} : { ending: ending as NotificationEnding }),
-  }
 }
 
 const COLUMNS = 'event_id, ask_id, holder, expires_at, ending'
@@ -94,7 +66,7 @@ export function createNotificationLedger(
         if (claim.recordedOnly === true) return { status: 'unrecorded' }
         throw new Error(`askseam/postgres: notification ${claim.eventId} vanished`)
       }
-      const entry = decode(row)
+      const entry = parseNotificationRow(row)
       const result: NotificationClaimResult =
         entry.ending !== undefined
           ? { status: 'finished', ending: entry.ending }
@@ -123,7 +95,7 @@ export function createNotificationLedger(
     async unfinished() {
       const rows = await query<NotificationRow>(SQL.unfinished, [])
       return rows.map((row) => {
-        const { ending: _ending, ...entry } = decode(row)
+        const { ending: _ending, ...entry } = parseNotificationRow(row)
         return entry
       })
     },

@@ -1,10 +1,5 @@
-import type {
-  NotificationClaimResult,
-  NotificationEnding,
-  NotificationEntry,
-  NotificationLedger,
-} from '../../protocol/internal.js'
-import { CorruptRowError } from '../../protocol/internal.js'
+import type { NotificationClaimResult, NotificationLedger } from '../../protocol/internal.js'
+import { parseNotificationRow } from '../../protocol/internal.js'
 import type { Connection } from './connection.js'
 import { statementsOf } from './statements.js'
 
@@ -14,30 +9,6 @@ interface NotificationRow {
   holder: unknown
   expires_at: unknown
   ending: unknown
-}
-
-const ENDINGS: ReadonlySet<unknown> = new Set(['delivered', 'gone', 'given-up', 'dropped'])
-
-/** A ledger row as the ledger's types say, or a {@link CorruptRowError}. */
-function decode(row: NotificationRow): NotificationEntry & { ending?: NotificationEnding } {
-  const { event_id: eventId, ask_id: askId, holder, expires_at: expiresAt, ending } = row
-  if (typeof eventId !== 'string' || typeof askId !== 'string') {
-    throw new CorruptRowError(`notification ${String(eventId)}: no event or ask id`)
-  }
-  if (
-    (holder !== null && typeof holder !== 'string') ||
-    (expiresAt !== null && typeof expiresAt !== 'number') ||
-    (ending !== null && !ENDINGS.has(ending))
-  ) {
-    throw new CorruptRowError(`notification ${eventId}: not a row of the notification ledger`)
-  }
-  return {
-    eventId,
-    askId,
-    ...(holder === null ? {} : { holder }),
-    ...(expiresAt === null ? {} : { expiresAt }),
-    ...(ending === null ? {} : { ending: ending as NotificationEnding }),
-  }
 }
 
 /** The notification ledger (DESIGN §13) in the store's file: the `notifications` table of migration 2. */
@@ -54,7 +25,7 @@ export function createNotificationLedger(connection: Connection): NotificationLe
               s.insertNotification.run(claim.eventId, claim.askId, claim.holder, claim.expiresAt)
               return { status: 'claimed' }
             }
-            const entry = decode(found)
+            const entry = parseNotificationRow(found)
             if (entry.ending !== undefined) return { status: 'finished', ending: entry.ending }
             const live =
               entry.holder !== undefined &&
@@ -101,7 +72,7 @@ export function createNotificationLedger(connection: Connection): NotificationLe
         (db) => statementsOf(db).unfinishedNotifications.all() as NotificationRow[],
       )
       return rows.map((row) => {
-        const { ending: _ending, ...entry } = decode(row)
+        const { ending: _ending, ...entry } = parseNotificationRow(row)
         return entry
       })
     },
