@@ -63,6 +63,32 @@ const CLAIM_MARGIN_MS = 5_000
 /** What a claim must still cover beyond the try about to be made: the write of its ending. */
 const FINISH_MARGIN_MS = 2_500
 
+/** A claim's output, as its verdict's guards and actions read it. */
+const claimOutput = ({ event }: { event: { output: WebhookClaimOutput } }) => event.output
+
+/**
+ * Where a claim's verdict leads, from either claim (before the wait, or afresh
+ * for the try): claimed goes on to `next`; held by another notifier, stand by;
+ * unrecorded (an ask.settled nobody owes), dropped; finished, by another.
+ */
+const claimVerdicts = <TNext extends string>(next: TNext) => [
+  {
+    guard: { type: 'wasClaimed' as const, params: claimOutput },
+    target: next,
+    actions: { type: 'recordClaim' as const, params: claimOutput },
+  },
+  {
+    guard: { type: 'isHeld' as const, params: claimOutput },
+    target: '#webhookDelivery.standingBy',
+    actions: { type: 'recordClaim' as const, params: claimOutput },
+  },
+  {
+    guard: { type: 'isUnrecorded' as const, params: claimOutput },
+    target: '#webhookDelivery.droppedHere',
+  },
+  { target: '#webhookDelivery.finishedElsewhere' },
+]
+
 const unprovided = <TOutput, TInput>() =>
   fromPromise<TOutput, TInput>(async () => {
     throw new Error('webhookDeliveryMachine: provide this actor')
@@ -186,23 +212,7 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
           holdMs: context.retryInMs + context.attemptTimeoutMs + CLAIM_MARGIN_MS,
           recordedOnly: context.kind === 'settled',
         }),
-        onDone: [
-          {
-            guard: { type: 'wasClaimed', params: ({ event }) => event.output },
-            target: 'claimed',
-            actions: { type: 'recordClaim', params: ({ event }) => event.output },
-          },
-          {
-            guard: { type: 'isHeld', params: ({ event }) => event.output },
-            target: 'standingBy',
-            actions: { type: 'recordClaim', params: ({ event }) => event.output },
-          },
-          {
-            guard: { type: 'isUnrecorded', params: ({ event }) => event.output },
-            target: 'droppedHere',
-          },
-          { target: 'finishedElsewhere' },
-        ],
+        onDone: claimVerdicts('#webhookDelivery.claimed'),
         onError: 'storeUnavailable',
       },
     },
@@ -252,23 +262,7 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
               holdMs: context.attemptTimeoutMs + CLAIM_MARGIN_MS,
               recordedOnly: context.kind === 'settled',
             }),
-            onDone: [
-              {
-                guard: { type: 'wasClaimed', params: ({ event }) => event.output },
-                target: 'checking',
-                actions: { type: 'recordClaim', params: ({ event }) => event.output },
-              },
-              {
-                guard: { type: 'isHeld', params: ({ event }) => event.output },
-                target: '#webhookDelivery.standingBy',
-                actions: { type: 'recordClaim', params: ({ event }) => event.output },
-              },
-              {
-                guard: { type: 'isUnrecorded', params: ({ event }) => event.output },
-                target: '#webhookDelivery.droppedHere',
-              },
-              { target: '#webhookDelivery.finishedElsewhere' },
-            ],
+            onDone: claimVerdicts('#webhookDelivery.withSlot.checking'),
             onError: '#webhookDelivery.storeUnavailable',
           },
         },
