@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { consoleScript } from '../../../src/providers/web/page-assets.generated.js'
 
 // Names that only the machines the page does not run carry: the ask and the
-// seam's provider slot (the host's side), the relay's, the terminal's queue.
+// seam's provider slot (the host's side), the relay's, the terminal's queue,
+// a webhook's delivery, an MCP call's keepalive.
 const hostOnly = [
   'proposeCallerAbort',
   'no provider is bound to this ask',
@@ -10,6 +11,8 @@ const hostOnly = [
   'promoteNext',
   'relayClient',
   'relayAsk',
+  'webhookDelivery',
+  'keepalive.tick',
 ]
 
 describe('the console page script', () => {
