@@ -1,5 +1,6 @@
 /* The command line's flags: how they are parsed and each value checked (a mistake is one line and exit 2). */
 
+import { isIP } from 'node:net'
 import { parseArgs } from 'node:util'
 import type { StoreChoice } from './stores.js'
 
@@ -20,6 +21,8 @@ const options = {
   token: { type: 'string' },
   http: { type: 'string' },
   secret: { type: 'string' },
+  host: { type: 'string' },
+  'allow-host': { type: 'string', multiple: true },
   fresh: { type: 'boolean', default: false },
   webhook: { type: 'string' },
   'console-url': { type: 'string' },
@@ -193,4 +196,33 @@ export function secretOf(value: string | undefined): string | undefined {
     )
   }
   return value
+}
+
+/** `--host ADDRESS`: the address `askseam mcp --http` listens on, an IP literal. */
+export function bindAddressOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  if (isIP(value) === 0) {
+    throw new UsageError(
+      `--host takes the IP address to listen on (0.0.0.0 for every interface), not "${value}"`,
+    )
+  }
+  return value
+}
+
+/** `--allow-host NAME`, once per name: a Host name (no scheme, no port) `askseam mcp --http` serves. */
+export function allowedHostsOf(values: readonly string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined
+  for (const value of values) {
+    if (
+      !/^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i.test(
+        value,
+      ) &&
+      !/^\[[0-9a-f:.]+\]$/i.test(value)
+    ) {
+      throw new UsageError(
+        `--allow-host takes a host name as clients send it, without scheme or port, not "${value}"`,
+      )
+    }
+  }
+  return [...values]
 }

@@ -3,7 +3,7 @@ export const USAGE = `Usage:
   askseam [demo] [--timeout SECONDS] [--web] [--framework NAME] [--fresh]
   askseam console --store FILE | --postgres URL [--port N] [--token T]
   askseam mcp [--timeout SECONDS] [--keepalive SECONDS] [--store FILE | --postgres URL]
-              [--http PORT] [--secret S]
+              [--http PORT [--host ADDRESS] [--allow-host NAME]...] [--secret S]
   askseam notify --store FILE | --postgres URL --webhook URL --secret S [options]
   askseam --help | --version
 `
@@ -90,7 +90,8 @@ Options:
 Needs: npm install ws, and the store's driver
 `,
   mcp: `Usage: askseam mcp [--timeout SECONDS] [--keepalive SECONDS]
-                   [--store FILE | --postgres URL] [--http PORT] [--secret S]
+                   [--store FILE | --postgres URL] [--secret S]
+                   [--http PORT [--host ADDRESS] [--allow-host NAME]...]
 
 The demo agent as an MCP server on stdio: its plan_deployment tool asks
 through the client's elicitation forms. Stdout carries only the protocol;
@@ -110,6 +111,11 @@ Options:
                       http://127.0.0.1:PORT/mcp instead of stdio, stateless:
                       instances on one store behind a load balancer serve
                       one client
+  --host ADDRESS      with --http: the address to listen on (default
+                      127.0.0.1; 0.0.0.0 for every interface)
+  --allow-host NAME   with --http: serve requests whose Host is NAME (the
+                      load balancer's name), besides loopback names; repeat
+                      for several
   --secret S          the key that seals each round's requestState, at least
                       32 bytes, the same on every instance (or set
                       ASKSEAM_MCP_SECRET; default: a random one per process)

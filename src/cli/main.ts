@@ -14,6 +14,8 @@ import { COMMAND_HELP, HELP, USAGE } from './help.js'
 import {
   CommandLineError,
   UsageError,
+  allowedHostsOf,
+  bindAddressOf,
   NOTIFY_FLAGS,
   keepAliveOf,
   notifierOptions,
@@ -233,6 +235,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       const timeoutMs = timeoutOf(values.timeout)
       const keepAliveMs = keepAliveOf(values.keepalive)
       const httpPort = values.http === undefined ? undefined : portOf(values.http, '--http')
+      const host = bindAddressOf(values.host)
+      const allowedHosts = allowedHostsOf(values['allow-host'])
+      if (httpPort === undefined && (host !== undefined || allowedHosts !== undefined)) {
+        throw new UsageError('--host and --allow-host go with --http PORT')
+      }
       const secret = secretOf(values.secret ?? process.env.ASKSEAM_MCP_SECRET)
       const store = await openStore(storeChoice(values))
       try {
@@ -247,7 +254,12 @@ export async function main(argv: readonly string[]): Promise<number> {
           await runMcpStdio(served)
         } else {
           const { runMcpHttp } = await import('./mcp-http.js')
-          await runMcpHttp({ ...served, port: httpPort })
+          await runMcpHttp({
+            ...served,
+            port: httpPort,
+            ...(host === undefined ? {} : { host }),
+            ...(allowedHosts === undefined ? {} : { allowedHosts }),
+          })
         }
       } finally {
         await store?.close()

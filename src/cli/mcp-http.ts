@@ -18,8 +18,15 @@ import type { RoundTripServingOptions } from './mcp-modern.js'
 export interface McpHttpOptions extends RoundTripServingOptions {
   /** @default 0 (any free port) */
   port?: number
-  /** @default '127.0.0.1' */
+  /** The address to listen on (`0.0.0.0` for every interface, behind a load balancer). @default '127.0.0.1' */
   host?: string
+  /**
+   * Host names served besides the loopback names: the load balancer's or the
+   * host's own name, as clients reach it. A request with any other Host
+   * header is refused (403): a name a DNS answer could point elsewhere must
+   * be named to be served.
+   */
+  allowedHosts?: readonly string[]
   onerror?: (error: Error) => void
 }
 
@@ -81,6 +88,9 @@ export async function startMcpHttpServer(options: McpHttpOptions = {}): Promise<
     ...(options.onerror === undefined ? {} : { onerror: options.onerror }),
   })
   const host = options.host ?? '127.0.0.1'
+  const named = (options.allowedHosts ?? []).map((name) => name.toLowerCase())
+  const allowedHostnames = [...sdk.localhostAllowedHostnames(), ...named]
+  const allowedOrigins = [...sdk.localhostAllowedOrigins(), ...named]
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', `http://${host.includes(':') ? `[${host}]` : host}`)
     if (url.pathname !== '/mcp') {
@@ -89,10 +99,10 @@ export async function startMcpHttpServer(options: McpHttpOptions = {}): Promise<
       return
     }
     const asked = toRequest(request, url)
-    // DNS rebinding and cross-site requests: loopback Host names only, and no page from another origin.
+    // DNS rebinding and cross-site requests: loopback and named Host names only, and no page from another origin.
     const refused =
-      sdk.hostHeaderValidationResponse(asked, sdk.localhostAllowedHostnames()) ??
-      sdk.originValidationResponse(asked, sdk.localhostAllowedOrigins())
+      sdk.hostHeaderValidationResponse(asked, allowedHostnames) ??
+      sdk.originValidationResponse(asked, allowedOrigins)
     ;(refused === undefined ? handler.fetch(asked) : Promise.resolve(refused))
       .then((answer) => writeResponse(response, answer))
       .catch((error: unknown) => {

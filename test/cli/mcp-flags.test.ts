@@ -32,6 +32,15 @@ describe.concurrent('askseam mcp --http and --secret', { timeout: 90_000 }, () =
     [['mcp', '--http', '8.5'], 'askseam: --http takes a port number from 1 to 65535, not "8.5"'],
     [['mcp', '--http'], 'askseam: option --http needs a value'],
     [
+      ['mcp', '--http', '8080', '--host', 'example.com'],
+      'askseam: --host takes the IP address to listen on (0.0.0.0 for every interface), not "example.com"',
+    ],
+    [
+      ['mcp', '--http', '8080', '--allow-host', 'https://lb.example:443'],
+      'askseam: --allow-host takes a host name as clients send it, without scheme or port, not "https://lb.example:443"',
+    ],
+    [['mcp', '--host', '0.0.0.0'], 'askseam: --host and --allow-host go with --http PORT'],
+    [
       ['mcp', '--http', '8080', '--secret', 'short'],
       'askseam: --secret takes at least 32 bytes (every instance serving the same clients gives the same one)',
     ],

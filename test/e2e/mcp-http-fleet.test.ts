@@ -259,4 +259,33 @@ describePostgres('askseam mcp --http: two instances on one Postgres', () => {
       expect(await status({ origin: 'https://attacker.example' })).toBe(403)
     },
   )
+
+  it(
+    'behind a load balancer: listens on every interface and serves the Host names it is told, only those',
+    { timeout: 60_000 },
+    async () => {
+      const instance = await startMcpHttp(
+        ['--secret', SECRET, '--host', '0.0.0.0', '--allow-host', 'lb.internal'],
+        (stop) => stops.push(stop),
+      )
+      const { port } = new URL(instance.url)
+      expect(instance.url).toBe(`http://0.0.0.0:${port}/mcp`)
+      const status = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          const sent = httpRequest(
+            `http://127.0.0.1:${port}/mcp`,
+            { method: 'POST', headers: { 'content-type': 'application/json', host } },
+            (answer) => {
+              answer.resume()
+              resolve(answer.statusCode ?? 0)
+            },
+          )
+          sent.on('error', reject)
+          sent.end('{}')
+        })
+      expect(await status(`lb.internal:${port}`)).not.toBe(403)
+      expect(await status(`LB.Internal`)).not.toBe(403)
+      expect(await status(`attacker.example:${port}`)).toBe(403)
+    },
+  )
 })
