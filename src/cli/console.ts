@@ -1,4 +1,5 @@
 import { createUserQuestions } from '../protocol/index.js'
+import { exitOnSecondSignal, untilStopped } from './signals.js'
 import { openServedStore } from './stores.js'
 import type { StoreChoice } from './stores.js'
 
@@ -29,23 +30,17 @@ export async function runConsole(options: ConsoleCommandOptions): Promise<void> 
     ...(options.port === undefined ? {} : { port: options.port }),
     ...(options.token === undefined ? {} : { token: options.token }),
   })
+  const stopped = untilStopped()
   options.write(
     `askseam console · every agent sharing the store asks here; open this page to answer:\n${web.url}\n`,
   )
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve)
-    process.once('SIGTERM', resolve)
-  })
-  // A second Ctrl-C while closing stops at once; the store decides every outcome, so nothing is lost.
-  const now = () => process.exit(130)
-  process.once('SIGINT', now)
-  process.once('SIGTERM', now)
+  await stopped
+  const undo = exitOnSecondSignal()
   options.write(
     'askseam console stopped; the open questions stay in the store for the next console.\n',
   )
   await web.close()
   await seam.close()
   await store.close()
-  process.off('SIGINT', now)
-  process.off('SIGTERM', now)
+  undo()
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { loadServerSdk, openRoundTripServing } from './mcp-modern.js'
+import { exitOnSecondSignal, untilStopped } from './signals.js'
 import type { RoundTripServingOptions } from './mcp-modern.js'
 
 /*
@@ -155,11 +156,11 @@ export async function runMcpHttp(options: RunMcpHttpOptions = {}): Promise<void>
   if (options.secret === undefined) {
     log('no --secret: a random one, so every round of a call must reach this instance')
   }
+  const stopped = untilStopped()
   log(`ready on ${server.url} (protocol 2026-07-28, stateless); tool plan_deployment`)
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve)
-    process.once('SIGTERM', resolve)
-  })
+  await stopped
+  const undo = exitOnSecondSignal()
   await server.close()
   log('stopped')
+  undo()
 }

@@ -1,5 +1,6 @@
 import { startNotifier } from '../notify/index.js'
 import type { NotifierOptions } from '../notify/index.js'
+import { exitOnSecondSignal, untilStopped } from './signals.js'
 import { openServedStore } from './stores.js'
 import type { StoreChoice } from './stores.js'
 
@@ -23,23 +24,16 @@ export async function runNotify(options: NotifyCommandOptions): Promise<void> {
     await store.close().catch(() => undefined)
     throw error
   }
-  // Listening before it says it runs: a signal sent on reading that line finds the handler.
-  const stopped = new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve)
-    process.once('SIGTERM', resolve)
-  })
+  const stopped = untilStopped()
   // Nothing else keeps the process alive while no ask is pending: a store's
   // change feed polls on an unreferenced timer, and signal listeners hold nothing.
   const alive = setInterval(() => undefined, 2 ** 30)
   options.write(`askseam notify · posting the store's asks to ${options.notifier.webhook.url}\n`)
   await stopped
   clearInterval(alive)
-  const now = () => process.exit(130)
-  process.once('SIGINT', now)
-  process.once('SIGTERM', now)
+  const undo = exitOnSecondSignal()
   await notifier.close()
   await store.close()
   options.write('askseam notify stopped; what was not delivered goes out with the next notifier.\n')
-  process.off('SIGINT', now)
-  process.off('SIGTERM', now)
+  undo()
 }
