@@ -1,5 +1,6 @@
 import { assertEvent, assign, emit, setup } from 'xstate'
 import type {
+  ApprovalCount,
   AskErrorData,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
@@ -49,7 +50,10 @@ export type RelayAskEvent =
   | { type: 'response.received'; clientId: string; response: RelayResponse }
   | {
       type: 'settlement.told'
-      verdict: { status: 'accepted' } | { status: 'refused'; error: AskErrorData }
+      verdict:
+        | { status: 'accepted' }
+        | { status: 'refused'; error: AskErrorData }
+        | { status: 'counted'; approvals: ApprovalCount }
     }
   | { type: 'ask.ended'; error: AskErrorData }
 

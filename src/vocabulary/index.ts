@@ -21,6 +21,8 @@ export type { PlanReviewChoice } from './intent.js'
 export type {
   Agent,
   AgentRegistry,
+  ApprovalCount,
+  AskPolicy,
   AskUserQuestionAnswer,
   AskUserQuestionAnswerItem,
   AskUserQuestionIntent,
@@ -29,13 +31,27 @@ export type {
   AskUserQuestionRequest,
   PendingAsk,
   PendingAskState,
+  ProviderAnswer,
   ProviderRequest,
   ProviderSettlement,
+  Responder,
   UserQuestionProvider,
 } from './types.js'
 export { MAX_KEY_LENGTH, MAX_TIMEOUT_MS, checkNotAborted, validateRequest } from './validate.js'
 export type { ValidateRequestOptions, ValidatedRequest } from './validate.js'
 export { encodeAnswer, validateAnswer } from './answer.js'
+export {
+  MAX_ANSWERERS,
+  MAX_APPROVALS,
+  MAX_RESPONDER_FIELD_LENGTH,
+  MAX_RESPONDER_ROLES,
+  admits,
+  alreadyVoted,
+  forbiddenAnswer,
+  isApproval,
+  readPolicy,
+  readResponder,
+} from './policy.js'
 export type { AnswerDraft } from './answer.js'
 export { canonicalJson, canonicalQuestions, sameQuestions } from './canonical.js'
 export {

@@ -1,6 +1,6 @@
 import { UserQuestionError, UserQuestionErrorCodes } from './errors.js'
 import type { UserQuestionErrorCode } from './errors.js'
-import type { AskUserQuestionAnswer } from './types.js'
+import type { AskUserQuestionAnswer, Responder } from './types.js'
 
 /*
  * One outcome vocabulary (DESIGN §6): how an ask ended, as data. The machines
@@ -17,15 +17,16 @@ export interface AskErrorData {
 
 /** How an ask ended, as data: what a store commits and what every seam sharing it follows. */
 export type AskOutcome =
-  | { status: 'answered'; answer: AskUserQuestionAnswer }
-  | { status: 'rejected'; error: AskErrorData }
+  | { status: 'answered'; answer: AskUserQuestionAnswer; by?: Responder[] }
+  | { status: 'rejected'; error: AskErrorData; by?: Responder[] }
 
 /** An outcome that is an error. */
 export type AskRejection = Extract<AskOutcome, { status: 'rejected' }>
 
 /**
  * Every `details.reason` askseam writes, for UIs to switch on: why an ask
- * ended `ASK_ABORTED`, or why a presentation was taken down.
+ * ended `ASK_ABORTED`, why a presentation was taken down, or why a
+ * provider's answer was refused (`BAD_ANSWER`) while the ask stays pending.
  */
 export const AskEndReasons = {
   /** The caller's signal aborted. */
@@ -38,6 +39,10 @@ export const AskEndReasons = {
   OWNER_GONE: 'owner-gone',
   /** The web relay holding the ask was disposed. */
   RELAY_DISPOSED: 'relay-disposed',
+  /** The responder is not among the ask's `answerers` (or the provider named none). */
+  FORBIDDEN: 'forbidden',
+  /** The responder's approval is counted already. */
+  ALREADY_VOTED: 'already-voted',
 } as const
 
 /** One of {@link AskEndReasons}. */

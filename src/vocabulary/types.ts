@@ -50,6 +50,50 @@ export interface AskUserQuestionRequest {
    * its stored outcome, instead of asking the human again (DESIGN §10).
    */
   key?: string
+  /**
+   * Who may answer (DESIGN §12): responder ids, or `role:NAME` for anyone
+   * holding that role. Absent: anyone the UI admits. The harness sets it,
+   * never the model.
+   */
+  answerers?: string[]
+  /**
+   * On one plan-review question: the ask is answered with the approve label
+   * once this many distinct responders approved; a refusal from an admitted
+   * responder ends it at once. @default 1
+   */
+  approvals?: number
+}
+
+/**
+ * Who answered (DESIGN §12), as the surface that authenticated them says:
+ * never what a client says of itself.
+ */
+export interface Responder {
+  /** Stable id of the person: a console user, an OS user, an MCP client. */
+  id: string
+  name?: string
+  roles?: string[]
+  /** The surface they answered from. */
+  via: 'terminal' | 'web' | 'http' | 'mcp' | (string & {})
+}
+
+/** A provider's answer: the answers, and who gave them. */
+export interface ProviderAnswer extends AskUserQuestionAnswer {
+  by?: Responder
+}
+
+/** Who may answer an ask and how many must approve: its request's `answerers` and `approvals`. */
+export interface AskPolicy {
+  answerers?: string[]
+  /** At least 2 when present: one approval is the default. */
+  approvals?: number
+}
+
+/** The approvals an ask holds so far, for a UI to show "1 of 2 approvals". */
+export interface ApprovalCount {
+  required: number
+  /** Who approved so far, in the order they did. */
+  given: Responder[]
 }
 
 /** The answer to one question. A skipped question is `{ id, selected: [] }`. */
@@ -92,15 +136,25 @@ export interface ProviderRequest {
    * seam makes; never rejects.
    */
   settlement?: Promise<ProviderSettlement>
+  /** Who may answer (the request's `answerers`): a UI shows the ask only to responders {@link admits} lets in. */
+  answerers?: string[]
+  /** On an ask that needs several approvals: how many, and who gave them so far. */
+  approvals?: ApprovalCount
 }
 
 /** What became of a provider's own settlement (see {@link ProviderRequest.settlement}). */
 export type ProviderSettlement =
-  { status: 'accepted' } | { status: 'refused'; error: UserQuestionError }
+  | { status: 'accepted' }
+  | { status: 'refused'; error: UserQuestionError }
+  /**
+   * The answer was an approval, kept as a vote, and the ask still waits for
+   * more (DESIGN §12): it is presented again with the new count.
+   */
+  | { status: 'counted'; approvals: ApprovalCount }
 
 /** A UI: anything that can put questions to a human and bring back answers. */
 export interface UserQuestionProvider {
-  ask(request: ProviderRequest): Promise<AskUserQuestionAnswer>
+  ask(request: ProviderRequest): Promise<ProviderAnswer | AskUserQuestionAnswer>
 }
 
 /** Where a pending ask stands. */

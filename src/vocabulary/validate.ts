@@ -1,7 +1,8 @@
 import { UserQuestionError } from './errors.js'
 import type { UserQuestionErrorCode } from './errors.js'
-import type { AskUserQuestionItem, AskUserQuestionOption } from './types.js'
+import type { AskPolicy, AskUserQuestionItem, AskUserQuestionOption } from './types.js'
 import { checkIntent } from './intent.js'
+import { readPolicy } from './policy.js'
 
 /** The longest deadline a timer can hold; a longer one would fire at once. */
 export const MAX_TIMEOUT_MS = 2_147_483_647
@@ -252,6 +253,7 @@ export interface ValidatedRequest {
   signal?: AbortSignal
   timeoutMs?: number
   key?: string
+  policy?: AskPolicy
 }
 
 /** The longest `key` a request may carry, in UTF-16 code units. */
@@ -373,6 +375,12 @@ export function validateRequest(
     result.key = key
   }
   if (agent !== undefined) result.agent = agent
+  const policy = readPolicy(
+    readRequestField(request, 'answerers', 'answerers'),
+    readRequestField(request, 'approvals', 'approvals'),
+    copied,
+  )
+  if (policy !== undefined) result.policy = policy
   copied.forEach(checkIntent)
   // The copy is what answers are checked against, what providers are shown and
   // what pending() lists: frozen, so no holder can change what was asked.

@@ -1,6 +1,11 @@
-import type { NotificationEnding, NotificationEntry, NotificationLedger } from './types.js'
+import type {
+  AskHistoryEvent,
+  NotificationEnding,
+  NotificationEntry,
+  NotificationLedger,
+} from './types.js'
 
-type Entry = NotificationEntry & { ending?: NotificationEnding }
+type Entry = NotificationEntry & { ending?: NotificationEnding; finishedAt?: number }
 
 /**
  * The memory store's notification ledger: a map by event id, checked against
@@ -10,6 +15,8 @@ type Entry = NotificationEntry & { ending?: NotificationEnding }
 export function memoryNotifications(open: () => void): NotificationLedger & {
   /** Forgets every event about `askId` (the store no longer holds it). */
   forget(askId: string): void
+  /** The events about `askId` delivered so far, as its record shows them. */
+  delivered(askId: string): AskHistoryEvent[]
 } {
   const events = new Map<string, Entry>()
   const byAsk = new Map<string, Set<string>>()
@@ -23,6 +30,15 @@ export function memoryNotifications(open: () => void): NotificationLedger & {
     forget(askId) {
       for (const eventId of byAsk.get(askId) ?? []) events.delete(eventId)
       byAsk.delete(askId)
+    },
+
+    delivered(askId) {
+      return [...(byAsk.get(askId) ?? [])].flatMap((eventId) => {
+        const entry = events.get(eventId)
+        return entry?.ending === 'delivered' && entry.finishedAt !== undefined
+          ? [{ at: entry.finishedAt, type: 'notified' as const, detail: { eventId } }]
+          : []
+      })
     },
 
     async claim(claim) {
@@ -51,7 +67,12 @@ export function memoryNotifications(open: () => void): NotificationLedger & {
       open()
       const held = events.get(finish.eventId)
       if (held !== undefined && held.ending === undefined) {
-        put({ eventId: held.eventId, askId: held.askId, ending: finish.ending })
+        put({
+          eventId: held.eventId,
+          askId: held.askId,
+          ending: finish.ending,
+          finishedAt: finish.at,
+        })
       }
       const owed = finish.owes
       if (owed !== undefined && !events.has(owed.eventId)) {
@@ -72,7 +93,12 @@ export function memoryNotifications(open: () => void): NotificationLedger & {
       return [...events.values()]
         .filter((entry) => entry.ending === undefined)
         .sort((a, b) => (a.eventId < b.eventId ? -1 : 1))
-        .map((entry) => ({ ...entry }))
+        .map(({ eventId, askId, holder, expiresAt }) => ({
+          eventId,
+          askId,
+          ...(holder === undefined ? {} : { holder }),
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+        }))
     },
   }
 }

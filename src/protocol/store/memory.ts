@@ -1,6 +1,7 @@
 import { admitTo, memorySettlements, purgeFrom, snapshot } from './memory-asks.js'
 import type { AskTable } from './memory-asks.js'
 import { memoryNotifications } from './memory-notifications.js'
+import { memoryRecords } from './memory-history.js'
 import { notifyEach } from './rows.js'
 import { LEASE_RETENTION_MS } from './types.js'
 import type { AdmitResult, AskStore, NewAskRecord, SeamLease, StoreChange } from './types.js'
@@ -34,12 +35,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
     byKey: new Map(),
     settledKeyless: keylessRetention(options.keepSettled ?? DEFAULT_KEEP_SETTLED, (askId) => {
       table.asks.delete(askId)
-      notifications.forget(askId)
+      forget(askId)
     }),
   }
   const { asks } = table
   const leases = memoryLeases((change) => notify(change))
   const settlements = memorySettlements(table, (change) => notify(change))
+  const records = memoryRecords(table, settlements.settle, (askId) => notifications.delivered(askId))
+  /** Forgets what the store keeps beside an ask it no longer holds. */
+  const forget = (askId: string): void => {
+    notifications.forget(askId)
+    records.forget(askId)
+  }
   const listeners = new Set<(change: StoreChange) => void>()
   let closed = false
 
@@ -65,6 +72,21 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
     async settle(askId, outcome, settledAt) {
       open()
       return settlements.settle(askId, outcome, settledAt)
+    },
+
+    async vote(askId, vote) {
+      open()
+      return records.vote(askId, vote)
+    },
+
+    async record(askId, event) {
+      open()
+      records.record(askId, event)
+    },
+
+    async history(query) {
+      open()
+      return records.history(query)
     },
 
     async get(askId) {
@@ -118,7 +140,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
 
     async purge({ settledBefore }) {
       open()
-      const purged = purgeFrom(table, settledBefore, (askId) => notifications.forget(askId))
+      const purged = purgeFrom(table, settledBefore, forget)
       // As the durable stores do: their watchers may not have read a purged ask's settlement.
       if (purged > 0) notify({ type: 'resync' })
       return purged

@@ -1,7 +1,14 @@
-import { UserQuestionErrorCodes, readTraceContext } from '../../vocabulary/index.js'
+import {
+  UserQuestionErrorCodes,
+  readPolicy,
+  readResponder,
+  readTraceContext,
+} from '../../vocabulary/index.js'
 import type {
   AskErrorData,
   AskOutcome,
+  AskPolicy,
+  Responder,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
   UserQuestionErrorCode,
@@ -102,12 +109,13 @@ const optionalString = (value: unknown): value is string | undefined =>
  */
 export function parseOutcome(value: unknown): AskOutcome {
   if (!isDict(value)) throw new CorruptRowError('outcome is not an object')
+  const by = value.by === undefined ? {} : { by: parseResponders(value.by) }
   if (value.status === 'answered') {
     const answer = value.answer
     if (!isDict(answer) || !Array.isArray(answer.answers)) {
       throw new CorruptRowError('an answered outcome has no answers array')
     }
-    return { status: 'answered', answer: answer as unknown as AskUserQuestionAnswer }
+    return { status: 'answered', answer: answer as unknown as AskUserQuestionAnswer, ...by }
   }
   if (value.status === 'rejected') {
     const error = value.error
@@ -125,9 +133,34 @@ export function parseOutcome(value: unknown): AskOutcome {
       message: error.message,
     }
     if (error.details !== undefined) stored.details = error.details as Dict
-    return { status: 'rejected', error: stored }
+    return { status: 'rejected', error: stored, ...by }
   }
   throw new CorruptRowError('outcome status is neither answered nor rejected')
+}
+
+/** Who settled an outcome, as kept: a list of responders, or a {@link CorruptRowError}. */
+export function parseResponders(value: unknown): Responder[] {
+  if (!Array.isArray(value)) throw new CorruptRowError('outcome.by is not a list')
+  try {
+    return value.map((each) => readResponder(each) as Responder)
+  } catch {
+    throw new CorruptRowError('outcome.by holds something that is not a responder')
+  }
+}
+
+/**
+ * An ask's policy as kept: what `readPolicy` accepts, or a
+ * {@link CorruptRowError}. A policy that does not parse is never dropped:
+ * dropping it would let anyone answer.
+ */
+export function parsePolicy(value: unknown, questions: AskUserQuestionItem[]): AskPolicy | undefined {
+  if (value === undefined || value === null) return undefined
+  try {
+    if (!isDict(value)) throw new Error('not an object')
+    return readPolicy(value.answerers, value.approvals, questions)
+  } catch {
+    throw new CorruptRowError('policy is not a policy')
+  }
 }
 
 /**
@@ -170,6 +203,8 @@ export function parseAskRecord(value: unknown): AskRecord {
   if (agentId !== undefined) record.agentId = agentId as string
   if (deadline !== undefined) record.deadline = deadline as number
   if (traceContext !== undefined) record.traceContext = traceContext
+  const policy = parsePolicy(value.policy, record.questions)
+  if (policy !== undefined) record.policy = policy
   if (state === 'settled') {
     record.state = 'settled'
     record.outcome = parseOutcome(value.outcome)

@@ -1,4 +1,12 @@
-import type { AskOutcome, AskUserQuestionItem, TraceContext } from '../../vocabulary/index.js'
+import type {
+  AskErrorData,
+  AskOutcome,
+  AskPolicy,
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+  Responder,
+  TraceContext,
+} from '../../vocabulary/index.js'
 
 /**
  * The durable side of askseam (DESIGN §10). A store holds every admitted ask
@@ -42,6 +50,27 @@ export interface AskStore {
    * hold.
    */
   settle(askId: string, outcome: AskOutcome, settledAt: number): Promise<SettleResult | undefined>
+  /**
+   * The conditional write of an approval (DESIGN §12), for an ask whose
+   * policy requires several: in one write, counts `vote.by`'s approval
+   * unless the ask is no longer pending (`settled`, with the record) or that
+   * responder's approval is counted already (`already-voted`); and, when it
+   * is the `vote.required`-th distinct approval, settles the ask with
+   * `vote.outcome`, its `by` listing every approver in the order they voted.
+   * A deadline is final here as in {@link settle}: an overdue ask is settled
+   * with `timeoutOutcome` and the vote is not counted. `undefined` for an ask
+   * the store does not hold.
+   */
+  vote(askId: string, vote: NewVote): Promise<VoteResult | undefined>
+  /**
+   * Appends an event to an ask's record (DESIGN §12): a presentation, or an
+   * answer refused while the ask stayed pending. Nothing for an ask the store
+   * does not hold. Admission, votes, settlement and delivered notifications
+   * are recorded by the writes that make them.
+   */
+  record(askId: string, event: RecordedEvent): Promise<void>
+  /** The record of every ask the query matches, newest first (see {@link HistoryQuery}). */
+  history(query: HistoryQuery): Promise<AskHistory[]>
   /** The ask with this id, pending or settled. */
   get(askId: string): Promise<AskRecord | undefined>
   /** Every pending ask, oldest first (by `startedAt`, then `askId`). */
@@ -197,6 +226,72 @@ export interface NewAskRecord {
    * never a reason to refuse the row.
    */
   traceContext?: TraceContext
+  /** Who may answer and how many must approve (DESIGN §12); absent: anyone, once. */
+  policy?: AskPolicy
+}
+
+/** What {@link AskStore.vote} writes. */
+export interface NewVote {
+  by: Responder
+  /** Epoch milliseconds: the vote's time, and the settlement's when it completes the count. */
+  at: number
+  /** How many distinct approvals settle the ask (the ask's `policy.approvals`). */
+  required: number
+  /** The outcome the last approval settles the ask with; the store writes its `by`. */
+  outcome: AskOutcome
+}
+
+/** The answer of {@link AskStore.vote}. */
+export type VoteResult =
+  /** Counted; the ask still waits for more. `given`: every approval so far, this one last. */
+  | { status: 'counted'; given: Responder[] }
+  /** This responder's approval was counted before; nothing was written. */
+  | { status: 'already-voted'; given: Responder[] }
+  /** The ask is settled: by this vote (`won`), or already, or now by its deadline. */
+  | { status: 'settled'; record: AskRecord; won: boolean }
+
+/** An event a writer appends with {@link AskStore.record}. */
+export interface RecordedEvent {
+  type: 'presented' | 'refused'
+  /** Epoch milliseconds. */
+  at: number
+  by?: Responder
+  detail?: Record<string, unknown>
+}
+
+/** What {@link AskStore.history} looks for: the asks matching every field given. */
+export interface HistoryQuery {
+  askId?: string
+  key?: string
+  agentId?: string
+  /** At most this many asks, newest first. @default 50 */
+  limit?: number
+}
+
+/** One event of an ask's record. */
+export interface AskHistoryEvent {
+  at: number
+  type: 'admitted' | 'presented' | 'vote' | 'refused' | 'settled' | 'notified'
+  by?: Responder
+  detail?: Record<string, unknown>
+}
+
+/** The record of one ask (DESIGN §12): what was asked, when, what happened, and who answered. */
+export interface AskHistory {
+  askId: string
+  key?: string
+  agentId?: string
+  questions: AskUserQuestionItem[]
+  /** `'sha256:'` and the hex digest of the canonical questions: exactly what was asked. */
+  digest: string
+  startedAt: number
+  deadline?: number
+  settledAt?: number
+  outcome?:
+    | { status: 'answered'; answer: AskUserQuestionAnswer; by: Responder[] }
+    | { status: 'rejected'; error: AskErrorData; by: Responder[] }
+  /** In the order they happened. */
+  events: AskHistoryEvent[]
 }
 
 /** An ask as the store holds it. */

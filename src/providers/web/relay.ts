@@ -233,9 +233,7 @@ function settlementEvent(verdict: ProviderSettlement): RelayAskEvent {
   return {
     type: 'settlement.told',
     verdict:
-      verdict.status === 'accepted'
-        ? verdict
-        : { status: 'refused', error: errorData(verdict.error) },
+      verdict.status === 'refused' ? { status: 'refused', error: errorData(verdict.error) } : verdict,
   }
 }
 

@@ -60,6 +60,10 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
   return {
     admit: (ask) => writes.admit(ask),
     settle: (askId, outcome, settledAt) => writes.settle(askId, outcome, settledAt),
+    // TODO(issue 23): votes, events and history on this store.
+    vote: () => Promise.reject(new Error('not built yet')),
+    record: () => Promise.resolve(),
+    history: () => Promise.resolve([]),
 
     async get(askId) {
       open()

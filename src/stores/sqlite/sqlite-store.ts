@@ -83,6 +83,10 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
   return {
     admit: (ask) => writes.admit(ask),
     settle: (askId, outcome, settledAt) => writes.settle(askId, outcome, settledAt),
+    // TODO(issue 23): votes, events and history on this store.
+    vote: () => Promise.reject(new Error('not built yet')),
+    record: () => Promise.resolve(),
+    history: () => Promise.resolve([]),
 
     async get(askId) {
       const row = await connection.run(

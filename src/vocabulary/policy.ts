@@ -1,0 +1,152 @@
+import { UserQuestionError } from './errors.js'
+import { AskEndReasons } from './outcome.js'
+import type { AskErrorData } from './outcome.js'
+import type {
+  AskPolicy,
+  AskUserQuestionAnswer,
+  AskUserQuestionItem,
+  Responder,
+} from './types.js'
+
+/*
+ * The one home of who may answer (DESIGN §12): what a request's `answerers`
+ * and `approvals` may say, what a provider's `by` must look like, whom a
+ * policy admits, and which answer counts as an approval.
+ */
+
+/** The most approvals one ask may require. */
+export const MAX_APPROVALS = 100
+/** The most entries of `answerers`. */
+export const MAX_ANSWERERS = 1_000
+/** The longest responder id, name, role or `via`, and the longest `answerers` entry. */
+export const MAX_RESPONDER_FIELD_LENGTH = 256
+/** The most roles one responder may hold. */
+export const MAX_RESPONDER_ROLES = 64
+
+const ROLE_PREFIX = 'role:'
+
+function invalid(message: string, field: string): UserQuestionError {
+  return new UserQuestionError(message, 'INVALID_REQUEST', { details: { field } })
+}
+
+function isName(text: unknown): text is string {
+  return typeof text === 'string' && text.trim() !== '' && text.length <= MAX_RESPONDER_FIELD_LENGTH
+}
+
+/**
+ * Reads a request's `answerers` and `approvals` (already read from the
+ * request, once each) against its validated questions; throws
+ * `INVALID_REQUEST` naming the field. `approvals: 1` is the default and is
+ * left out of the policy.
+ */
+export function readPolicy(
+  answerers: unknown,
+  approvals: unknown,
+  questions: readonly AskUserQuestionItem[],
+): AskPolicy | undefined {
+  const policy: AskPolicy = {}
+  if (answerers !== undefined) {
+    if (!Array.isArray(answerers) || answerers.length === 0 || answerers.length > MAX_ANSWERERS) {
+      throw invalid(
+        `answerers must be a list of 1 to ${MAX_ANSWERERS} responder ids or "role:NAME"`,
+        'answerers',
+      )
+    }
+    const copied = Array.from(answerers as unknown[], (entry, index) => {
+      const named = typeof entry === 'string' && entry.startsWith(ROLE_PREFIX) ? entry.slice(ROLE_PREFIX.length) : entry
+      if (!isName(entry) || !isName(named)) {
+        throw invalid(
+          `answerers[${index}] must be a non-blank responder id or "role:NAME" of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`,
+          'answerers',
+        )
+      }
+      return entry
+    })
+    policy.answerers = Object.freeze(copied) as string[]
+  }
+  if (approvals !== undefined) {
+    if (
+      typeof approvals !== 'number' ||
+      !Number.isInteger(approvals) ||
+      approvals < 1 ||
+      approvals > MAX_APPROVALS
+    ) {
+      throw invalid(`approvals must be a whole number from 1 to ${MAX_APPROVALS}`, 'approvals')
+    }
+    if (questions.length !== 1 || questions[0]?.intent?.kind !== 'plan-review') {
+      throw invalid('approvals applies only to an ask of one plan-review question', 'approvals')
+    }
+    if (approvals > 1) policy.approvals = approvals
+  }
+  return policy.answerers === undefined && policy.approvals === undefined ? undefined : policy
+}
+
+function badResponder(message: string): UserQuestionError {
+  return new UserQuestionError(`by: ${message}`, 'BAD_ANSWER', { details: { field: 'by' } })
+}
+
+/**
+ * A provider's `by`, checked and copied: `BAD_ANSWER` (`details.field:
+ * 'by'`) when it is not a {@link Responder}. `undefined` passes: a provider
+ * may name nobody.
+ */
+export function readResponder(by: unknown): Responder | undefined {
+  if (by === undefined) return undefined
+  if (typeof by !== 'object' || by === null || Array.isArray(by)) {
+    throw badResponder('must be an object { id, name?, roles?, via }')
+  }
+  const { id, name, roles, via } = by as Record<string, unknown>
+  if (!isName(id)) throw badResponder(`id must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`)
+  if (!isName(via)) throw badResponder(`via must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`)
+  const responder: Responder = { id, via }
+  if (name !== undefined) {
+    if (!isName(name)) throw badResponder(`name must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`)
+    responder.name = name
+  }
+  if (roles !== undefined) {
+    if (!Array.isArray(roles) || roles.length > MAX_RESPONDER_ROLES || !roles.every(isName)) {
+      throw badResponder(`roles must be a list of at most ${MAX_RESPONDER_ROLES} non-blank strings`)
+    }
+    responder.roles = [...(roles as string[])]
+  }
+  return responder
+}
+
+/**
+ * Whether `answerers` lets `by` answer: anyone when the ask names no
+ * answerers; otherwise only a named responder, by id or by one of its roles.
+ */
+export function admits(answerers: readonly string[] | undefined, by: Responder | undefined): boolean {
+  if (answerers === undefined) return true
+  if (by === undefined) return false
+  return answerers.some((entry) =>
+    entry.startsWith(ROLE_PREFIX)
+      ? (by.roles ?? []).includes(entry.slice(ROLE_PREFIX.length))
+      : entry === by.id,
+  )
+}
+
+/** Whether a canonical answer to a one-question plan review approves it: the approve label alone, nothing typed. */
+export function isApproval(
+  questions: readonly AskUserQuestionItem[],
+  answer: AskUserQuestionAnswer,
+): boolean {
+  const intent = questions[0]?.intent
+  const item = answer.answers[0]
+  if (intent === undefined || item === undefined || item.custom !== undefined) return false
+  return item.selected.length === 1 && item.selected[0] === intent.approve
+}
+
+/** The refusal of an answer from a responder the ask does not admit: the ask stays pending. */
+export const forbiddenAnswer = (): AskErrorData => ({
+  code: 'BAD_ANSWER',
+  message: 'this responder may not answer this ask',
+  details: { reason: AskEndReasons.FORBIDDEN },
+})
+
+/** The refusal of a second approval by the same responder: the ask stays pending. */
+export const alreadyVoted = (): AskErrorData => ({
+  code: 'BAD_ANSWER',
+  message: 'this responder has approved already',
+  details: { reason: AskEndReasons.ALREADY_VOTED },
+})
