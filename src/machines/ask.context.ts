@@ -4,6 +4,7 @@ import type {
   AskEnding,
   AskErrorData,
   AskOutcome,
+  AskPolicy,
   AskRejection,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
@@ -51,6 +52,8 @@ export interface AskInput {
   providerElsewhere?: boolean
   /** Whether the seam has read the fleet's leases once, so it knows whether any provider is active. @default true */
   fleetKnown?: boolean
+  /** Who may answer and how many must approve (DESIGN §12). */
+  policy?: AskPolicy
 }
 
 /** An ask the store already held under the key, as the admission found it. */
@@ -60,6 +63,7 @@ export interface HeldAsk {
   startedAt: number
   deadline?: number
   agentId?: string
+  policy?: AskPolicy
   /** Its committed outcome; absent while it is pending. */
   outcome?: AskOutcome
 }
@@ -88,6 +92,7 @@ export interface AskContext {
   providerHere: boolean
   providerElsewhere: boolean
   fleetKnown: boolean
+  policy: AskPolicy | undefined
   /** The local ending offered, once there is one: the first one stands. */
   proposal: AskProposal | undefined
   /** The outcome the caller gets: committed by the store, or a proposal that is not written. */
@@ -208,6 +213,7 @@ export function presentationInput(context: AskContext): PresentationInput {
   }
   if (context.agentId !== undefined) input.agentId = context.agentId
   if (context.deadline !== undefined) input.deadline = context.deadline
+  if (context.policy !== undefined) input.policy = context.policy
   return input
 }
 

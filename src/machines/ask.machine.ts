@@ -113,6 +113,7 @@ export const askMachine = /* @__PURE__ */ setup({
         startedAt: ask.startedAt,
         deadline: ask.deadline,
         agentId: ask.agentId,
+        policy: ask.policy,
       }
     }),
     /** The caller leaves a held ask it followed: nothing is written, the ask goes on. */
@@ -155,6 +156,7 @@ export const askMachine = /* @__PURE__ */ setup({
     providerHere: input.providerHere ?? false,
     providerElsewhere: input.providerElsewhere ?? false,
     fleetKnown: input.fleetKnown ?? true,
+    policy: input.policy,
     proposal: undefined,
     outcome: undefined,
     cause: undefined,
@@ -162,7 +164,7 @@ export const askMachine = /* @__PURE__ */ setup({
   initial: 'checking',
   output: ({ context }) => {
     const outcome = context.outcome as AskOutcome
-    if (outcome.status === 'answered') return outcome
+    if (outcome.status === 'answered') return { status: 'answered', answer: outcome.answer }
     return context.cause === undefined
       ? { status: 'rejected', error: outcome.error }
       : { status: 'rejected', error: outcome.error, cause: context.cause }

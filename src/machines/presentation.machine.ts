@@ -1,6 +1,11 @@
 import { assertEvent, assign, raise, setup } from 'xstate'
 import {
+  admits,
+  alreadyVoted,
+  forbiddenAnswer,
+  isApproval,
   presentationEnding,
+  readResponder,
   timeoutOutcome,
   validateAnswer,
   errorData,
@@ -9,8 +14,10 @@ import {
 import type {
   AskErrorData,
   AskOutcome,
+  AskPolicy,
   AskRejection,
   AskUserQuestionItem,
+  Responder,
 } from '../vocabulary/index.js'
 import { clampDelay } from './time.js'
 
@@ -26,6 +33,8 @@ export interface PresentationInput {
   deadline?: number
   /** When the presentation opens, epoch milliseconds: an ask already overdue is never presented. */
   openedAt: number
+  /** Who may answer and how many must approve (DESIGN §12). */
+  policy?: AskPolicy
 }
 
 /** A presentation's memory: data only, so a snapshot is plain JSON. */
@@ -36,8 +45,17 @@ export interface PresentationContext {
   startedAt: number
   deadline: number | undefined
   openedAt: number
+  policy: AskPolicy | undefined
   /** What the provider settled with, as offered to the store. */
   proposal: AskOutcome | undefined
+  /** Who gave the proposal, as the provider named them. */
+  responder: Responder | undefined
+  /** Whether the proposal is an approval the store counts as a vote (DESIGN §12). */
+  voting: boolean
+  /** The approvals counted so far, as the store last said. */
+  given: Responder[]
+  /** Answers refused while the ask stayed pending: each pauses a little longer before the next showing. */
+  refusals: number
   /** Commits of the proposal that failed so far. */
   attempts: number
   /** The outcome the store committed, once known (this provider's or another). */
@@ -63,6 +81,10 @@ export type PresentationEvent =
   | { type: 'provider.failed'; error: AskErrorData }
   | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
   | { type: 'commit.failed' }
+  /** The store counted the approval; the ask waits for more. */
+  | { type: 'vote.counted'; given: Responder[] }
+  /** The store had this responder's approval already. */
+  | { type: 'vote.already'; given: Responder[] }
   | { type: 'ask.settled'; outcome: AskOutcome }
   | { type: 'ask.ending'; error: AskRejection }
   | { type: 'provider.withdrawn'; error: AskRejection }
@@ -78,8 +100,15 @@ export type PresentationOutput =
   | { verdict: 'refused'; outcome: AskOutcome }
   | { verdict: 'takenDown'; ending: AskRejection }
 
-/** What the provider is told of its own settlement (see `ProviderRequest.settlement`). */
-export type ProviderVerdict = { status: 'accepted' } | { status: 'refused'; error: AskErrorData }
+/**
+ * What the provider is told of its own settlement (see
+ * `ProviderRequest.settlement`): `by` is who gave it, for the ask's record.
+ */
+export type ProviderVerdict = (
+  | { status: 'accepted' }
+  | { status: 'refused'; error: AskErrorData }
+  | { status: 'counted'; approvals: { required: number; given: Responder[] } }
+) & { by?: Responder }
 
 /** The longest pause between two commits of one settlement. */
 export const MAX_RETRY_DELAY_MS = 5_000
@@ -95,34 +124,87 @@ export function retryDelay(attempts: number): number {
   return clampDelay(base + Math.random() * base * 0.2)
 }
 
-/** The proposal a provider's answer makes: the canonical answer, or `BAD_ANSWER` when it does not fit. */
-function answerProposal(questions: AskUserQuestionItem[], answer: unknown): AskOutcome {
+/**
+ * The proposal a provider's answer makes, and who gave it: the canonical
+ * answer, or `BAD_ANSWER` when it (or its `by`) does not fit. The outcome
+ * names its responder.
+ */
+function answerProposal(
+  questions: AskUserQuestionItem[],
+  answer: unknown,
+): { proposal: AskOutcome; responder: Responder | undefined } {
   try {
-    return { status: 'answered', answer: validateAnswer(questions, answer) }
-  } catch (error: unknown) {
-    if (error instanceof UserQuestionError) return { status: 'rejected', error: errorData(error) }
+    const responder = readResponder((answer as { by?: unknown } | null | undefined)?.by)
+    const canonical = validateAnswer(questions, answer)
     return {
-      status: 'rejected',
-      error: { code: 'BAD_ANSWER', message: 'the answer could not be read' },
+      proposal:
+        responder === undefined
+          ? { status: 'answered', answer: canonical }
+          : { status: 'answered', answer: canonical, by: [responder] },
+      responder,
     }
+  } catch (error: unknown) {
+    const data: AskErrorData =
+      error instanceof UserQuestionError
+        ? errorData(error)
+        : { code: 'BAD_ANSWER', message: 'the answer could not be read' }
+    return { proposal: { status: 'rejected', error: data }, responder: undefined }
   }
+}
+
+/** Whether the ask's policy refuses this responder's answer: not among `answerers`, or nameless where approvals are counted. */
+function refusesResponder(context: PresentationContext): boolean {
+  const { policy, responder } = context
+  if (policy === undefined) return false
+  if (policy.approvals !== undefined && responder === undefined) return true
+  return !admits(policy.answerers, responder)
+}
+
+/** Whether the proposal is an approval the store counts as one vote of several. */
+function isVote(context: PresentationContext): boolean {
+  const { policy, proposal } = context
+  return (
+    policy?.approvals !== undefined &&
+    proposal?.status === 'answered' &&
+    isApproval(context.questions, proposal.answer)
+  )
+}
+
+/** The approvals an ask that counts them holds now. */
+function approvalsOf(context: PresentationContext) {
+  return { required: context.policy?.approvals as number, given: context.given }
 }
 
 function verdictOf(context: PresentationContext): ProviderVerdict {
   const outcome = context.outcome as AskOutcome
+  const by = context.responder === undefined ? {} : { by: context.responder }
   return outcome.status === 'rejected' && outcome.error.code === 'BAD_ANSWER'
-    ? { status: 'refused', error: outcome.error }
-    : { status: 'accepted' }
+    ? { status: 'refused', error: outcome.error, ...by }
+    : { status: 'accepted', ...by }
+}
+
+/** The verdict on an answer refused while the ask stays pending. */
+function refusalOf(context: PresentationContext, error: AskErrorData): ProviderVerdict {
+  return context.responder === undefined
+    ? { status: 'refused', error }
+    : { status: 'refused', error, by: context.responder }
 }
 
 /**
  * One ask shown to this seam's provider, its own or another seam's (DESIGN
- * §6): presenting, then committing the provider's answer or refusal (retried
- * with backoff while it fails, so the human's answer is kept, not dropped),
- * then accepted, refused (another outcome was committed first: the signal
- * aborts with `settled-elsewhere` even when the provider had already
+ * §6, §12): presenting, then committing the provider's answer or refusal
+ * (retried with backoff while it fails, so the human's answer is kept, not
+ * dropped), then accepted, refused (another outcome was committed first: the
+ * signal aborts with `settled-elsewhere` even when the provider had already
  * answered), or taken down (the ask ended for another reason, or was overdue
  * when it opened).
+ *
+ * The ask's policy is decided here: an answer from a responder the ask does
+ * not admit is refused (`forbidden`) and the ask is presented again after a
+ * pause; on an ask that counts approvals, an approval is a vote the store
+ * keeps, and the ask is presented again with the new count until the last
+ * one settles it; a second approval by one responder is refused
+ * (`already-voted`); any other answer from an admitted responder settles it.
  *
  * The provider, its signal and the store live beside the actor: the seam
  * provides `callProvider`, `commitProposal`, `endPresentation` and
@@ -144,14 +226,19 @@ export const presentationMachine = /* @__PURE__ */ setup({
     },
     isSettledHere: ({ context }) => context.outcome !== undefined,
     isYielding: ({ context }) => context.yielding,
+    refusesResponder: ({ context }) => refusesResponder(context),
   },
   delays: {
     retry: ({ context }) => retryDelay(context.attempts - 1),
+    pause: ({ context }) => retryDelay(context.refusals - 1),
   },
   actions: {
     /** Effect: shows the ask to the provider; its settlement comes back as `provider.*`. */
     callProvider: () => undefined,
-    /** Effect: offers the proposal to the store; what it committed comes back as `commit.*`. */
+    /**
+     * Effect: offers the proposal to the store (a vote when `voting`); what
+     * it committed comes back as `commit.*`, what it counted as `vote.*`.
+     */
     commitProposal: raise(({ context }) => ({
       type: 'commit.done' as const,
       outcome: context.proposal as AskOutcome,
@@ -163,17 +250,24 @@ export const presentationMachine = /* @__PURE__ */ setup({
     tellSettlement: (_, _params: ProviderVerdict) => undefined,
     proposeAnswer: assign(({ context, event }) => {
       assertEvent(event, 'provider.answered')
-      return { proposal: answerProposal(context.questions, event.answer) }
+      const { proposal, responder } = answerProposal(context.questions, event.answer)
+      return { proposal, responder }
     }),
     proposeRefusal: assign(({ event }) => {
       assertEvent(event, 'provider.failed')
-      return { proposal: { status: 'rejected' as const, error: event.error } }
+      return { proposal: { status: 'rejected' as const, error: event.error }, responder: undefined }
     }),
+    decideVote: assign(({ context }) => ({ voting: isVote(context) })),
     recordCommit: assign(({ event }) => {
       assertEvent(event, 'commit.done')
       return { outcome: event.outcome, won: event.won }
     }),
     recordFailedCommit: assign(({ context }) => ({ attempts: context.attempts + 1 })),
+    recordVotes: assign(({ event }) => {
+      assertEvent(event, ['vote.counted', 'vote.already'])
+      return { given: event.given, attempts: 0 }
+    }),
+    recordRefusal: assign(({ context }) => ({ refusals: context.refusals + 1 })),
     recordSettlement: assign(({ event }) => {
       assertEvent(event, 'ask.settled')
       return { outcome: event.outcome }
@@ -199,7 +293,12 @@ export const presentationMachine = /* @__PURE__ */ setup({
     startedAt: input.startedAt,
     deadline: input.deadline,
     openedAt: input.openedAt,
+    policy: input.policy,
     proposal: undefined,
+    responder: undefined,
+    voting: false,
+    given: [],
+    refusals: 0,
     attempts: 0,
     outcome: undefined,
     won: false,
@@ -221,12 +320,26 @@ export const presentationMachine = /* @__PURE__ */ setup({
     presenting: {
       entry: 'callProvider',
       on: {
-        'provider.answered': { target: 'committing', actions: 'proposeAnswer' },
+        'provider.answered': { target: 'deciding', actions: 'proposeAnswer' },
         'provider.failed': { target: 'committing', actions: 'proposeRefusal' },
         'ask.settled': { target: 'refused', actions: 'recordSettlement' },
         'ask.ending': { target: 'takenDown', actions: 'recordEnding' },
         'provider.withdrawn': { target: 'takenDown', actions: 'recordEnding' },
       },
+    },
+    // The ask's policy judges who answered (DESIGN §12).
+    deciding: {
+      always: [
+        {
+          guard: 'refusesResponder',
+          target: 'pausing',
+          actions: {
+            type: 'tellSettlement',
+            params: ({ context }) => refusalOf(context, forbiddenAnswer()),
+          },
+        },
+        { target: 'committing', actions: 'decideVote' },
+      ],
     },
     committing: {
       initial: 'writing',
@@ -243,6 +356,36 @@ export const presentationMachine = /* @__PURE__ */ setup({
               { guard: 'isYielding', target: '#presentation.takenDown' },
               { target: 'waiting', actions: 'recordFailedCommit' },
             ],
+            'vote.counted': [
+              { guard: 'isYielding', target: '#presentation.takenDown', actions: 'recordVotes' },
+              {
+                target: '#presentation.presenting',
+                actions: [
+                  'recordVotes',
+                  {
+                    type: 'tellSettlement',
+                    params: ({ context }) => ({
+                      status: 'counted' as const,
+                      approvals: approvalsOf(context),
+                      ...(context.responder === undefined ? {} : { by: context.responder }),
+                    }),
+                  },
+                ],
+              },
+            ],
+            'vote.already': [
+              { guard: 'isYielding', target: '#presentation.takenDown', actions: 'recordVotes' },
+              {
+                target: '#presentation.pausing',
+                actions: [
+                  'recordVotes',
+                  {
+                    type: 'tellSettlement',
+                    params: ({ context }) => refusalOf(context, alreadyVoted()),
+                  },
+                ],
+              },
+            ],
             // The write in flight decides: it says whether it won.
             'ask.settled': { actions: 'recordSettlement' },
             'ask.ending': { actions: 'recordYield' },
@@ -255,6 +398,16 @@ export const presentationMachine = /* @__PURE__ */ setup({
             'ask.ending': { target: '#presentation.takenDown', actions: 'recordEnding' },
           },
         },
+      },
+    },
+    // An answer was refused and the ask stays pending: it is shown again after a pause.
+    pausing: {
+      entry: 'recordRefusal',
+      after: { pause: 'presenting' },
+      on: {
+        'ask.settled': { target: 'refused', actions: 'recordSettlement' },
+        'ask.ending': { target: 'takenDown', actions: 'recordEnding' },
+        'provider.withdrawn': { target: 'takenDown', actions: 'recordEnding' },
       },
     },
     accepted: {

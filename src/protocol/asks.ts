@@ -348,6 +348,7 @@ function askInput(request: ValidatedRequest, options: AsksOptions): AskInput {
     startedAt: now,
     ...options.defaults(),
     ...(request.key === undefined ? {} : { key: request.key }),
+    ...(request.policy === undefined ? {} : { policy: request.policy }),
     ...(agent === undefined ? {} : { agentId: agent.id }),
     ...(timeoutMs === undefined || timeoutMs === Infinity ? {} : { deadline: now + timeoutMs }),
   }

@@ -1,5 +1,6 @@
-import { readSettlement } from './store/rows.js'
-import type { AskStore, NewAskRecord } from './store/types.js'
+import { readSettlement, readVote } from './store/rows.js'
+import type { AskStore, NewAskRecord, NewVote } from './store/types.js'
+import type { PresentationEvent } from '../machines/index.js'
 import type { AskContext } from '../machines/index.js'
 import type { AskOutcome, TraceContext } from '../vocabulary/index.js'
 
@@ -48,6 +49,27 @@ export async function commitOutcome(
 }
 
 /**
+ * Offers an approval to the store's conditional vote (DESIGN §12); resolves
+ * with what the presentation hears of it: counted, counted before, or the
+ * outcome the store holds now (this vote's when it completed the count).
+ */
+export async function commitVote(
+  store: AskStore,
+  askId: string,
+  vote: NewVote,
+): Promise<PresentationEvent> {
+  const result = readVote(askId, await store.vote(askId, vote))
+  switch (result.status) {
+    case 'counted':
+      return { type: 'vote.counted', given: result.given }
+    case 'already-voted':
+      return { type: 'vote.already', given: result.given }
+    default:
+      return { type: 'commit.done', outcome: result.record.outcome as AskOutcome, won: result.won }
+  }
+}
+
+/**
  * The row an ask's admission writes: what its machine holds, the seam that
  * owns it, and the trace context its telemetry kept with it.
  */
@@ -66,5 +88,6 @@ export function newAskRecord(
   if (context.agentId !== undefined) record.agentId = context.agentId
   if (context.deadline !== undefined) record.deadline = context.deadline
   if (traceContext !== undefined) record.traceContext = traceContext
+  if (context.policy !== undefined) record.policy = context.policy
   return record
 }

@@ -24,7 +24,7 @@ export { createAgentRegistry } from './agents.js'
 export type { MutableAgentRegistry } from './agents.js'
 export { createMemoryStore } from './store/memory.js'
 export type { MemoryStoreOptions } from './store/memory.js'
-export type { AskStore } from './store/types.js'
+export type { AskHistory, AskHistoryEvent, AskStore, HistoryQuery } from './store/types.js'
 export type {
   AskTelemetry,
   PresentationTelemetry,
@@ -58,6 +58,8 @@ export type {
   Agent,
   AgentRegistry,
   AnswerDraft,
+  ApprovalCount,
+  AskPolicy,
   AskEndReason,
   AskEnding,
   AskErrorData,
@@ -74,8 +76,10 @@ export type {
   PendingAsk,
   PendingAskState,
   PlanReviewChoice,
+  ProviderAnswer,
   ProviderRequest,
   ProviderSettlement,
+  Responder,
   TraceContext,
   UserQuestionErrorCode,
   UserQuestionErrorDetails,

@@ -2,19 +2,20 @@ import { createActor } from 'xstate'
 import type { Actor } from 'xstate'
 import { presentationMachine } from '../machines/index.js'
 import type { PresentationEvent, PresentationOutput } from '../machines/index.js'
-import { commitOutcome, report } from './effects.js'
+import { commitOutcome, commitVote, report } from './effects.js'
 import { callProvider, safeProviderError } from './provider-call.js'
 import type { ProviderCall } from './provider-call.js'
 import type { InspectionObserver } from './seam-api.js'
 import { createPresentationWatches } from './telemetry.js'
 import type { SeamTelemetry } from './telemetry.js'
-import type { AskRecord, AskStore } from './store/types.js'
+import type { AskRecord, AskStore, RecordedEvent } from './store/types.js'
 import { errorData } from '../vocabulary/index.js'
 import type {
   Agent,
   AskErrorData,
   AskOutcome,
   AskRejection,
+  Responder,
   TraceContext,
   UserQuestionProvider,
   UserQuestionError,
@@ -86,12 +87,18 @@ export function createPresenter(options: PresenterOptions): Presenter {
           return
         }
         const agent = options.agentOf(context.askId)
+        const { policy } = context
         const call = callProvider(provider, {
           askId: context.askId,
           questions: context.questions,
           ...(agent === undefined ? {} : { agent }),
           ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
+          ...(policy?.answerers === undefined ? {} : { answerers: policy.answerers }),
+          ...(policy?.approvals === undefined
+            ? {}
+            : { approvals: { required: policy.approvals, given: context.given } }),
         })
+        keep(context.askId, { type: 'presented', at: Date.now() })
         calls.set(context.askId, call)
         watches.opened(
           context.askId,
@@ -109,9 +116,26 @@ export function createPresenter(options: PresenterOptions): Presenter {
         )
       },
       commitProposal: ({ context, self }) => {
+        const reportTo = self as { send(event: PresentationEvent): void } & typeof self
+        const proposal = context.proposal as AskOutcome
+        if (context.voting) {
+          const vote = {
+            by: context.responder as Responder,
+            at: Date.now(),
+            required: context.policy?.approvals as number,
+            outcome: proposal,
+          }
+          report<PresentationEvent, PresentationEvent>(
+            reportTo,
+            () => commitVote(store, context.askId, vote),
+            (event) => event,
+            () => ({ type: 'commit.failed' }),
+          )
+          return
+        }
         report<{ outcome: AskOutcome; won: boolean }, PresentationEvent>(
-          self as { send(event: PresentationEvent): void } & typeof self,
-          () => commitOutcome(store, context.askId, context.proposal as AskOutcome),
+          reportTo,
+          () => commitOutcome(store, context.askId, proposal),
           (committed) => ({ type: 'commit.done', ...committed }),
           () => ({ type: 'commit.failed' }),
         )
@@ -120,18 +144,32 @@ export function createPresenter(options: PresenterOptions): Presenter {
         watches.closed(context.askId, context.outcome === undefined ? 'taken-down' : 'refused')
         end(context.askId, options.errorFor(context.askId, error.error))
       },
-      tellSettlement: ({ context }, verdict) => {
+      tellSettlement: ({ context }, { by, ...verdict }) => {
         watches.closed(context.askId, 'accepted')
         const call = calls.get(context.askId)
         calls.delete(context.askId)
-        call?.tell(
-          verdict.status === 'accepted'
-            ? verdict
-            : { status: 'refused', error: options.errorFor(context.askId, verdict.error) },
-        )
+        if (verdict.status !== 'refused') {
+          call?.tell(verdict)
+          return
+        }
+        call?.tell({ status: 'refused', error: options.errorFor(context.askId, verdict.error) })
+        // An answer refused while the ask stays pending is part of its record.
+        if (context.outcome === undefined) {
+          keep(context.askId, {
+            type: 'refused',
+            at: Date.now(),
+            ...(by === undefined ? {} : { by }),
+            detail: { code: verdict.error.code, ...verdict.error.details },
+          })
+        }
       },
     },
   })
+
+  /** Appends an event to the ask's record; the record is kept best-effort, never in the way of the ask. */
+  const keep = (askId: string, event: RecordedEvent) => {
+    store.record(askId, event).catch(() => undefined)
+  }
 
   /** Aborts the provider's signal with `reason` (even after it answered) and tells it `refused`. */
   const end = (askId: string, reason: UserQuestionError) => {
@@ -160,6 +198,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
         openedAt: Date.now(),
         ...(record.agentId === undefined ? {} : { agentId: record.agentId }),
         ...(record.deadline === undefined ? {} : { deadline: record.deadline }),
+        ...(record.policy === undefined ? {} : { policy: record.policy }),
       }
       const actor = createActor(
         machine,

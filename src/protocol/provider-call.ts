@@ -5,6 +5,7 @@ import {
 } from '../vocabulary/index.js'
 import type {
   Agent,
+  ApprovalCount,
   AskUserQuestionItem,
   ProviderRequest,
   ProviderSettlement,
@@ -33,6 +34,8 @@ export interface CallSubject {
   questions: AskUserQuestionItem[]
   agent?: Agent
   deadline?: number
+  answerers?: string[]
+  approvals?: ApprovalCount
 }
 
 const failed = (cause: unknown, message = 'The question provider failed') =>
@@ -86,6 +89,8 @@ export function callProvider(provider: UserQuestionProvider, subject: CallSubjec
   }
   if (subject.agent !== undefined) request.agent = subject.agent
   if (subject.deadline !== undefined) request.deadline = subject.deadline
+  if (subject.answerers !== undefined) request.answerers = subject.answerers
+  if (subject.approvals !== undefined) request.approvals = subject.approvals
   const answer = askDefensively(provider, request).catch((error: unknown) => {
     throw safeProviderError(error)
   })

@@ -1,5 +1,5 @@
 import type { InspectionEvent, Observer } from 'xstate'
-import type { AskStore } from './store/types.js'
+import type { AskHistory, AskStore, HistoryQuery } from './store/types.js'
 import type { SeamTelemetry } from './telemetry.js'
 import type {
   AgentRegistry,
@@ -61,6 +61,13 @@ export interface UserQuestions {
   ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer>
   /** This seam's view of the store's pending asks (its own and, with a provider, every other seam's), oldest first. */
   pending(): PendingAsk[]
+  /**
+   * The record of the asks the query matches in the seam's store, newest
+   * first (DESIGN §12): what was asked, every event, and who answered. An
+   * unknown key or id is an empty list. A malformed query rejects with a
+   * `TypeError`. Still answers after `close()`: the record is the store's.
+   */
+  history(query: HistoryQuery): Promise<AskHistory[]>
   /** Rejects this seam's waiting callers with `SEAM_CLOSED`, then refuses new work. Leaves keyed asks pending in the store. */
   close(): Promise<void>
 }

@@ -9,6 +9,7 @@ import { newId } from './ids.js'
 import { createPresenter } from './presenter.js'
 import type { InspectionObserver, UserQuestions, UserQuestionsOptions } from './seam-api.js'
 import { createMemoryStore } from './store/memory.js'
+import { readHistoryQuery } from './store/history.js'
 import { guardTelemetry } from './telemetry.js'
 import {
   MAX_TIMEOUT_MS,
@@ -172,6 +173,10 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       const shownElsewhere = (askId: string) => presenter.shows(askId) || providersElsewhere
       const others = follower.pending(shownElsewhere).filter(({ askId }) => !asks.runs(askId))
       return [...asks.pending(shownElsewhere), ...others].sort((a, b) => a.startedAt - b.startedAt)
+    },
+
+    async history(query) {
+      return store.history(readHistoryQuery(query))
     },
 
     close() {

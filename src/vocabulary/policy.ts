@@ -1,12 +1,7 @@
 import { UserQuestionError } from './errors.js'
 import { AskEndReasons } from './outcome.js'
 import type { AskErrorData } from './outcome.js'
-import type {
-  AskPolicy,
-  AskUserQuestionAnswer,
-  AskUserQuestionItem,
-  Responder,
-} from './types.js'
+import type { AskPolicy, AskUserQuestionAnswer, AskUserQuestionItem, Responder } from './types.js'
 
 /*
  * The one home of who may answer (DESIGN §12): what a request's `answerers`
@@ -53,7 +48,10 @@ export function readPolicy(
       )
     }
     const copied = Array.from(answerers as unknown[], (entry, index) => {
-      const named = typeof entry === 'string' && entry.startsWith(ROLE_PREFIX) ? entry.slice(ROLE_PREFIX.length) : entry
+      const named =
+        typeof entry === 'string' && entry.startsWith(ROLE_PREFIX)
+          ? entry.slice(ROLE_PREFIX.length)
+          : entry
       if (!isName(entry) || !isName(named)) {
         throw invalid(
           `answerers[${index}] must be a non-blank responder id or "role:NAME" of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`,
@@ -96,11 +94,20 @@ export function readResponder(by: unknown): Responder | undefined {
     throw badResponder('must be an object { id, name?, roles?, via }')
   }
   const { id, name, roles, via } = by as Record<string, unknown>
-  if (!isName(id)) throw badResponder(`id must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`)
-  if (!isName(via)) throw badResponder(`via must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`)
+  if (!isName(id))
+    throw badResponder(
+      `id must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`,
+    )
+  if (!isName(via))
+    throw badResponder(
+      `via must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`,
+    )
   const responder: Responder = { id, via }
   if (name !== undefined) {
-    if (!isName(name)) throw badResponder(`name must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`)
+    if (!isName(name))
+      throw badResponder(
+        `name must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`,
+      )
     responder.name = name
   }
   if (roles !== undefined) {
@@ -116,7 +123,10 @@ export function readResponder(by: unknown): Responder | undefined {
  * Whether `answerers` lets `by` answer: anyone when the ask names no
  * answerers; otherwise only a named responder, by id or by one of its roles.
  */
-export function admits(answerers: readonly string[] | undefined, by: Responder | undefined): boolean {
+export function admits(
+  answerers: readonly string[] | undefined,
+  by: Responder | undefined,
+): boolean {
   if (answerers === undefined) return true
   if (by === undefined) return false
   return answerers.some((entry) =>

@@ -21,8 +21,9 @@ export async function digestOf(questions: readonly AskUserQuestionItem[]): Promi
 }
 
 /** A history query, checked: `limit` defaults and is bounded; a field given must be a string. */
-export function readHistoryQuery(query: HistoryQuery): Required<Pick<HistoryQuery, 'limit'>> &
-  HistoryQuery {
+export function readHistoryQuery(
+  query: HistoryQuery,
+): Required<Pick<HistoryQuery, 'limit'>> & HistoryQuery {
   const { askId, key, agentId, limit = DEFAULT_HISTORY_LIMIT } = query
   for (const [field, value] of Object.entries({ askId, key, agentId })) {
     if (value !== undefined && typeof value !== 'string') {
@@ -90,7 +91,11 @@ export async function historyOf(
   const outcome = ask.outcome
   const by = outcome?.by ?? []
   const events: AskHistoryEvent[] = [
-    { at: ask.startedAt, type: 'admitted', ...(ask.agentId === undefined ? {} : { detail: { agentId: ask.agentId } }) },
+    {
+      at: ask.startedAt,
+      type: 'admitted',
+      ...(ask.agentId === undefined ? {} : { detail: { agentId: ask.agentId } }),
+    },
     ...[...kept].sort((a, b) => a.at - b.at),
   ]
   if (outcome !== undefined) {

@@ -65,7 +65,10 @@ export function memoryRecords(
         .slice(0, checked.limit)
       return Promise.all(
         found.map((record) =>
-          historyOf(snapshot(record), [...(events.get(record.askId) ?? []), ...notified(record.askId)]),
+          historyOf(snapshot(record), [
+            ...(events.get(record.askId) ?? []),
+            ...notified(record.askId),
+          ]),
         ),
       )
     },

@@ -41,7 +41,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
   const { asks } = table
   const leases = memoryLeases((change) => notify(change))
   const settlements = memorySettlements(table, (change) => notify(change))
-  const records = memoryRecords(table, settlements.settle, (askId) => notifications.delivered(askId))
+  const records = memoryRecords(table, settlements.settle, (askId) =>
+    notifications.delivered(askId),
+  )
   /** Forgets what the store keeps beside an ask it no longer holds. */
   const forget = (askId: string): void => {
     notifications.forget(askId)

@@ -19,6 +19,7 @@ import type {
   NotificationEnding,
   NotificationEntry,
   SettleResult,
+  VoteResult,
 } from './types.js'
 
 /*
@@ -153,7 +154,10 @@ export function parseResponders(value: unknown): Responder[] {
  * {@link CorruptRowError}. A policy that does not parse is never dropped:
  * dropping it would let anyone answer.
  */
-export function parsePolicy(value: unknown, questions: AskUserQuestionItem[]): AskPolicy | undefined {
+export function parsePolicy(
+  value: unknown,
+  questions: AskUserQuestionItem[],
+): AskPolicy | undefined {
   if (value === undefined || value === null) return undefined
   try {
     if (!isDict(value)) throw new Error('not an object')
@@ -242,6 +246,21 @@ export function readSettlement(askId: string, result: unknown): SettleResult {
     throw new CorruptRowError(`the store does not hold ask ${askId} as settled`)
   }
   return { record, won: (result as { won?: unknown }).won === true }
+}
+
+/**
+ * A store's answer to a vote, read as untrusted: `undefined` (no such ask),
+ * an unknown status, a record that is not settled or a list that is not of
+ * responders throws {@link CorruptRowError}.
+ */
+export function readVote(askId: string, result: unknown): VoteResult {
+  if (result === undefined) throw new CorruptRowError(`ask ${askId} is not in the store`)
+  const { status, given } = (result ?? {}) as { status?: unknown; given?: unknown }
+  if (status === 'counted' || status === 'already-voted') {
+    return { status, given: parseResponders(given) }
+  }
+  if (status === 'settled') return { status, ...readSettlement(askId, result) }
+  throw new CorruptRowError(`the store answered a vote on ask ${askId} with an unknown status`)
 }
 
 const NOTIFICATION_ENDINGS: ReadonlySet<unknown> = new Set<NotificationEnding>([

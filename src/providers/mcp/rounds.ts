@@ -177,6 +177,7 @@ class Round {
     return {
       ask: (request) => this.ask(request),
       pending: () => seam.pending(),
+      history: (query) => seam.history(query),
       registerProvider: () => {
         throw new UserQuestionError(
           'A tool served by round trips asks through the seam it is given; it cannot register a provider on it.',
