@@ -66,6 +66,8 @@ export interface PresentationContext {
   ending: AskRejection | undefined
   /** The ask ends here for a local reason: a commit in flight finishes, no new one starts. */
   yielding: boolean
+  /** The provider went while a write was in flight: an ask that goes on after it is taken down. */
+  withdrawn: boolean
 }
 
 /**
@@ -226,6 +228,8 @@ export const presentationMachine = /* @__PURE__ */ setup({
     },
     isSettledHere: ({ context }) => context.outcome !== undefined,
     isYielding: ({ context }) => context.yielding,
+    /** The ask ends here, or its provider went: it is not presented again. */
+    isLeaving: ({ context }) => context.yielding || context.withdrawn,
     refusesResponder: ({ context }) => refusesResponder(context),
   },
   delays: {
@@ -251,11 +255,15 @@ export const presentationMachine = /* @__PURE__ */ setup({
     proposeAnswer: assign(({ context, event }) => {
       assertEvent(event, 'provider.answered')
       const { proposal, responder } = answerProposal(context.questions, event.answer)
-      return { proposal, responder }
+      return { proposal, responder, voting: false }
     }),
     proposeRefusal: assign(({ event }) => {
       assertEvent(event, 'provider.failed')
-      return { proposal: { status: 'rejected' as const, error: event.error }, responder: undefined }
+      return {
+        proposal: { status: 'rejected' as const, error: event.error },
+        responder: undefined,
+        voting: false,
+      }
     }),
     decideVote: assign(({ context }) => ({ voting: isVote(context) })),
     recordCommit: assign(({ event }) => {
@@ -275,6 +283,10 @@ export const presentationMachine = /* @__PURE__ */ setup({
     recordEnding: assign(({ event }) => {
       assertEvent(event, ['ask.ending', 'provider.withdrawn'])
       return { ending: event.error }
+    }),
+    recordWithdrawal: assign(({ context, event }) => {
+      assertEvent(event, 'provider.withdrawn')
+      return { withdrawn: true, ending: context.ending ?? event.error }
     }),
     recordYield: assign(({ event }) => {
       assertEvent(event, 'ask.ending')
@@ -304,6 +316,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
     won: false,
     ending: undefined,
     yielding: false,
+    withdrawn: false,
   }),
   initial: 'opening',
   output: ({ context }) =>
@@ -357,7 +370,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
               { target: 'waiting', actions: 'recordFailedCommit' },
             ],
             'vote.counted': [
-              { guard: 'isYielding', target: '#presentation.takenDown', actions: 'recordVotes' },
+              { guard: 'isLeaving', target: '#presentation.takenDown', actions: 'recordVotes' },
               {
                 target: '#presentation.presenting',
                 actions: [
@@ -374,7 +387,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
               },
             ],
             'vote.already': [
-              { guard: 'isYielding', target: '#presentation.takenDown', actions: 'recordVotes' },
+              { guard: 'isLeaving', target: '#presentation.takenDown', actions: 'recordVotes' },
               {
                 target: '#presentation.pausing',
                 actions: [
@@ -389,6 +402,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
             // The write in flight decides: it says whether it won.
             'ask.settled': { actions: 'recordSettlement' },
             'ask.ending': { actions: 'recordYield' },
+            'provider.withdrawn': { actions: 'recordWithdrawal' },
           },
         },
         waiting: {
@@ -396,6 +410,8 @@ export const presentationMachine = /* @__PURE__ */ setup({
           on: {
             'ask.settled': { target: '#presentation.refused', actions: 'recordSettlement' },
             'ask.ending': { target: '#presentation.takenDown', actions: 'recordEnding' },
+            // The human's answer is still committed; only what comes after it needs the provider.
+            'provider.withdrawn': { actions: 'recordWithdrawal' },
           },
         },
       },

@@ -68,6 +68,12 @@ export function createPresenter(options: PresenterOptions): Presenter {
   const { store } = options
   /** The live call of each ask shown, own or another seam's, until its presentation ends. */
   const calls = new Map<string, ProviderCall>()
+  /**
+   * The earlier calls of each ask still presented: answers refused or counted
+   * while the ask stayed pending. Their signals abort when the ask ends
+   * other than with an answer of this provider.
+   */
+  const earlier = new Map<string, ProviderCall[]>()
   const foreign = new Map<string, PresentationActor>()
   /** The trace context another seam kept with each of its asks shown here. */
   const foreignTraces = new Map<string, TraceContext>()
@@ -145,14 +151,19 @@ export function createPresenter(options: PresenterOptions): Presenter {
         end(context.askId, options.errorFor(context.askId, error.error))
       },
       tellSettlement: ({ context }, { by, ...verdict }) => {
-        watches.closed(context.askId, 'accepted')
-        const call = calls.get(context.askId)
-        calls.delete(context.askId)
+        const { askId } = context
+        watches.closed(askId, 'accepted')
+        const call = calls.get(askId)
+        calls.delete(askId)
+        // An answer that did not end the ask: the ask is presented again.
+        const goesOn = verdict.status === 'counted' || context.outcome === undefined
+        if (goesOn && call !== undefined) earlier.set(askId, [...(earlier.get(askId) ?? []), call])
+        else earlier.delete(askId)
         if (verdict.status !== 'refused') {
           call?.tell(verdict)
           return
         }
-        call?.tell({ status: 'refused', error: options.errorFor(context.askId, verdict.error) })
+        call?.tell({ status: 'refused', error: options.errorFor(askId, verdict.error) })
         // An answer refused while the ask stays pending is part of its record.
         if (context.outcome === undefined) {
           keep(context.askId, {
@@ -174,6 +185,10 @@ export function createPresenter(options: PresenterOptions): Presenter {
   /** Aborts the provider's signal with `reason` (even after it answered) and tells it `refused`. */
   const end = (askId: string, reason: UserQuestionError) => {
     watches.closed(askId, 'taken-down')
+    for (const told of earlier.get(askId) ?? []) {
+      if (!told.controller.signal.aborted) told.controller.abort(reason)
+    }
+    earlier.delete(askId)
     const call = calls.get(askId)
     if (call === undefined) return
     if (!call.controller.signal.aborted) call.controller.abort(reason)
@@ -244,6 +259,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
       foreignTraces.clear()
       // A dead process's provider settles nothing: what it was showing is simply gone.
       calls.clear()
+      earlier.clear()
       watches.clear()
     },
 

@@ -5,10 +5,12 @@ import {
   DEADLINE_MS,
   GRACE_MS,
   WAIT_MS,
+  answerName,
   answeredElsewhere,
   badReply,
   cancelledElsewhere,
   goodAnswer,
+  policyAnswers,
   providerFailure,
   replay,
   replayAll,
@@ -56,15 +58,30 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
   }
   if (committing) steps.push(...storeAnswers(ask.context.proposal!.outcome))
   if (presentation?.matches('presenting')) {
+    const answers = scenario.policy === true ? Object.values(policyAnswers) : [goodAnswer, badReply]
     steps.push(
-      { type: 'provider.answered', answer: goodAnswer },
-      { type: 'provider.answered', answer: badReply },
+      ...answers.map((answer): ModelStep => ({ type: 'provider.answered', answer })),
       { type: 'provider.failed', error: uiCancel },
       { type: 'provider.failed', error: providerFailure },
     )
   }
   if (presentation?.matches({ committing: 'writing' })) {
-    steps.push(...storeAnswers(presentation.context.proposal!))
+    const { context } = presentation
+    if (!context.voting) steps.push(...storeAnswers(context.proposal!))
+    else if (state.stored !== undefined) steps.push(...storeAnswers(context.proposal!))
+    // The store counts each responder's approval once; the second settles the ask (DESIGN §12).
+    else if (context.given.some((each) => each.id === context.responder!.id)) {
+      steps.push({ type: 'vote.already' }, { type: 'commit.failed' })
+    } else if (context.given.length + 1 < context.policy!.approvals!) {
+      steps.push(
+        { type: 'vote.counted' },
+        { type: 'commit.done', outcome: answeredElsewhere, won: false },
+        { type: 'commit.failed' },
+      )
+    } else steps.push(...storeAnswers(context.proposal!))
+  }
+  if (presentation?.matches('pausing') && fits(retryBound(presentation.context.refusals))) {
+    steps.push({ type: 'pause.elapsed' })
   }
   if (
     presentation?.matches({ committing: 'waiting' }) &&
@@ -99,7 +116,8 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
   const timerFirst =
     ask.matches({ pending: { waitingForProvider: 'first' } }) ||
     ask.matches({ pending: { waitingForProvider: 'handOver' } }) ||
-    presentation?.matches({ committing: 'waiting' }) === true
+    presentation?.matches({ committing: 'waiting' }) === true ||
+    presentation?.matches('pausing') === true
   if (
     scenario.deadline &&
     !state.deadlinePassed &&
@@ -134,6 +152,7 @@ export function serializeState(state: ModelState): string {
     outcomeKey(presentation?.context.proposal),
     outcomeKey(presentation?.context.outcome),
     presentation?.context.yielding ?? null,
+    presentation?.context.given.map((each) => each.id) ?? null,
     outcomeKey(state.stored),
     state.aborted,
     state.closed,
@@ -149,7 +168,7 @@ export const serializeStep = (step: ModelStep): string =>
     'active' in step ? step.active : null,
     'existing' in step ? step.existing : null,
     'error' in step ? step.error.code : null,
-    'answer' in step ? step.answer === goodAnswer : null,
+    'answer' in step ? answerName(step.answer) : null,
   ])
 
 /** One generated path: the model state after each of its steps, the first before any. */

@@ -40,6 +40,11 @@ const scenarios: Scenario[] = [
   scenario('no provider, no wait, keyed, deadline', { deadline: true, key: true }),
   scenario('asked before the fleet is read', { wait: true, fleetUnknown: true }),
   scenario('another seam holds the key', { wait: true, key: true, follows: true }),
+  scenario('who may answer, and two approvals (DESIGN §12)', {
+    providerHere: true,
+    deadline: true,
+    policy: true,
+  }),
 ]
 
 const describePath = (path: ModelPath) => path.at(-1)!.steps.map(serializeStep).join(' → ')

@@ -7,13 +7,22 @@ import type {
   ProviderSettlement,
   UserQuestions,
 } from '../../src/protocol/index.js'
-import type { AskOutcome } from '../../src/vocabulary/index.js'
+import type { ProviderVerdict } from '../../src/machines/index.js'
+import type { AskErrorData, AskOutcome, AskUserQuestionItem } from '../../src/vocabulary/index.js'
 import { createControllableProvider, track } from '../support/controllable-provider.js'
 import type { ControllableProvider, ProviderCall } from '../support/controllable-provider.js'
 import { holdingStore } from '../support/holding-store.js'
 import type { HoldingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
-import { DEADLINE_MS, GRACE_MS, WAIT_MS, heldAskId, questions, retryBound } from './ask-model.js'
+import {
+  DEADLINE_MS,
+  GRACE_MS,
+  WAIT_MS,
+  heldAskId,
+  modelPolicy,
+  questionsOf,
+  retryBound,
+} from './ask-model.js'
 import type { ModelState, ModelStep, Scenario } from './ask-model.js'
 
 /*
@@ -50,6 +59,7 @@ export class World {
   readonly console: UserQuestions
   readonly caller = new AbortController()
   readonly durable: boolean
+  readonly questions: AskUserQuestionItem[]
   readonly presentations: Presentation[] = []
   asked: ReturnType<typeof track<AskUserQuestionAnswer>> | undefined
   /** The id the seam minted for the ask, and the other seam's ask it may follow. */
@@ -66,6 +76,7 @@ export class World {
     makeStore: () => AskStore,
   ) {
     this.inner = makeStore()
+    this.questions = questionsOf(scenario)
     this.durable = this.inner.processLocal !== true
     this.holding = holdingStore(this.inner, { admissions: true })
     if (scenario.fleetUnknown === true) this.holdFirstRead()
@@ -116,14 +127,15 @@ export class World {
     if (this.scenario.providerHere) this.register()
     if (this.scenario.fleetUnknown !== true) await settle()
     if (this.scenario.follows === true) {
-      void track(this.console.ask({ questions, key: 'k' }))
+      void track(this.console.ask({ questions: this.questions, key: 'k' }))
       await settle()
       this.consoleAskId = this.console.pending()[0]?.askId
       expect(this.consoleAskId).toBeDefined()
     }
     this.asked = track(
       this.seam.ask({
-        questions,
+        questions: this.questions,
+        ...(this.scenario.policy === true ? modelPolicy : {}),
         signal: this.caller.signal,
         ...(this.scenario.key ? { key: 'k' } : {}),
       }),
@@ -170,7 +182,7 @@ export class World {
         this.takeHeld('admit').fail(new Error(STORE_ERROR))
         break
       case 'commit.done': {
-        const held = this.takeHeld('settle', offeredBy(before))
+        const held = this.takeHeld(writeOf(before), offeredBy(before))
         // Another writer's settlement reaches the store first.
         if (!step.won && before.stored === undefined) {
           await this.inner.settle(storeId, step.outcome, Date.now())
@@ -179,7 +191,14 @@ export class World {
         break
       }
       case 'commit.failed':
-        this.takeHeld('settle', offeredBy(before)).fail(new Error(STORE_ERROR))
+        this.takeHeld(writeOf(before), offeredBy(before)).fail(new Error(STORE_ERROR))
+        break
+      case 'vote.counted':
+      case 'vote.already':
+        await this.takeHeld('vote', offeredBy(before)).run()
+        break
+      case 'pause.elapsed':
+        await vi.advanceTimersByTimeAsync(retryBound(before.presentation!.context.refusals))
         break
       case 'provider.answered':
         current!.call.resolve(step.answer)
@@ -210,7 +229,7 @@ export class World {
   }
 
   /** The held write the step answers: the admission, or the settlement of `outcome`. */
-  private takeHeld(kind: 'admit' | 'settle', outcome?: AskOutcome) {
+  private takeHeld(kind: 'admit' | 'settle' | 'vote', outcome?: AskOutcome) {
     const { held } = this.holding
     const index = held.findIndex(
       (write) =>
@@ -234,9 +253,9 @@ export class World {
       inFlight.push({ kind: 'settle', outcome: ask.context.proposal!.outcome })
     }
     if (presentation?.matches({ committing: 'writing' })) {
-      inFlight.push({ kind: 'settle', outcome: presentation.context.proposal })
+      inFlight.push({ kind: writeOf(state), outcome: presentation.context.proposal })
     }
-    for (const outcome of state.orphans) inFlight.push({ kind: 'settle', outcome })
+    for (const { kind, outcome } of state.orphans) inFlight.push({ kind, outcome })
     const sorted = (writes: { kind: string; outcome: AskOutcome | undefined }[]) =>
       writes.map((write) => JSON.stringify(write)).sort()
     expect(sorted(this.holding.held.map(({ kind, outcome }) => ({ kind, outcome })))).toEqual(
@@ -286,11 +305,11 @@ export class World {
     for (const [index, record] of state.presentations.entries()) {
       const { call, settlement } = this.presentations[index]!
       expect(call.request.askId).toBe(this.ownAskId)
-      expect(call.request.questions).toEqual(questions)
+      expect(call.request.questions).toEqual(this.questions)
       expect(call.request.deadline).toBe(ask.context.deadline)
       const signal = call.request.signal
+      expect(signal.aborted).toBe(record.ended !== undefined)
       if (record.ended !== undefined) {
-        expect(signal.aborted).toBe(true)
         const reason = signal.reason as UserQuestionError
         expect(reason).toBeInstanceOf(UserQuestionError)
         expect({ code: reason.code, message: reason.message, details: reason.details }).toEqual({
@@ -298,24 +317,23 @@ export class World {
           message: record.ended.message,
           details: record.ended.details,
         })
-        expect(settlement.settlement).toEqual({
+      }
+      // A call told of its answer before the ask ended keeps what it was told.
+      const told: ProviderVerdict | { status: 'refused'; error: AskErrorData } | undefined =
+        record.told ??
+        (record.ended === undefined ? undefined : { status: 'refused', error: record.ended })
+      if (told === undefined) expect(settlement.settlement).toEqual({ status: 'pending' })
+      else if (told.status === 'refused') {
+        expect(settlement.settlement).toMatchObject({
           status: 'fulfilled',
-          value: { status: 'refused', error: reason },
+          value: {
+            status: 'refused',
+            error: { code: told.error.code, message: told.error.message },
+          },
         })
       } else {
-        expect(signal.aborted).toBe(false)
-        if (record.told === undefined) expect(settlement.settlement).toEqual({ status: 'pending' })
-        else if (record.told.status === 'accepted') {
-          expect(settlement.settlement).toEqual({
-            status: 'fulfilled',
-            value: { status: 'accepted' },
-          })
-        } else if (record.told.status === 'refused') {
-          expect(settlement.settlement).toMatchObject({
-            status: 'fulfilled',
-            value: { status: 'refused', error: { code: record.told.error.code } },
-          })
-        }
+        const { by: _by, ...verdict } = told as ProviderVerdict
+        expect(settlement.settlement).toEqual({ status: 'fulfilled', value: verdict })
       }
     }
 
@@ -380,6 +398,12 @@ export class World {
     await this.console.close()
     await this.inner.close()
   }
+}
+
+/** The write the machine writing in `state` is making: a vote for a presentation's approval that counts. */
+function writeOf(state: ModelState): 'settle' | 'vote' {
+  if (state.ask.matches('committing')) return 'settle'
+  return state.presentation?.context.voting === true ? 'vote' : 'settle'
 }
 
 /** What the machine writing in `state` offered the store: the ask's ending, or its presentation's settlement. */

@@ -6,8 +6,10 @@ import { timeoutOutcome } from '../../src/vocabulary/index.js'
 import type {
   AskErrorData,
   AskOutcome,
+  AskPolicy,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
+  Responder,
 } from '../../src/vocabulary/index.js'
 
 /*
@@ -35,6 +37,39 @@ export const goodAnswer: AskUserQuestionAnswer = {
   ],
 }
 export const badReply = { answers: [{ id: 'db', selected: ['MySQL'] }] }
+
+/** The plan review a policy scenario asks, the policy, and who answers it (DESIGN §12). */
+export const planQuestions: AskUserQuestionItem[] = [
+  {
+    id: 'plan',
+    question: 'Ship it?',
+    detail: '1. migrate\n2. deploy',
+    options: [{ label: 'Approve' }, { label: 'Revise' }],
+    intent: { kind: 'plan-review', approve: 'Approve' },
+  },
+]
+export const modelPolicy: AskPolicy = { answerers: ['alice', 'bob'], approvals: 2 }
+const responder = (id: string): Responder => ({ id, via: 'web' })
+const planAnswer = (label: string) => ({ answers: [{ id: 'plan', selected: [label] }] })
+/** The answers a policy scenario's provider gives, by name (a step names its answer). */
+export const policyAnswers = {
+  aliceApproves: { ...planAnswer('Approve'), by: responder('alice') },
+  bobApproves: { ...planAnswer('Approve'), by: responder('bob') },
+  malloryApproves: { ...planAnswer('Approve'), by: responder('mallory') },
+  bobRevises: { ...planAnswer('Revise'), by: responder('bob') },
+} as const
+
+/** The name of an answer a step gives, for the step's key. */
+export function answerName(answer: unknown): string {
+  if (answer === goodAnswer) return 'good'
+  if (answer === badReply) return 'bad'
+  const named = Object.entries(policyAnswers).find(([, each]) => each === answer)
+  return named === undefined ? 'other' : named[0]
+}
+
+/** The questions a scenario asks. */
+export const questionsOf = (scenario: Scenario) =>
+  scenario.policy === true ? planQuestions : questions
 export const answeredElsewhere: AskOutcome = {
   status: 'answered',
   answer: {
@@ -79,6 +114,8 @@ export interface Scenario {
   fleetUnknown?: boolean
   /** Another seam already holds a pending ask under the key: this one follows it. */
   follows?: boolean
+  /** The ask is a plan review with {@link modelPolicy}: who may answer, and two approvals. */
+  policy?: boolean
 }
 
 /**
@@ -97,19 +134,32 @@ export type ModelStep =
   | { type: 'admission.failed' }
   | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
   | { type: 'commit.failed' }
+  /** The store counted the presentation's approval (or had it already). */
+  | { type: 'vote.counted' }
+  | { type: 'vote.already' }
   | { type: 'provider.answered'; answer: unknown }
   | { type: 'provider.failed'; error: AskErrorData }
   | { type: 'wait.elapsed' }
   | { type: 'grace.elapsed' }
   | { type: 'retry.elapsed' }
+  /** The pause after a refused answer, before the ask is shown again. */
+  | { type: 'pause.elapsed' }
   | { type: 'ask.deadline' }
 
 /** What became of one presentation the model opened: the effects its machine performed. */
 export interface PresentationRecord {
+  /** The presentation actor that made the call (its session id). */
+  by: string
   /** The error its provider's signal aborted with. */
   ended?: AskErrorData
   /** The verdict its provider was told of its own settlement. */
   told?: ProviderVerdict
+}
+
+/** A write still in flight from a presentation its ask stopped. */
+export interface Orphan {
+  kind: 'settle' | 'vote'
+  outcome: AskOutcome
 }
 
 export interface ModelState {
@@ -125,7 +175,7 @@ export interface ModelState {
   /** What the store holds for the ask, once settled. */
   stored: AskOutcome | undefined
   /** Writes of presentations stopped mid-write: still in flight, their answer heard by nobody. */
-  orphans: AskOutcome[]
+  orphans: Orphan[]
   /** Fake time, from 0 when the ask was made. */
   now: number
   aborted: boolean
@@ -142,7 +192,8 @@ export const heldAskId = 'held'
 export function modelInput(scenario: Scenario, durable: boolean): AskInput {
   return {
     askId: 'model',
-    questions,
+    questions: questionsOf(scenario),
+    ...(scenario.policy === true ? { policy: modelPolicy } : {}),
     startedAt: 0,
     waitForProviderMs: scenario.wait ? WAIT_MS : 0,
     providerGraceMs: scenario.grace ? GRACE_MS : 0,
@@ -178,6 +229,7 @@ const afterEvents = {
   wait: afterEventOf('providerWait'),
   grace: afterEventOf('providerGrace'),
   retry: afterEventOf('retry'),
+  pause: afterEventOf('pause'),
 }
 
 /**
@@ -202,10 +254,14 @@ const modelMachine = askMachine.provide({
   actors: {
     presentation: presentationMachine.provide({
       actions: {
-        callProvider: () => void recording.presentations.push({}),
+        callProvider: ({ self }) => void recording.presentations.push({ by: self.sessionId }),
         commitProposal: () => undefined,
-        endPresentation: (_, { error }) => {
-          recording.presentations.at(-1)!.ended = error.error
+        // Every call of the presentation that was not told its answer is the outcome hears the ending.
+        endPresentation: ({ self }, { error }) => {
+          for (const record of recording.presentations) {
+            if (record.by === self.sessionId && record.ended === undefined)
+              record.ended = error.error
+          }
         },
         tellSettlement: (_, verdict) => {
           recording.presentations.at(-1)!.told = verdict
@@ -229,7 +285,7 @@ export function replayAll(
   const machine = modelMachine
   const state = {
     stored: undefined as AskOutcome | undefined,
-    orphans: [] as AskOutcome[],
+    orphans: [] as Orphan[],
     now: 0,
     aborted: false,
     closed: false,
@@ -285,7 +341,7 @@ function apply(
   step: ModelStep,
   state: {
     stored: AskOutcome | undefined
-    orphans: AskOutcome[]
+    orphans: Orphan[]
     now: number
     aborted: boolean
     closed: boolean
@@ -323,7 +379,7 @@ function apply(
       break
     case 'commit.done': {
       state.stored = step.won ? offered(actor, writer()) : step.outcome
-      const event = { type: 'commit.done' as const, outcome: step.outcome, won: step.won }
+      const event = { type: 'commit.done' as const, outcome: state.stored, won: step.won }
       if (writer() === 'ask') actor.send(event)
       else toPresentation(event)
       break
@@ -335,6 +391,18 @@ function apply(
     case 'provider.answered':
     case 'provider.failed':
       toPresentation(step)
+      break
+    case 'vote.counted': {
+      const { given, responder } = writing!.context
+      toPresentation({ type: 'vote.counted', given: [...given, responder!] })
+      break
+    }
+    case 'vote.already':
+      toPresentation({ type: 'vote.already', given: writing!.context.given })
+      break
+    case 'pause.elapsed':
+      state.now += retryBound(writing!.context.refusals)
+      fireTimer(before!, afterEvents.pause)
       break
     case 'wait.elapsed':
       state.now += WAIT_MS
@@ -373,12 +441,19 @@ function apply(
   if (before !== undefined && before !== after && before.getSnapshot().status === 'stopped') {
     // Stopped by its ask before it reached a final state of its own.
     drop()
-    if (writing?.matches({ committing: 'writing' })) state.orphans.push(writing.context.proposal!)
+    if (writing?.matches({ committing: 'writing' })) {
+      const kind = writing.context.voting ? 'vote' : 'settle'
+      state.orphans.push({ kind, outcome: writing.context.proposal! })
+    }
   }
 }
 
 function offered(actor: ModelActor, writer: 'ask' | 'presentation'): AskOutcome {
   const snapshot = actor.getSnapshot()
   if (writer === 'ask') return snapshot.context.proposal!.outcome
-  return (snapshot.children.presentation!.getSnapshot() as PresentationSnapshot).context.proposal!
+  const { context } = snapshot.children.presentation!.getSnapshot() as PresentationSnapshot
+  // The last approval settles the ask with every approver (DESIGN §12).
+  return context.voting
+    ? { ...context.proposal!, by: [...context.given, context.responder!] }
+    : context.proposal!
 }

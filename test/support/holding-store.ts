@@ -3,9 +3,9 @@ import type { AskOutcome } from '../../src/vocabulary/index.js'
 
 /** One write a {@link holdingStore} holds until the test says how it ends. */
 export interface HeldWrite {
-  readonly kind: 'admit' | 'settle'
+  readonly kind: 'admit' | 'settle' | 'vote'
   readonly askId: string
-  /** The outcome offered, for a settlement. */
+  /** The outcome offered, for a settlement (and for a vote, the one its last approval settles with). */
   readonly outcome: AskOutcome | undefined
   /** Lets the write reach the store; resolves once the writer has the store's answer. */
   run(): Promise<void>
@@ -22,8 +22,8 @@ export interface HoldingStore {
 }
 
 /**
- * Wraps `inner` so that its settlements (and, with `admissions`, its
- * admissions) wait until the test runs or fails each one: what is in flight
+ * Wraps `inner` so that its settlements and votes (and, with `admissions`,
+ * its admissions) wait until the test runs or fails each one: what is in flight
  * between a seam and its store becomes a state a test can stand in. Every
  * other call goes straight to `inner`.
  */
@@ -53,6 +53,10 @@ export function holdingStore(
     holding
       ? hold('settle', askId, outcome, () => inner.settle(askId, outcome, settledAt))
       : inner.settle(askId, outcome, settledAt)
+  store.vote = (askId, vote) =>
+    holding
+      ? hold('vote', askId, vote.outcome, () => inner.vote(askId, vote))
+      : inner.vote(askId, vote)
   store.admit = (ask) =>
     holding && options.admissions === true
       ? hold('admit', ask.askId, undefined, () => inner.admit(ask))
