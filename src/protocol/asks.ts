@@ -167,10 +167,13 @@ export function createAsks(options: AsksOptions): Asks {
     actor.subscribe({
       complete: () => {
         forget(handle)
-        const { status, output } = actor.getSnapshot()
+        const { status, output, context } = actor.getSnapshot()
         // An ask stopped with its seam (a crash) has no outcome, and its callers never hear.
         if (status !== 'done') return
-        handle.telemetry?.settled(settlementOf(handle.askId, output as AskOutput))
+        // The outcome, not the output: it names who answered.
+        handle.telemetry?.settled(
+          settlementOf(handle.askId, context.outcome ?? (output as AskOutput)),
+        )
         callers.settle(handle, output as AskOutput)
       },
       error: (fault) => faulted(handle, fault),

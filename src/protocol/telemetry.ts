@@ -73,10 +73,7 @@ export interface TelemetrySettlement {
   readonly outcome: AskOutcomeName
   /** The error's code, when the ask was rejected. */
   readonly errorCode?: UserQuestionErrorCode
-  /**
-   * Who answered, when the seam knows it. Always absent for now: a
-   * settlement does not name its responders yet (DESIGN §12 adds them).
-   */
+  /** Who answered, when the outcome names them (DESIGN §12: `outcome.by`). */
   readonly responders?: readonly TelemetryResponder[]
 }
 
@@ -111,9 +108,13 @@ export type PresentationVerdict = 'accepted' | 'refused' | 'taken-down'
 
 /** The settlement the seam reports for an outcome. */
 export function settlementOf(askId: string, outcome: AskOutcome): TelemetrySettlement {
+  const responders =
+    outcome.by === undefined || outcome.by.length === 0
+      ? {}
+      : { responders: outcome.by.map(({ id, via }) => ({ id, via })) }
   return outcome.status === 'answered'
-    ? { askId, outcome: outcomeName(outcome) }
-    : { askId, outcome: outcomeName(outcome), errorCode: outcome.error.code }
+    ? { askId, outcome: outcomeName(outcome), ...responders }
+    : { askId, outcome: outcomeName(outcome), errorCode: outcome.error.code, ...responders }
 }
 
 /**

@@ -88,6 +88,26 @@ describe('askseam/otel', () => {
     await seam.close()
   })
 
+  it('names who answered, and from where, once a plan has its approvals (DESIGN §12)', async () => {
+    const { seam, provider, named } = observed()
+    const plan: AskUserQuestionItem = {
+      id: 'plan',
+      question: 'Approve the plan?',
+      detail: '1. migrate\n2. deploy',
+      options: [{ label: 'Approve' }, { label: 'Revise' }],
+      intent: { kind: 'plan-review', approve: 'Approve' },
+    }
+    const approve = { answers: [{ id: 'plan', selected: ['Approve'] }] }
+    const answer = seam.ask({ questions: [plan], approvals: 2 })
+    ;(await provider.call(0)).resolve({ ...approve, by: { id: 'alice', via: 'web' } })
+    ;(await provider.call(1)).resolve({ ...approve, by: { id: 'bob', via: 'terminal' } })
+    await expect(answer).resolves.toEqual(approve)
+    const ask = only(named('askseam.ask'))
+    expect(ask.attributes['askseam.answered_by']).toEqual(['alice', 'bob'])
+    expect(ask.attributes['askseam.answered_via']).toEqual(['web', 'terminal'])
+    await seam.close()
+  })
+
   it('names the intent a question declares', async () => {
     const { seam, provider, named } = observed()
     const plan: AskUserQuestionItem = {
