@@ -51,6 +51,7 @@ const headless: Record<string, RegExp | undefined> = {
   'caller-authority': /^}\n((?:\/\/ .*\n)+)/m,
   'own-store': /^}\n(?:console\.log.*\n)+((?:\/\/ .*\n)+)/m,
   'custom-ui': undefined,
+  'who-answers': /^await seam\.close\(\)\n((?:\/\/ .*\n)+)/m,
   tool: undefined,
 }
 
