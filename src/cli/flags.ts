@@ -31,6 +31,11 @@ const options = {
   'max-reminders': { type: 'string' },
   'escalate-after': { type: 'string' },
   'max-in-flight': { type: 'string' },
+  key: { type: 'string' },
+  ask: { type: 'string' },
+  agent: { type: 'string' },
+  limit: { type: 'string' },
+  json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
 } as const
@@ -225,4 +230,17 @@ export function allowedHostsOf(values: readonly string[] | undefined): string[] 
     }
   }
   return [...values]
+}
+
+/** The most asks `askseam history --limit` takes (the store contract's own bound). */
+export const MAX_LIMIT = 1_000
+
+/** `--limit N`: a whole number from 1 to {@link MAX_LIMIT}, or one line saying so. */
+export function limitOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const limit = Number(value)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new UsageError(`--limit takes a whole number from 1 to ${MAX_LIMIT}, not "${value}"`)
+  }
+  return limit
 }

@@ -5,6 +5,8 @@ export const USAGE = `Usage:
   askseam mcp [--timeout SECONDS] [--keepalive SECONDS] [--store FILE | --postgres URL]
               [--http PORT [--host ADDRESS] [--allow-host NAME]...] [--secret S]
   askseam notify --store FILE | --postgres URL --webhook URL --secret S [options]
+  askseam history --store FILE | --postgres URL [--key K] [--ask ID] [--agent ID]
+                  [--limit N] [--json]
   askseam --help | --version
 `
 
@@ -21,6 +23,8 @@ Commands:
          elicitation (for a desktop assistant or any MCP client)
   notify signed webhooks (Standard Webhooks) for every ask of the store:
          pending, reminders, escalation, settled
+  history  the record of the store's asks: what was asked, when, how it
+         ended, who answered and from where
 
 Options:
   --timeout SECONDS   give each ask a deadline (the model then gets ASK_TIMEOUT)
@@ -146,5 +150,23 @@ Options:
   --max-reminders N         at most N reminders per ask (default 3)
   --escalate-after SECONDS  send one ask.escalated once an ask waited this long
   --max-in-flight N         at most N webhooks on their way at once (default 16)
+`,
+  history: `Usage: askseam history --store FILE | --postgres URL [--key K] [--ask ID]
+                       [--agent ID] [--limit N] [--json]
+
+Prints the record of the store's asks, newest first: each ask's id, when it
+was asked, its questions in short, how it ended, who answered and from where
+(the web console, a terminal, an MCP client), and what happened to it
+(admitted, presented, votes, refusals, settled, notified). An ask no record
+matches prints an empty result, and the command still succeeds.
+
+Options:
+  --store FILE        the SQLite file the agents share (npm install better-sqlite3)
+  --postgres URL      the Postgres database the agents share (npm install pg)
+  --key K             only the ask with this key (e.g. a tool-call id)
+  --ask ID            only the ask with this id
+  --agent ID          only the asks of this agent
+  --limit N           at most N asks, 1 to 1000 (default 50)
+  --json              print the AskHistory[] array as JSON, for a script
 `,
 }

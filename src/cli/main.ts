@@ -18,6 +18,7 @@ import {
   bindAddressOf,
   NOTIFY_FLAGS,
   keepAliveOf,
+  limitOf,
   notifierOptions,
   parse,
   portOf,
@@ -295,7 +296,25 @@ export async function main(argv: readonly string[]): Promise<number> {
       })
       return 0
     }
-    throw new CommandLineError(`unknown command "${command}": use demo, console, mcp or notify`)
+    if (command === 'history') {
+      const limit = limitOf(values.limit)
+      const { runHistory } = await import('./history.js')
+      await runHistory({
+        ...storeChoice(values),
+        query: {
+          ...(values.ask === undefined ? {} : { askId: values.ask }),
+          ...(values.key === undefined ? {} : { key: values.key }),
+          ...(values.agent === undefined ? {} : { agentId: values.agent }),
+          ...(limit === undefined ? {} : { limit }),
+        },
+        json: values.json,
+        write: (text) => void process.stdout.write(text),
+      })
+      return 0
+    }
+    throw new CommandLineError(
+      `unknown command "${command}": use demo, console, mcp, notify or history`,
+    )
   } catch (error: unknown) {
     const message = error instanceof Error ? error.message : String(error)
     process.stderr.write(`askseam: ${message}\n`)

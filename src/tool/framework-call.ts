@@ -1,5 +1,5 @@
 import type { Agent, UserQuestions } from '../protocol/index.js'
-import { createAskUserQuestionTool } from './index.js'
+import { checkPolicy, createAskUserQuestionTool } from './index.js'
 import type { AskUserQuestionToolOptions } from './index.js'
 
 /**
@@ -11,6 +11,19 @@ export interface FrameworkCall {
   readonly key: string | undefined
   readonly signal: AbortSignal | undefined
   readonly agent: Agent | undefined
+}
+
+/**
+ * The tool options an adapter's options carry: the deadline and the harness's
+ * policy, checked now (a bad one throws when the adapter's tool is made).
+ */
+export function toolOptionsOf(options: AskUserQuestionToolOptions): AskUserQuestionToolOptions {
+  checkPolicy(options)
+  return {
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.answerers === undefined ? {} : { answerers: options.answerers }),
+    ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
+  }
 }
 
 /**

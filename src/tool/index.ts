@@ -23,6 +23,7 @@ import type {
   AskUserQuestionItem,
   UserQuestions,
 } from '../protocol/index.js'
+import { readPolicy } from '../vocabulary/index.js'
 import { askUserQuestionInputSchema, parseAskUserQuestionArgs } from './schema.js'
 import { formatToolError } from './results.js'
 
@@ -71,6 +72,53 @@ export interface AskUserQuestionExecuteOptions {
 export interface AskUserQuestionToolOptions {
   /** Deadline of each ask in milliseconds. @default the seam's `timeoutMs` */
   timeoutMs?: number
+  /**
+   * Who may answer every ask of this tool (DESIGN §12): responder ids, or
+   * `role:NAME`. The harness sets it; the model's arguments cannot (they
+   * have no such field). @default anyone the UI admits
+   */
+  answerers?: string[]
+  /**
+   * How many distinct responders must approve a plan review (DESIGN §12).
+   * It applies to the asks it can apply to, one plan-review question; the
+   * tool's other asks are asked without it. @default 1
+   */
+  approvals?: number
+}
+
+// A plan-review ask, so `readPolicy` reads `approvals` as it will on a real one.
+const planReviewShape: AskUserQuestionItem[] = [
+  { id: 'plan', question: 'plan', intent: { kind: 'plan-review', approve: 'approve' } },
+]
+
+/**
+ * Checks the harness's policy once, when the tool is made: a mistake there is
+ * the harness's, not the model's, so it throws `INVALID_REQUEST` naming the
+ * field instead of reaching the model on every call.
+ * @internal Shared with the framework adapters; not public API.
+ */
+export function checkPolicy(options: AskUserQuestionToolOptions): void {
+  try {
+    readPolicy(options.answerers, options.approvals, planReviewShape)
+  } catch (error: unknown) {
+    const failure = toUserQuestionError(error)
+    throw new UserQuestionError(`createAskUserQuestionTool: ${failure.message}`, failure.code, {
+      cause: error,
+      ...(failure.details === undefined ? {} : { details: failure.details }),
+    })
+  }
+}
+
+/** What of the harness's policy goes on an ask of `questions`: `approvals` only where it applies. */
+function policyFor(
+  options: AskUserQuestionToolOptions,
+  questions: readonly AskUserQuestionItem[],
+): { answerers?: string[]; approvals?: number } {
+  const isPlanReview = questions.length === 1 && questions[0]?.intent?.kind === 'plan-review'
+  return {
+    ...(options.answerers === undefined ? {} : { answerers: [...options.answerers] }),
+    ...(options.approvals === undefined || !isPlanReview ? {} : { approvals: options.approvals }),
+  }
 }
 
 /** A tool result in the shape of MCP's `CallToolResult`, for runtimes that want one. */
@@ -197,7 +245,10 @@ function sentenceFor(error: UserQuestionError): string {
  * are parsed with zod (snake_case, `multi_select`); a bad one becomes
  * `INVALID_REQUEST` naming the field, e.g. `questions[0].options[1].label`.
  * `execute` never rejects, whatever it is handed: arguments or options that
- * cannot be read are coded results too.
+ * cannot be read are coded results too. Who may answer (`answerers`) and how
+ * many must approve (`approvals`) are the harness's to set, in `options`;
+ * the model's arguments have no such fields, and one that names them is
+ * `INVALID_REQUEST`. A policy the seam would refuse throws here, at once.
  *
  * @example
  * ```ts
@@ -209,6 +260,7 @@ export function createAskUserQuestionTool(
   seam: UserQuestions,
   options: AskUserQuestionToolOptions = {},
 ): AskUserQuestionTool {
+  checkPolicy(options)
   const inputSchema = askUserQuestionInputSchema()
 
   async function askOnce(args: unknown, executeOptions: unknown): Promise<Outcome> {
@@ -235,6 +287,7 @@ export function createAskUserQuestionTool(
         ...(agent === undefined ? {} : { agent }),
         ...(key === undefined ? {} : { key }),
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        ...policyFor(options, parsed.questions),
       })
       return { ok: true, answer }
     } catch (caught: unknown) {
@@ -288,6 +341,6 @@ export function createAskUserQuestionTool(
  * @internal Shared with the framework adapters (they import it through this
  * index); not public API, left out of the declarations.
  */
-export { askForFramework } from './framework-call.js'
+export { askForFramework, toolOptionsOf } from './framework-call.js'
 /** @internal */
 export type { FrameworkCall } from './framework-call.js'

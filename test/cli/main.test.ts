@@ -40,7 +40,7 @@ describe.concurrent('the askseam command line', { timeout: 90_000 }, () => {
     [['-x'], 'askseam: unknown option -x'],
     [['demo', '--timeout'], 'askseam: option --timeout needs a value'],
     [['--web=yes'], 'askseam: option --web takes no value'],
-    [['deploy'], 'askseam: unknown command "deploy": use demo, console, mcp or notify'],
+    [['deploy'], 'askseam: unknown command "deploy": use demo, console, mcp, notify or history'],
   ])('%j gets one line and the usage, exit 2', async (args, line) => {
     const { code, stdout, stderr } = await askseam(args)
     expect(code).toBe(2)

@@ -75,6 +75,8 @@ export interface McpPairOptions {
   /** Build a low-level `Server` instead of an `McpServer`. */
   lowLevel?: boolean
   seam?: UserQuestionsOptions
+  /** The client's `clientInfo` in initialize. @default `{ name: 'askseam-test-client', version: '0.0.0' }` */
+  clientInfo?: { name: string; version: string; title?: string }
   /** Answer elicitations at once, from their params; without it they wait in the inbox. */
   autoRespond?: (params: ElicitRequestFormParams) => ElicitResult
 }
@@ -92,7 +94,7 @@ export async function connectPair(options: McpPairOptions = {}): Promise<McpPair
   const dispose = seam.registerProvider(provider)
   const inbox = new ElicitationInbox()
   const client = new Client(
-    { name: 'askseam-test-client', version: '0.0.0' },
+    options.clientInfo ?? { name: 'askseam-test-client', version: '0.0.0' },
     { capabilities: options.elicitation === false ? {} : { elicitation: { form: {} } } },
   )
   if (options.elicitation !== false) {

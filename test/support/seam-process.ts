@@ -16,13 +16,18 @@
  *   lock    (sqlite) holds the write lock: prints {event:'locked'}, and on
  *           `release` commits and prints {event:'released'}
  *
+ * With `{ plan: true }` every process asks one plan review instead (DESIGN §12):
+ * `ask` takes `{ approvals?, answerers? }`, `answer` answers `{ label }` (default
+ * `Approve`) as the responder `{ as }` (with `via: 'test'`), and its `verdict`
+ * carries the count of a `counted` one.
+ *
  * With `{ telemetry: true }` the seam has `askseam/otel` on an in-memory
  * tracer, and prints each span as it ends: {event:'span', span} (see spanJson).
  */
 import { createInterface } from 'node:readline'
 import Database from 'better-sqlite3'
 import { createUserQuestions } from '../../src/protocol/index.js'
-import type { AskStore, AskUserQuestionAnswer, ProviderRequest } from '../../src/protocol/index.js'
+import type { AskStore, ProviderAnswer, ProviderRequest } from '../../src/protocol/index.js'
 import { createPostgresStore } from '../../src/stores/postgres/index.js'
 import { createSqliteStore } from '../../src/stores/sqlite/index.js'
 import type { SeamTelemetry } from '../../src/protocol/index.js'
@@ -35,14 +40,33 @@ const options = (json === undefined ? {} : JSON.parse(json)) as {
   hold?: boolean
   busyTimeoutMs?: number
   telemetry?: boolean
+  plan?: boolean
+  approvals?: number
+  answerers?: string[]
+  as?: string
 }
 const say = (value: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(value)}\n`)
 const lines = createInterface({ input: process.stdin })
 
 /** The questions every process of a test asks: the same, so keys resume. */
-const questions = [
-  { id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] },
-]
+const questions =
+  options.plan === true
+    ? [
+        {
+          id: 'plan',
+          question: 'Ship it?',
+          detail: '1. migrate\n2. deploy',
+          options: [{ label: 'Approve' }, { label: 'Revise' }],
+          intent: { kind: 'plan-review' as const, approve: 'Approve' },
+        },
+      ]
+    : [
+        {
+          id: 'db',
+          question: 'Which database?',
+          options: [{ label: 'Postgres' }, { label: 'SQLite' }],
+        },
+      ]
 
 /** The seam's telemetry: loaded only when asked for, so the other tests' processes load no OpenTelemetry. */
 async function telemetry(): Promise<{ telemetry?: SeamTelemetry }> {
@@ -81,6 +105,8 @@ if (mode === 'lock') {
     questions,
     ...(options.key === undefined ? {} : { key: options.key }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
+    ...(options.answerers === undefined ? {} : { answerers: options.answerers }),
   })
   // Told once the store holds the ask: a kill after it leaves the ask behind.
   let told = false
@@ -101,10 +127,14 @@ if (mode === 'lock') {
   )
 } else if (mode === 'answer') {
   const seam = createUserQuestions({ store: openStore(), ...(await telemetry()) })
-  const held = new Map<string, (answer: AskUserQuestionAnswer) => void>()
-  const answer = (): AskUserQuestionAnswer => ({
-    answers: [{ id: 'db', selected: [options.label ?? 'SQLite'] }],
-  })
+  const held = new Map<string, (answer: ProviderAnswer) => void>()
+  const answer = (): ProviderAnswer =>
+    options.plan === true
+      ? {
+          answers: [{ id: 'plan', selected: [options.label ?? 'Approve'] }],
+          ...(options.as === undefined ? {} : { by: { id: options.as, via: 'test' } }),
+        }
+      : { answers: [{ id: 'db', selected: [options.label ?? 'SQLite'] }] }
   seam.registerProvider({
     ask(request: ProviderRequest) {
       say({ event: 'presented', askId: request.askId })
@@ -122,7 +152,12 @@ if (mode === 'lock') {
           event: 'verdict',
           askId: request.askId,
           status: verdict.status,
-          ...(verdict.status === 'refused' ? { code: verdict.error.code } : {}),
+          ...(verdict.status === 'refused'
+            ? { code: verdict.error.code, reason: verdict.error.details?.reason }
+            : {}),
+          ...(verdict.status === 'counted'
+            ? { given: verdict.approvals.given.map((responder) => responder.id) }
+            : {}),
         }),
       )
       if (options.hold !== true) return Promise.resolve(answer())

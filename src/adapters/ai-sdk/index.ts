@@ -25,6 +25,7 @@ import {
   askUserQuestionDescription,
   askUserQuestionInputSchema,
   askForFramework,
+  toolOptionsOf,
 } from '../../tool/index.js'
 import type { AskUserQuestionArgs } from '../../tool/index.js'
 
@@ -34,6 +35,17 @@ const ai = await importPeer('askseam/ai-sdk', 'ai', () => import('ai'))
 export interface AiSdkAskToolOptions {
   /** Deadline of each ask in milliseconds. @default the seam's `timeoutMs` */
   timeoutMs?: number
+  /**
+   * Who may answer every ask of this tool (DESIGN §12): responder ids, or
+   * `role:NAME`. The harness sets it; the model cannot.
+   * @default anyone the UI admits
+   */
+  answerers?: string[]
+  /**
+   * How many distinct responders must approve a plan review (DESIGN §12); the
+   * tool's other asks are asked without it. @default 1
+   */
+  approvals?: number
   /** The exact live agent that owns this tool, checked by the seam's registry. @default none: the plain provider path */
   agent?: Agent
   /**
@@ -66,7 +78,7 @@ export function askUserQuestionTool(
   seam: UserQuestions,
   options: AiSdkAskToolOptions = {},
 ): Tool<AskUserQuestionArgs, string> {
-  const toolOptions = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }
+  const toolOptions = toolOptionsOf(options)
   const keyFor = options.key ?? ((toolCallId: string) => toolCallId)
   return ai.tool<AskUserQuestionArgs, string>({
     description: askUserQuestionDescription,

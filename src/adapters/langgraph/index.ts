@@ -23,6 +23,7 @@ import {
   askUserQuestionInputSchema,
   askUserQuestionToolName,
   askForFramework,
+  toolOptionsOf,
 } from '../../tool/index.js'
 
 const tools = await importPeer(
@@ -35,6 +36,17 @@ const tools = await importPeer(
 export interface LangGraphAskToolOptions {
   /** Deadline of each ask in milliseconds. @default the seam's `timeoutMs` */
   timeoutMs?: number
+  /**
+   * Who may answer every ask of this tool (DESIGN §12): responder ids, or
+   * `role:NAME`. The harness sets it; the model cannot.
+   * @default anyone the UI admits
+   */
+  answerers?: string[]
+  /**
+   * How many distinct responders must approve a plan review (DESIGN §12); the
+   * tool's other asks are asked without it. @default 1
+   */
+  approvals?: number
   /** The exact live agent that owns this tool, checked by the seam's registry. @default none: the plain provider path */
   agent?: Agent
   /**
@@ -70,7 +82,7 @@ export function askUserQuestionTool(
   seam: UserQuestions,
   options: LangGraphAskToolOptions = {},
 ): DynamicStructuredTool {
-  const toolOptions = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }
+  const toolOptions = toolOptionsOf(options)
   const keyFor = options.key ?? ((toolCallId: string) => toolCallId)
   return new tools.DynamicStructuredTool({
     name: askUserQuestionToolName,

@@ -23,6 +23,7 @@ import {
   askUserQuestionToolName,
   parseAskUserQuestionArgs,
   askForFramework,
+  toolOptionsOf,
 } from '../../tool/index.js'
 
 const agents = await importPeer(
@@ -44,6 +45,17 @@ export type NonStrictParameters = Extract<
 export interface OpenAiAgentsAskToolOptions {
   /** Deadline of each ask in milliseconds. @default the seam's `timeoutMs` */
   timeoutMs?: number
+  /**
+   * Who may answer every ask of this tool (DESIGN §12): responder ids, or
+   * `role:NAME`. The harness sets it; the model cannot.
+   * @default anyone the UI admits
+   */
+  answerers?: string[]
+  /**
+   * How many distinct responders must approve a plan review (DESIGN §12); the
+   * tool's other asks are asked without it. @default 1
+   */
+  approvals?: number
   /** The exact live agent that owns this tool, checked by the seam's registry. @default none: the plain provider path */
   agent?: Agent
   /**
@@ -87,7 +99,7 @@ export function askUserQuestionTool(
   seam: UserQuestions,
   options: OpenAiAgentsAskToolOptions = {},
 ): FunctionTool<unknown, NonStrictParameters, string> {
-  const toolOptions = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }
+  const toolOptions = toolOptionsOf(options)
   const keyFor = options.key ?? ((callId: string) => callId)
   return agents.tool({
     name: askUserQuestionToolName,

@@ -4,6 +4,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js'
 import { describePlanReview } from '../../protocol/index.js'
 import type { AskUserQuestionItem, AskUserQuestionOption } from '../../protocol/index.js'
+import type { ApprovalCount } from '../../vocabulary/index.js'
 import { PropertyNames, isPlainPropertyName } from './keys.js'
 
 /**
@@ -129,6 +130,13 @@ function withDescription<T extends object>(schema: T, description: string | unde
   return description === undefined || description.trim() === ''
     ? schema
     : { ...schema, description }
+}
+
+/** "1 of 2 approvals so far: alice": the first line of the message of an ask that needs several approvals. */
+export function approvalsSoFar(count: ApprovalCount): string {
+  const names = count.given.map((responder) => responder.name ?? responder.id)
+  const tally = `${count.given.length} of ${count.required} approvals so far`
+  return names.length === 0 ? tally : `${tally}: ${names.join(', ')}`
 }
 
 /** The description of a question's main property: its detail, unless the message already is the plan. */

@@ -8,15 +8,13 @@ import {
   encodeAnswer,
   toUserQuestionError,
 } from '../../protocol/index.js'
-import type {
-  AskUserQuestionAnswer,
-  ProviderRequest,
-  UserQuestionProvider,
-} from '../../protocol/index.js'
+import type { ProviderRequest, UserQuestionProvider } from '../../protocol/index.js'
+import { MAX_RESPONDER_FIELD_LENGTH, admits } from '../../vocabulary/index.js'
+import type { ProviderAnswer, Responder } from '../../vocabulary/index.js'
 import { decodeContent, readElicitResult } from './decode.js'
 import type { ElicitOutcome } from './decode.js'
 import { createLateResponseFilter } from './quiet.js'
-import { buildElicitationForm, dialectFor } from './form.js'
+import { approvalsSoFar, buildElicitationForm, dialectFor } from './form.js'
 import type { ElicitationDialect } from './form.js'
 import { mcpTypes } from './sdk.js'
 
@@ -38,6 +36,11 @@ export interface ElicitationProviderOptions {
 
 /** A {@link UserQuestionProvider} that asks through MCP form elicitation. */
 export interface ElicitationProvider extends UserQuestionProvider {
+  /**
+   * Puts the ask to the connected client; resolves with the answers and
+   * `by`, the client as its `clientInfo` names it (DESIGN §12).
+   */
+  ask(request: ProviderRequest): Promise<ProviderAnswer>
   /** The protocol version the connected client negotiated, once seen (or the one configured). */
   readonly protocolVersion: string | undefined
   /** The schema shape the next ask will use. */
@@ -202,6 +205,37 @@ function requestFailure(error: unknown, signal: AbortSignal): UserQuestionError 
   return toUserQuestionError(error, 'PROVIDER_FAILED', 'The MCP elicitation request failed')
 }
 
+/**
+ * Who answers through the connected client (DESIGN §12): the client as its
+ * `initialize` named itself, the only identity this transport has.
+ */
+function clientResponder(server: Server): Responder | undefined {
+  const info = server.getClientVersion()
+  if (info === undefined || typeof info.name !== 'string' || info.name.trim() === '') {
+    return undefined
+  }
+  const title = typeof info.title === 'string' && info.title.trim() !== '' ? info.title : undefined
+  // A client may call itself anything; a Responder's fields have a length the seam holds to.
+  const clamp = (text: string) => text.slice(0, MAX_RESPONDER_FIELD_LENGTH)
+  return { id: clamp(info.name), name: clamp(title ?? info.name), via: 'mcp' }
+}
+
+/**
+ * Whether the ask is not this client's to answer: its `answerers` leave the
+ * client out, or the client's approval is counted already.
+ */
+function notForClient(request: ProviderRequest, by: Responder | undefined): boolean {
+  if (!admits(request.answerers, by)) return true
+  return request.approvals?.given.some((given) => given.id === by?.id) === true
+}
+
+/** Sends nothing and waits for the ask to end elsewhere: rejects with what ended it. */
+function waitElsewhere(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    signal.addEventListener('abort', () => reject(endingError(signal)), { once: true })
+  })
+}
+
 export function cancelled(result: ElicitOutcome): UserQuestionError {
   return new UserQuestionError(
     result.action === 'decline'
@@ -230,6 +264,12 @@ export function cancelled(result: ElicitOutcome): UserQuestionError {
  * 'elicitation-unsupported'` — not `NO_PROVIDER`, because a provider is
  * registered; it is the client that cannot ask. A late answer to a request
  * already taken down is ignored without a word to the server's `onerror`.
+ *
+ * Who answered (DESIGN §12) is the client as its `clientInfo` names it:
+ * `{ id: name, name: title ?? name, via: 'mcp' }`. An ask whose `answerers`
+ * leave that client out, or whose approval it gave already, is not sent: it
+ * waits for the ask to end elsewhere. An ask that needs several approvals
+ * says how many it has in the message ("1 of 2 approvals so far: alice").
  *
  * @example
  * ```ts
@@ -262,7 +302,7 @@ export function createElicitationProvider(
     get dialect() {
       return dialectFor(negotiated)
     },
-    async ask(request: ProviderRequest): Promise<AskUserQuestionAnswer> {
+    async ask(request: ProviderRequest): Promise<ProviderAnswer> {
       const { signal, questions } = request
       if (signal.aborted) throw requestFailure(signal.reason, signal)
       const capabilities = server.getClientCapabilities()
@@ -272,7 +312,12 @@ export function createElicitationProvider(
       if (negotiated !== undefined && negotiated < FIRST_ELICITATION_VERSION) {
         throw elicitationTooOld(negotiated)
       }
+      const by = clientResponder(server)
+      if (notForClient(request, by)) return waitElsewhere(signal)
       const form = buildElicitationForm(questions, dialectFor(negotiated))
+      if (request.approvals !== undefined) {
+        form.params.message = `${approvalsSoFar(request.approvals)}\n\n${form.params.message}`
+      }
       burnRequestIdZero(server)
       const forSdk = sdkSignal(signal)
       const requestId = lateResponses.nextRequestId()
@@ -295,7 +340,8 @@ export function createElicitationProvider(
       }
       const result = readElicitResult(raw)
       if (result.action !== 'accept') throw cancelled(result)
-      return encodeAnswer(questions, decodeContent(form, result.content))
+      const answer = encodeAnswer(questions, decodeContent(form, result.content))
+      return by === undefined ? answer : { ...answer, by }
     },
   }
 }

@@ -15,6 +15,7 @@ import { formatMarkdown } from './markdown.js'
 import type { MarkdownLexer } from './markdown.js'
 import { describeOutcome, takenDownLines, withdrawnLine } from './outcome-lines.js'
 import { runQuestionnairePrompt } from './prompt.js'
+import { approvalsText } from './responders.js'
 import type { TerminalStyle } from './style.js'
 
 /** An ask the terminal holds, from its arrival until it settles. */
@@ -103,6 +104,7 @@ export async function presentBatch(entry: Entry, terminal: BatchTerminal): Promi
       ...(request.deadline === undefined
         ? {}
         : { deadline: { at: request.deadline, since: entry.receivedAt } }),
+      ...(request.approvals === undefined ? {} : { note: approvalsText(request.approvals) }),
       ...(lexer === undefined
         ? {}
         : { formatPlan: (width: number) => formatMarkdown(lexer, plan, style, width) }),

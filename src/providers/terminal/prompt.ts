@@ -35,6 +35,8 @@ export interface QuestionnairePromptOptions {
   deadline?: { at: number; since: number }
   /** The plan, formatted for a width, when the batch is a plan review and a formatter is loaded. */
   formatPlan?: (width: number) => StyledLine[]
+  /** A line above the question, e.g. "1 of 2 approvals: alice". */
+  note?: string
   /** @default Date.now */
   now?: () => number
 }
@@ -106,6 +108,7 @@ export function runQuestionnairePrompt(
         rows: size.rows,
         canSubmit: snapshot.can({ type: 'batch.submitted' }),
         ...(ticking === undefined ? {} : { clock: ticking }),
+        ...(options.note === undefined ? {} : { note: options.note }),
         ...(formatted === undefined ? {} : { plan: formatted }),
       })
       planStart = frame.planStart ?? 0

@@ -3,14 +3,12 @@ import { terminalQueueMachine } from '../../machines/index.js'
 import type { TerminalQueueDropReason } from '../../machines/index.js'
 import { UserQuestionError, toUserQuestionError } from '../../protocol/index.js'
 import { importPeer } from '../../protocol/internal.js'
-import type {
-  AskUserQuestionAnswer,
-  ProviderRequest,
-  UserQuestionProvider,
-} from '../../protocol/index.js'
+import type { ProviderRequest, UserQuestionProvider } from '../../protocol/index.js'
+import type { ProviderAnswer, Responder } from '../../vocabulary/index.js'
 import type { MarkdownLexer } from './markdown.js'
 import { presentBatch } from './present.js'
 import type { BatchTerminal, Entry } from './present.js'
+import { osResponder, standingLine, verdictLine } from './responders.js'
 import { createStyle, supportsColor } from './style.js'
 
 /** Options of {@link createTerminalProvider}. */
@@ -29,12 +27,25 @@ export interface TerminalProviderOptions {
    * (or that the batch was dismissed or withdrawn). @default true
    */
   summary?: boolean
+  /**
+   * Who answers here (DESIGN §12): every answer carries it as `by`, and an
+   * ask whose `answerers` do not admit it is shown as a line saying whom it
+   * waits for, never as a prompt. Set it when the host knows the person
+   * better than the OS does, or in tests.
+   * @default `{ id: os.userInfo().username, via: 'terminal' }`
+   */
+  responder?: Responder
 }
 
 /** A terminal UI for the question seam; register it with `seam.registerProvider`. */
 export interface TerminalProvider extends UserQuestionProvider {
-  /** Puts a batch to the user; batches that arrive while one is up wait their turn in order. */
-  ask(request: ProviderRequest): Promise<AskUserQuestionAnswer>
+  /**
+   * Puts a batch to the user; batches that arrive while one is up wait their
+   * turn in order. Resolves with the answers and `by`, the responder here.
+   * An ask this responder may not answer (or approved already) is a line on
+   * screen instead, and waits until it ends elsewhere.
+   */
+  ask(request: ProviderRequest): Promise<ProviderAnswer>
   /** How many batches are up or waiting. */
   readonly waiting: number
   /**
@@ -118,11 +129,31 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
   const output = options.output ?? process.stdout
   const style = createStyle(options.color ?? supportsColor(output))
   const showSummary = options.summary ?? true
+  const responder = options.responder ?? osResponder()
   const entries = new Map<string, Entry>()
   const queue = createActor(terminalQueueMachine).start()
   let minted = 0
   let watchingInput = false
   const terminal: BatchTerminal = { input, output, style, showSummary, loadMarkdown }
+  const columns = () => (output as { columns?: number }).columns ?? 80
+  // Asks shown only as a line (not this responder's to answer), each held until it ends elsewhere.
+  const standing = new Set<(error: UserQuestionError) => void>()
+
+  // A line written while a prompt owns the screen would break its redrawing: it waits for the prompt to end.
+  const held: string[] = []
+  const say = (line: string) => {
+    if (queue.getSnapshot().context.current === null) output.write(`${line}\n`)
+    else held.push(line)
+  }
+  const flush = () => {
+    if (held.length > 0)
+      output.write(
+        held
+          .splice(0)
+          .map((line) => `${line}\n`)
+          .join(''),
+      )
+  }
 
   const errorFor = (entry: Entry, reason: TerminalQueueDropReason): UserQuestionError => {
     if (reason === 'provider-disposed') return disposedError()
@@ -140,7 +171,10 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
   queue.on('prompt.requested', ({ askId }) => {
     const entry = entries.get(askId)
     if (entry === undefined) return
-    void presentBatch(entry, terminal).finally(() => queue.send({ type: 'prompt.ended', askId }))
+    void presentBatch(entry, terminal).finally(() => {
+      flush()
+      queue.send({ type: 'prompt.ended', askId })
+    })
   })
 
   const onInputClosed = () => queue.send({ type: 'input.closed' })
@@ -156,6 +190,22 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
     input.removeListener('end', onInputClosed)
     input.removeListener('close', onInputClosed)
   }
+
+  /** An ask this responder may not answer: one line, then nothing until it ends elsewhere. */
+  const waitElsewhere = (request: ProviderRequest, line: string) =>
+    new Promise<ProviderAnswer>((_resolve, reject) => {
+      const { signal } = request
+      const drop = (error: UserQuestionError) => {
+        standing.delete(drop)
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      }
+      const onAbort = () =>
+        drop(toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask was aborted'))
+      standing.add(drop)
+      signal.addEventListener('abort', onAbort, { once: true })
+      say(line)
+    })
 
   return {
     get waiting() {
@@ -174,10 +224,16 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
           toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask was aborted'),
         )
       }
+      const line = standingLine(request, responder, style, columns())
+      if (line !== undefined) return waitElsewhere(request, line)
       watchInput()
+      void request.settlement?.then((verdict) => {
+        const said = verdictLine(verdict, style)
+        if (said !== undefined) say(said)
+      })
       // The seam's askId may repeat across seams (or in tests); the queue needs its own.
       const askId = `terminal-${++minted}`
-      return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
+      return new Promise<ProviderAnswer>((resolve, reject) => {
         let settled = false
         const onAbort = () => queue.send({ type: 'ask.withdrawn', askId })
         const entry: Entry = {
@@ -189,7 +245,7 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
             settled = true
             signal.removeEventListener('abort', onAbort)
             entries.delete(askId)
-            if ('answer' in outcome) resolve(outcome.answer)
+            if ('answer' in outcome) resolve({ ...outcome.answer, by: { ...responder } })
             else reject(outcome.error)
           },
         }
@@ -203,6 +259,7 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
       if (queue.getSnapshot().matches('disposed')) return
       queue.send({ type: 'provider.disposed' })
       unwatchInput()
+      for (const drop of [...standing]) drop(disposedError())
     },
   }
 }

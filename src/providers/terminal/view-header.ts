@@ -51,6 +51,7 @@ export function headerLines(model: ViewModel, screen: ViewScreen, width: number)
   const question = context.questions[context.index] as AskUserQuestionItem
   const top: string[] = []
   if (context.questions.length > 1) top.push(tabBar(model, width), '')
+  if (model.note !== undefined) top.push(style.warning(truncate(sanitize(model.note), width)))
   const progress =
     context.questions.length > 1 ? `${context.index + 1} of ${context.questions.length}` : ''
   if (screen === 'review') {

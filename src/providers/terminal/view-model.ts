@@ -66,6 +66,8 @@ export interface ViewModel {
   canSubmit: boolean
   /** The remaining time, when the ask has a deadline. */
   clock?: ViewClock
+  /** A line above the question, e.g. "1 of 2 approvals: alice". */
+  note?: string
   /** The plan, already formatted (markdown); without it the plan's text is shown as it is. */
   plan?: readonly StyledLine[]
 }

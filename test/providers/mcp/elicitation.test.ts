@@ -459,6 +459,7 @@ describe('clients and servers', () => {
     respond({ action: 'accept', content: { checks_2: true } })
     await expect(asked).resolves.toEqual({
       answers: [{ id: 'checks', selected: ['Database migration dry run'] }],
+      by: { id: 'askseam-test-client', name: 'askseam-test-client', via: 'mcp' },
     })
     expect(createElicitationProvider({ server, protocolVersion: '2025-11-25' }).dialect).toBe(
       'titled',

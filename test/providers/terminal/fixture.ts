@@ -13,6 +13,10 @@ export interface FixtureSpec {
   asks: (AskUserQuestionItem[] | 'deployment' | 'plan' | 'large')[]
   timeoutMs?: number
   repeat?: number
+  /** Who may answer each ask (DESIGN §12). */
+  answerers?: string[]
+  /** How many approvals each (plan-review) ask needs. */
+  approvals?: number
 }
 
 /** One settled ask as the fixture printed it. */

@@ -80,7 +80,12 @@ describe('createTerminalProvider over fake streams', () => {
 
   it('an ask aborted while queued is rejected without ever being shown', async () => {
     const { input, output, shows, screen } = fakeTerminal()
-    const terminal = createTerminalProvider({ input, output, color: false })
+    const terminal = createTerminalProvider({
+      input,
+      output,
+      color: false,
+      responder: { id: 'ada', via: 'terminal' },
+    })
     const shown = terminal.ask(request(question))
     const controller = new AbortController()
     const waiting = terminal.ask(
@@ -96,7 +101,10 @@ describe('createTerminalProvider over fake streams', () => {
     expect(terminal.waiting).toBe(1)
     // A one-question batch goes as soon as it is answered: no review screen.
     input.write('2')
-    await expect(shown).resolves.toEqual({ answers: [{ id: 'go', selected: ['No'] }] })
+    await expect(shown).resolves.toEqual({
+      answers: [{ id: 'go', selected: ['No'] }],
+      by: { id: 'ada', via: 'terminal' },
+    })
     expect(screen()).not.toContain('Never shown?')
     terminal.dispose()
   })
