@@ -9,8 +9,8 @@ import { askUserQuestionTool as langGraphTool } from '../../src/adapters/langgra
 import { askUserQuestionTool as openAiAgentsTool } from '../../src/adapters/openai-agents/index.js'
 import { createUserQuestions } from '../../src/protocol/index.js'
 import type {
-  AskUserQuestionAnswer,
   AskUserQuestionRequest,
+  ProviderAnswer,
   ProviderRequest,
   UserQuestions,
 } from '../../src/protocol/index.js'
@@ -37,7 +37,11 @@ const planArgs = {
   ],
 }
 
-/** A seam whose provider picks each question's first option, recording what it asked and was shown. */
+/**
+ * A seam whose provider picks each question's last option (on a plan review,
+ * a refusal: it settles at once however many approvals the ask needs), as a
+ * responder every policy here admits, recording what it asked and was shown.
+ */
 function recordingSeam(): {
   seam: UserQuestions
   asked: AskUserQuestionRequest[]
@@ -47,13 +51,14 @@ function recordingSeam(): {
   const asked: AskUserQuestionRequest[] = []
   const shown: ProviderRequest[] = []
   seam.registerProvider({
-    ask(request): Promise<AskUserQuestionAnswer> {
+    ask(request): Promise<ProviderAnswer> {
       shown.push(request)
       return Promise.resolve({
         answers: request.questions.map((question) => ({
           id: question.id,
-          selected: [question.options?.[0]?.label ?? 'x'],
+          selected: [question.options?.at(-1)?.label ?? 'x'],
         })),
+        by: { id: 'alice', roles: ['ops', 'reviewer'], via: 'test' },
       })
     },
   })
@@ -137,9 +142,9 @@ describe('the framework adapters carry the policy', () => {
 
   it('langgraph', async () => {
     const { seam, asked } = recordingSeam()
-    const tool = langGraphTool(seam, { answerers: ['bob'] })
+    const tool = langGraphTool(seam, { answerers: ['alice'] })
     await tool.invoke(dbArgs)
-    expect(asked[0]).toMatchObject({ answerers: ['bob'] })
+    expect(asked[0]).toMatchObject({ answerers: ['alice'] })
     expect(asked[0]).not.toHaveProperty('approvals')
   })
 })
