@@ -26,7 +26,7 @@ export interface Connection<TClient> {
 export interface ClientHooks<TClient> {
   /** A frame the client sent, past its rate limit. */
   onFrame(connection: Connection<TClient>, data: string): void
-  /** Queues, for a client that just connected, every pending ask it may see. */
+  /** Queues, for a client that just connected, who it is (when known) and every pending ask it may see. */
   replay(connection: Connection<TClient>): void
 }
 
@@ -90,12 +90,12 @@ export function createRelayClients<TClient extends RelayClient>(
     byId: (id: string) => byId.get(id),
     count: () => connections.size,
 
-    /** Sends a frame to every client that may see `sessionId`, most recently active first. */
-    broadcast(sessionId: string | undefined, data: string): void {
+    /** Sends a frame to every client `mayReceive` lets see it, most recently active first. */
+    broadcast(mayReceive: (client: TClient) => boolean, data: string): void {
       const recipients = [...connections]
       for (let index = recipients.length - 1; index >= 0; index--) {
         const connection = recipients[index] as Connection<TClient>
-        if (mayAccess(connection.client, sessionId)) sendTo(connection, data)
+        if (mayReceive(connection.client)) sendTo(connection, data)
       }
       fanOut.flush()
     },
