@@ -158,7 +158,11 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     }),
     refuseAlreadyVoted: emit(({ event }) => {
       assertEvent(event, 'response.received')
-      return { type: 'receipt' as const, clientId: event.clientId, reason: 'already-voted' as const }
+      return {
+        type: 'receipt' as const,
+        clientId: event.clientId,
+        reason: 'already-voted' as const,
+      }
     }),
     refuseInvalid: emit(({ event }) => {
       assertEvent(event, 'response.received')

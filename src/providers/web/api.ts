@@ -154,7 +154,9 @@ function sendReceipt(response: ServerResponse, receipt: RelayReceipt): void {
     sendJson(
       response,
       200,
-      receipt.counted === undefined ? { accepted: true } : { accepted: true, counted: receipt.counted },
+      receipt.counted === undefined
+        ? { accepted: true }
+        : { accepted: true, counted: receipt.counted },
     )
     return
   }

@@ -90,11 +90,7 @@ export interface ErrorFrame {
 
 /** Every frame the relay sends. */
 export type ServerFrame =
-  | QuestionRequestedFrame
-  | QuestionResolvedFrame
-  | ReceiptFrame
-  | ErrorFrame
-  | HelloFrame
+  QuestionRequestedFrame | QuestionResolvedFrame | ReceiptFrame | ErrorFrame | HelloFrame
 
 /** A client's verdict on one ask: an answer, or the dismissal of the whole batch. */
 export type RespondResult =

@@ -289,7 +289,9 @@ function settlementEvent(verdict: ProviderSettlement): RelayAskEvent {
   return {
     type: 'settlement.told',
     verdict:
-      verdict.status === 'refused' ? { status: 'refused', error: errorData(verdict.error) } : verdict,
+      verdict.status === 'refused'
+        ? { status: 'refused', error: errorData(verdict.error) }
+        : verdict,
   }
 }
 

@@ -304,6 +304,6 @@ function usersOf(options: WebConsoleOptions) {
   try {
     return readUsers(options.users)
   } catch (error: unknown) {
-    throw new TypeError(`startWebConsole: ${(error as Error).message}`)
+    throw new TypeError(`startWebConsole: ${(error as Error).message}`, { cause: error })
   }
 }

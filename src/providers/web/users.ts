@@ -25,7 +25,9 @@ export type ConsoleUser = Omit<Responder, 'via'>
 const HEX_SHA256 = /^[0-9a-f]{64}$/i
 
 function isText(value: unknown): value is string {
-  return typeof value === 'string' && value.trim() !== '' && value.length <= MAX_RESPONDER_FIELD_LENGTH
+  return (
+    typeof value === 'string' && value.trim() !== '' && value.length <= MAX_RESPONDER_FIELD_LENGTH
+  )
 }
 
 /**
@@ -64,15 +66,21 @@ export function readUsers(value: unknown): { user: ConsoleUser; digest: Buffer }
       roles !== undefined &&
       (!Array.isArray(roles) || roles.length > MAX_RESPONDER_ROLES || !roles.every(isText))
     ) {
-      throw new TypeError(`${at}.roles must be a list of at most ${MAX_RESPONDER_ROLES} non-blank strings`)
+      throw new TypeError(
+        `${at}.roles must be a list of at most ${MAX_RESPONDER_ROLES} non-blank strings`,
+      )
     }
     if (typeof tokenSha256 !== 'string' || !HEX_SHA256.test(tokenSha256)) {
-      throw new TypeError(`${at}.tokenSha256 must be the SHA-256 of the person's token: 64 hex digits`)
+      throw new TypeError(
+        `${at}.tokenSha256 must be the SHA-256 of the person's token: 64 hex digits`,
+      )
     }
     const hex = tokenSha256.toLowerCase()
     const shared = digests.get(hex)
     if (shared !== undefined) {
-      throw new TypeError(`${at}.tokenSha256 is users[${shared}]'s too: each person has their own token`)
+      throw new TypeError(
+        `${at}.tokenSha256 is users[${shared}]'s too: each person has their own token`,
+      )
     }
     digests.set(hex, index)
     const user: ConsoleUser = { id }
