@@ -220,13 +220,20 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
             waiters.release(entry.serial)
             const { outcome } = actor.getSnapshot().output as RelayAskOutput
             // An ask handed over, or still pending after a vote, did not end: it is shown again.
-            if (outcome !== undefined) broadcast(entry, resolvedFrame(entry, outcome))
+            // Nor did one the seam presents anew already, whatever ended its old presentation.
+            if (outcome !== undefined && current === entry) {
+              broadcast(entry, resolvedFrame(entry, outcome))
+            }
           },
         })
         // The wait is registered before the question goes out, so an answer can never outrun it.
         entries.set(rpcId, entry)
         signal.addEventListener('abort', ended, { once: true })
-        void request.settlement?.then((verdict) => tell(settlementEvent(verdict)))
+        void request.settlement?.then((verdict) => {
+          tell(settlementEvent(verdict))
+          // A verdict that ends nothing (a counted vote) broadcasts nothing to flush its receipt.
+          clients.flush()
+        })
         actor.start()
         broadcast(entry, entry.requested)
       })
