@@ -23,7 +23,7 @@ import { questions, track, validAnswer } from './relay-harness.js'
 import { openSocket } from './ws-client.js'
 
 vi.mock('node:crypto', async (importOriginal) => {
-  const original = await importOriginal<typeof import('node:crypto')>()
+  const original = await importOriginal<typeof crypto>()
   return { ...original, timingSafeEqual: vi.fn(original.timingSafeEqual) }
 })
 
