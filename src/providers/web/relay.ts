@@ -2,6 +2,7 @@ import { createActor } from 'xstate'
 import type { Actor } from 'xstate'
 import { relayAskMachine } from '../../machines/index.js'
 import type {
+  RelayAskEmitted,
   RelayAskEvent,
   RelayAskOutput,
   RelayOutcome,
@@ -21,12 +22,11 @@ import type {
   UserQuestionProvider,
   UserQuestions,
 } from '../../protocol/index.js'
-import { admits, isApproval } from '../../vocabulary/index.js'
+import { isApproval } from '../../vocabulary/index.js'
 import type { ApprovalCount, ProviderAnswer, Responder } from '../../vocabulary/index.js'
 import { interpretResult, parseClientFrame } from './frames.js'
 import type {
   ApprovalIds,
-  HelloFrame,
   QuestionRequestedFrame,
   ReceiptFrame,
   ReceiptReason,
@@ -80,14 +80,6 @@ const approvalIds = ({ required, given }: ApprovalCount): ApprovalIds => ({
   given: given.map((responder) => responder.id),
 })
 
-/** Who a client is, as the first frame of its connection says. */
-const helloFrame = ({ id, name, roles }: Responder): string => {
-  const user: HelloFrame['user'] = { id }
-  if (name !== undefined) user.name = name
-  if (roles !== undefined) user.roles = roles
-  return JSON.stringify({ type: 'hello', user } satisfies HelloFrame)
-}
-
 const frameText = (frame: ServerFrame): string => JSON.stringify(frame)
 
 /**
@@ -118,21 +110,9 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   const waiters = createReceiptWaiters()
   let disposed = false
   let serials = 0
-  const responderOf = (client: TClient): Responder | undefined => {
-    try {
-      return options.responderOf?.(client)
-    } catch {
-      return undefined
-    }
-  }
-  /** Whether `client` may see and answer the ask: its session, and its `answerers` (DESIGN §12). */
-  const mayAnswer = (client: TClient, entry: Entry): boolean =>
-    clients.mayAccess(client, entry.sessionId) && admits(entry.answerers, responderOf(client))
   const clients = createRelayClients(options, {
     onFrame: (connection, data) => answerFrame(connection, data),
     replay(connection) {
-      const responder = responderOf(connection.client)
-      if (responder !== undefined) clients.sendTo(connection, helloFrame(responder))
       for (const entry of [...entries.values()]) {
         if (entries.get(entry.rpcId) === entry && mayAnswer(connection.client, entry)) {
           clients.sendTo(connection, entry.requested)
@@ -140,9 +120,10 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       }
     },
   })
-  const { sendTo } = clients
+  const { sendTo, mayAnswer, responderOf } = clients
   const broadcast = (entry: Entry, data: string) =>
     clients.broadcast((client) => mayAnswer(client, entry), data)
+  const place: RelayPlace<TClient> = { entries, clients, waiters, broadcast }
 
   /** Hands one response to its ask's machine; `undefined` when no ask is pending under `rpcId`. */
   const handOver = (
@@ -198,32 +179,11 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           else if (response.by === undefined) resolve(response.answer)
           else resolve({ ...response.answer, by: response.by })
         })
-        actor.on('receipt', ({ counted, ...told }) => {
-          const ids = counted === undefined ? undefined : approvalIds(counted)
-          if (waiters.deliver(told.clientId, { ...told, counted: ids })) return
-          const connection = clients.byId(told.clientId)
-          if (connection !== undefined)
-            sendTo(connection, receipt(rpcId, told.reason, told.message, ids))
-        })
+        actor.on('receipt', (told) => deliverReceipt(place, rpcId, told))
         actor.subscribe({
           complete() {
-            // One settle path: out of the table, off the signal, every client told.
-            // The seam may already have presented the ask again under the same id: that entry stays.
-            const current = entries.get(rpcId)
-            if (current === entry) entries.delete(rpcId)
-            // A client paused for reading slowly may still be owed this question
-            // (possibly megabytes of plan); only `resolved` would follow, so it is not sent.
-            if (current === entry || current?.requested !== entry.requested) {
-              clients.withdraw(entry.requested)
-            }
             signal.removeEventListener('abort', ended)
-            waiters.release(entry.serial)
-            const { outcome } = actor.getSnapshot().output as RelayAskOutput
-            // An ask handed over, or still pending after a vote, did not end: it is shown again.
-            // Nor did one the seam presents anew already, whatever ended its old presentation.
-            if (outcome !== undefined && current === entry) {
-              broadcast(entry, resolvedFrame(entry, outcome))
-            }
+            endEntry(place, entry)
           },
         })
         // The wait is registered before the question goes out, so an answer can never outrun it.
@@ -282,6 +242,48 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       clients.disposeAll()
     },
   }
+}
+
+/** What an entry's receipts and its end reach in the relay around it. */
+interface RelayPlace<TClient extends RelayClient> {
+  entries: Map<string, Entry>
+  clients: ReturnType<typeof createRelayClients<TClient>>
+  waiters: ReturnType<typeof createReceiptWaiters>
+  broadcast(entry: Entry, data: string): void
+}
+
+/** A receipt an ask's machine gives: to the waiting request it names, or to the connected client. */
+function deliverReceipt<TClient extends RelayClient>(
+  { clients, waiters }: RelayPlace<TClient>,
+  rpcId: string,
+  { counted, ...told }: Extract<RelayAskEmitted, { type: 'receipt' }>,
+): void {
+  const ids = counted === undefined ? undefined : approvalIds(counted)
+  if (waiters.deliver(told.clientId, { ...told, counted: ids })) return
+  const connection = clients.byId(told.clientId)
+  if (connection !== undefined) {
+    clients.sendTo(connection, receipt(rpcId, told.reason, told.message, ids))
+  }
+}
+
+/** One settle path of an entry: out of the table, its waiters released, every client told. */
+function endEntry<TClient extends RelayClient>(
+  { entries, clients, waiters, broadcast }: RelayPlace<TClient>,
+  entry: Entry,
+): void {
+  // The seam may already have presented the ask again under the same id: that entry stays.
+  const current = entries.get(entry.rpcId)
+  if (current === entry) entries.delete(entry.rpcId)
+  // A client paused for reading slowly may still be owed this question
+  // (possibly megabytes of plan); only `resolved` would follow, so it is not sent.
+  if (current === entry || current?.requested !== entry.requested) {
+    clients.withdraw(entry.requested)
+  }
+  waiters.release(entry.serial)
+  const { outcome } = entry.actor.getSnapshot().output as RelayAskOutput
+  // An ask handed over, or still pending after a vote, did not end: it is shown again.
+  // Nor did one the seam presents anew already, whatever ended its old presentation.
+  if (outcome !== undefined && current === entry) broadcast(entry, resolvedFrame(entry, outcome))
 }
 
 /** How a provider's request fails once the relay is disposed. */
