@@ -1,4 +1,6 @@
 import { createUserQuestions } from '../protocol/index.js'
+import type { WebConsoleUser } from '../providers/web/index.js'
+import { UsageError } from './flags.js'
 import { exitOnSecondSignal, untilStopped } from './signals.js'
 import { openServedStore } from './stores.js'
 import type { StoreChoice } from './stores.js'
@@ -9,6 +11,8 @@ export interface ConsoleCommandOptions extends StoreChoice {
   port?: number
   /** A fixed token, for the same reason. */
   token?: string
+  /** `--users FILE`: its path and its JSON, which the console checks. */
+  users?: { path: string; list: unknown }
   write: (text: string) => void
 }
 
@@ -25,14 +29,29 @@ export async function runConsole(options: ConsoleCommandOptions): Promise<void> 
   const store = await openServedStore(options, 'console')
   const seam = createUserQuestions({ store })
   const { startWebConsole } = await import('../providers/web/index.js')
+  const { users } = options
   const web = await startWebConsole({
     seam,
     ...(options.port === undefined ? {} : { port: options.port }),
     ...(options.token === undefined ? {} : { token: options.token }),
+    // Checked by the console; the file's JSON is the console's option as it stands.
+    ...(users === undefined ? {} : { users: users.list as WebConsoleUser[] }),
+  }).catch(async (error: unknown) => {
+    await seam.close()
+    await store.close()
+    // With --users, the one option the console can refuse is the file's list: one line, exit 2.
+    if (users !== undefined && error instanceof TypeError) {
+      throw new UsageError(
+        `--users ${users.path}: ${error.message.replace(/^startWebConsole: /, '')}`,
+      )
+    }
+    throw error
   })
   const stopped = untilStopped()
   options.write(
-    `askseam console · every agent sharing the store asks here; open this page to answer:\n${web.url}\n`,
+    users === undefined
+      ? `askseam console · every agent sharing the store asks here; open this page to answer:\n${web.url}\n`
+      : `askseam console · every agent sharing the store asks here; each person opens this page with their own token:\n${web.url}?token=…\n`,
   )
   await stopped
   const undo = exitOnSecondSignal()

@@ -1,5 +1,6 @@
 /* The command line's flags: how they are parsed and each value checked (a mistake is one line and exit 2). */
 
+import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { parseArgs } from 'node:util'
 import type { StoreChoice } from './stores.js'
@@ -19,6 +20,7 @@ const options = {
   postgres: { type: 'string' },
   port: { type: 'string' },
   token: { type: 'string' },
+  users: { type: 'string' },
   http: { type: 'string' },
   secret: { type: 'string' },
   host: { type: 'string' },
@@ -190,6 +192,31 @@ export function portOf(value: string | undefined, flag = '--port'): number | und
     throw new UsageError(`${flag} takes a port number from 1 to 65535, not "${value}"`)
   }
   return port
+}
+
+/**
+ * `--users FILE`: the file's JSON, unchecked beyond being JSON (the console
+ * checks the people in it and names the first mistake). A file that cannot
+ * be read or is not JSON is one line, exit 2.
+ */
+export function usersFileOf(path: string | undefined): unknown {
+  if (path === undefined) return undefined
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error: unknown) {
+    const code = (error as { code?: unknown } | null)?.code
+    throw new UsageError(
+      `--users ${path}: ${code === 'ENOENT' ? 'no such file' : `cannot be read (${String(code ?? error)})`}`,
+    )
+  }
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new UsageError(
+      `--users ${path}: not JSON (expected [{ "id", "name"?, "roles"?, "tokenSha256" }])`,
+    )
+  }
 }
 
 /** `--secret S` (or ASKSEAM_MCP_SECRET): the requestState key every instance of a fleet shares. */

@@ -1,7 +1,7 @@
 /** The command lines askseam takes, printed after a mistake in one. */
 export const USAGE = `Usage:
   askseam [demo] [--timeout SECONDS] [--web] [--framework NAME] [--fresh]
-  askseam console --store FILE | --postgres URL [--port N] [--token T]
+  askseam console --store FILE | --postgres URL [--port N] [--token T | --users FILE]
   askseam mcp [--timeout SECONDS] [--keepalive SECONDS] [--store FILE | --postgres URL]
               [--http PORT [--host ADDRESS] [--allow-host NAME]...] [--secret S]
   askseam notify --store FILE | --postgres URL --webhook URL --secret S [options]
@@ -77,7 +77,7 @@ Options:
 
 Needs: npm install marked zod (with --web: npm install ws zod)
 `,
-  console: `Usage: askseam console --store FILE | --postgres URL [--port N] [--token T]
+  console: `Usage: askseam console --store FILE | --postgres URL [--port N] [--token T | --users FILE]
 
 One web console for every process sharing the store: each pending ask of
 every agent on it shows here, and an answer given here reaches whichever
@@ -90,6 +90,11 @@ Options:
   --port N            a fixed port (default: a free one)
   --token T           a fixed token (default: a fresh random one); with a
                       fixed port, open tabs reconnect after a restart
+  --users FILE        the people who may answer, one token each, as JSON:
+                      [{ "id": "ana", "name": "Ana", "roles": ["ops"],
+                         "tokenSha256": "<sha256 hex of Ana's token>" }]
+                      each opens the page with ?token=<their token>; every
+                      answer records who gave it; no shared token is accepted
 
 Needs: npm install ws, and the store's driver
 `,

@@ -14,6 +14,7 @@ import { COMMAND_HELP, HELP, USAGE } from './help.js'
 import {
   CommandLineError,
   UsageError,
+  usersFileOf,
   allowedHostsOf,
   bindAddressOf,
   NOTIFY_FLAGS,
@@ -270,10 +271,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (command === 'console') {
       const { runConsole } = await import('./console.js')
       const port = portOf(values.port)
+      if (values.token !== undefined && values.users !== undefined) {
+        throw new UsageError(
+          '--token and --users exclude each other: with --users, each person has their own token',
+        )
+      }
+      const users = usersFileOf(values.users)
       await runConsole({
         ...storeChoice(values),
         ...(port === undefined ? {} : { port }),
         ...(values.token === undefined ? {} : { token: values.token }),
+        ...(values.users === undefined ? {} : { users: { path: values.users, list: users } }),
         write: (text) => void process.stdout.write(text),
       })
       return 0

@@ -4,20 +4,27 @@ import type {
   AskErrorData,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
+  Responder,
 } from '../vocabulary/index.js'
 
 /** How a relayed ask ended, as the wire's `question/resolved` names it. */
 export type RelayOutcome = 'answered' | 'cancelled' | 'aborted' | 'timed-out'
 
 /** Why a client's response was not accepted (the wire's receipt reasons). */
-export type RelayReceiptReason = 'not-pending' | 'bad-response' | 'forbidden'
+export type RelayReceiptReason = 'not-pending' | 'bad-response' | 'forbidden' | 'already-voted'
 
-/** A client's response as the relay read it at its edge: the frame parsed, the answer checked. */
+/**
+ * A client's response as the relay read it at its edge: the frame parsed, the
+ * answer checked, who gave it (`by`, from the client's connection, never its
+ * frame), and whether that person may answer (`forbidden`) or approved
+ * already (`already-voted`).
+ */
 export type RelayResponse =
-  | { kind: 'answer'; answer: AskUserQuestionAnswer }
+  | { kind: 'answer'; answer: AskUserQuestionAnswer; by?: Responder }
   | { kind: 'cancel'; error: AskErrorData }
   | { kind: 'invalid'; message: string; details?: AskErrorData['details'] }
   | { kind: 'forbidden' }
+  | { kind: 'already-voted' }
 
 /** What a relayed ask starts from: the seam's `askId` doubles as the wire's `rpcId`. */
 export interface RelayAskInput {
@@ -70,13 +77,27 @@ export type RelayAskEmitted =
       reason?: RelayReceiptReason
       message?: string
       details?: AskErrorData['details']
+      /** With an accepted approval kept as a vote: the count with it. */
+      counted?: ApprovalCount
     }
   /** The relay settles the seam's provider promise with the client's answer or cancel. */
   | { type: 'provider.settled'; response: Extract<RelayResponse, { kind: 'answer' | 'cancel' }> }
 
-/** How one relayed ask ended: what `question/resolved` says, or nothing for an ask handed over. */
+/**
+ * How one relayed ask ended: what `question/resolved` says, or nothing for an
+ * ask that did not end here: handed over, or still pending after a vote was
+ * counted or a responder refused (the seam presents it again).
+ */
 export interface RelayAskOutput {
   outcome: RelayOutcome | undefined
+}
+
+/** The `details.reason` of a refusal that leaves the ask pending: the responder's, not the answer's. */
+function responderRefusal(error: AskErrorData): 'forbidden' | 'already-voted' | undefined {
+  const reason = error.details?.reason
+  return error.code === 'BAD_ANSWER' && (reason === 'forbidden' || reason === 'already-voted')
+    ? reason
+    : undefined
 }
 
 function outcomeOfEnding(error: AskErrorData): RelayOutcome | undefined {
@@ -91,8 +112,12 @@ function outcomeOfEnding(error: AskErrorData): RelayOutcome | undefined {
  * once the seam says the store committed it; a response while one is being
  * committed, or after the ask ended, is `not-pending`; an invalid one is
  * `bad-response` and the ask stays pending; one from a client that may not
- * see the ask is `forbidden`. An ask taken away for a hand-over ends without
- * an outcome: it did not end, another provider shows it.
+ * see the ask is `forbidden`, a second approval by the same person
+ * `already-voted`. An ask taken away for a hand-over ends without an outcome:
+ * it did not end, another provider shows it. So does one whose response the
+ * seam counted as a vote (its client hears "accepted", with the count) or
+ * refused for who gave it (`forbidden`, `already-voted`): the ask is still
+ * pending and the seam presents it again (DESIGN §12).
  */
 export const relayAskMachine = /* @__PURE__ */ setup({
   types: {
@@ -105,6 +130,14 @@ export const relayAskMachine = /* @__PURE__ */ setup({
   guards: {
     isForbidden: ({ event }) =>
       event.type === 'response.received' && event.response.kind === 'forbidden',
+    isAlreadyVoted: ({ event }) =>
+      event.type === 'response.received' && event.response.kind === 'already-voted',
+    isCounted: ({ event }) =>
+      event.type === 'settlement.told' && event.verdict.status === 'counted',
+    isResponderRefused: ({ event }) =>
+      event.type === 'settlement.told' &&
+      event.verdict.status === 'refused' &&
+      responderRefusal(event.verdict.error) !== undefined,
     isInvalid: ({ event }) =>
       event.type === 'response.received' && event.response.kind === 'invalid',
     isAccepted: ({ event }) =>
@@ -122,6 +155,14 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     refuseForbidden: emit(({ event }) => {
       assertEvent(event, 'response.received')
       return { type: 'receipt' as const, clientId: event.clientId, reason: 'forbidden' as const }
+    }),
+    refuseAlreadyVoted: emit(({ event }) => {
+      assertEvent(event, 'response.received')
+      return {
+        type: 'receipt' as const,
+        clientId: event.clientId,
+        reason: 'already-voted' as const,
+      }
     }),
     refuseInvalid: emit(({ event }) => {
       assertEvent(event, 'response.received')
@@ -158,6 +199,26 @@ export const relayAskMachine = /* @__PURE__ */ setup({
       type: 'receipt' as const,
       clientId: context.responder as string,
     })),
+    acceptVote: emit(({ context, event }) => {
+      assertEvent(event, 'settlement.told')
+      const { verdict } = event
+      return {
+        type: 'receipt' as const,
+        clientId: context.responder as string,
+        ...(verdict.status === 'counted' ? { counted: verdict.approvals } : {}),
+      }
+    }),
+    tellResponderRefused: emit(({ context, event }) => {
+      assertEvent(event, 'settlement.told')
+      const { verdict } = event
+      // The guard let only a responder's refusal through.
+      const reason = verdict.status === 'refused' ? responderRefusal(verdict.error) : undefined
+      return {
+        type: 'receipt' as const,
+        clientId: context.responder as string,
+        reason: reason ?? ('forbidden' as const),
+      }
+    }),
     tellResponderMisfit: emit(({ context, event }) => {
       assertEvent(event, 'settlement.told')
       const { verdict } = event
@@ -200,6 +261,7 @@ export const relayAskMachine = /* @__PURE__ */ setup({
       on: {
         'response.received': [
           { guard: 'isForbidden', actions: 'refuseForbidden' },
+          { guard: 'isAlreadyVoted', actions: 'refuseAlreadyVoted' },
           { guard: 'isInvalid', actions: 'refuseInvalid' },
           { target: 'committing', actions: ['recordResponder', 'settleProvider'] },
         ],
@@ -220,6 +282,9 @@ export const relayAskMachine = /* @__PURE__ */ setup({
             actions: ['acceptResponder', 'recordCancelled'],
           },
           { guard: 'isAccepted', target: 'ended', actions: ['acceptResponder', 'recordAnswered'] },
+          // Still pending, without an outcome: the seam presents the ask again.
+          { guard: 'isCounted', target: 'ended', actions: 'acceptVote' },
+          { guard: 'isResponderRefused', target: 'ended', actions: 'tellResponderRefused' },
           { guard: 'isMisfit', target: 'ended', actions: ['tellResponderMisfit', 'recordMisfit'] },
         ],
         'ask.ended': { target: 'ended', actions: ['tellResponderNotPending', 'recordEnding'] },

@@ -1,7 +1,8 @@
 /**
  * The `error` codes of the console's HTTP API (`/api/…`), each with the
  * status it goes with. The receipts a relay gives (`not-pending`,
- * `bad-response`, `forbidden`) keep the names a WebSocket client hears.
+ * `bad-response`, `forbidden`, `already-voted`) keep the names a WebSocket
+ * client hears.
  */
 export const ApiErrorCodes = {
   /** 400: the request target has path tricks (`.`/`..` segments, escapes) or the ask id is not one the console mints. */
@@ -10,7 +11,7 @@ export const ApiErrorCodes = {
   INVALID_JSON: 'invalid-json',
   /** 401: no `Authorization: Bearer` header, or not a token the console accepts. */
   UNAUTHORIZED: 'unauthorized',
-  /** 403: the token may not answer this ask's session, or the request's Origin is foreign. */
+  /** 403: the token may not answer this ask (its session, or its `answerers`), or the request's Origin is foreign. */
   FORBIDDEN: 'forbidden',
   /** 404: nothing is served at this path. */
   NOT_FOUND: 'not-found',
@@ -18,6 +19,8 @@ export const ApiErrorCodes = {
   METHOD_NOT_ALLOWED: 'method-not-allowed',
   /** 409: the ask is not pending: answered or dismissed elsewhere, ended, or unknown. */
   NOT_PENDING: 'not-pending',
+  /** 409: the token's person approved this ask already; it waits for other approvers (DESIGN §12). */
+  ALREADY_VOTED: 'already-voted',
   /** 413: the body is larger than {@link MAX_BODY_BYTES}. */
   PAYLOAD_TOO_LARGE: 'payload-too-large',
   /** 422: the answer does not fit the ask's questions; `message` and `details` name the rule. */

@@ -150,7 +150,14 @@ function cancelResult(body: unknown): unknown {
 
 function sendReceipt(response: ServerResponse, receipt: RelayReceipt): void {
   if (receipt.accepted) {
-    sendJson(response, 200, { accepted: true })
+    // A vote kept is accepted too; `counted` says the ask still waits for more approvals.
+    sendJson(
+      response,
+      200,
+      receipt.counted === undefined
+        ? { accepted: true }
+        : { accepted: true, counted: receipt.counted },
+    )
     return
   }
   switch (receipt.reason) {
@@ -164,6 +171,14 @@ function sendReceipt(response: ServerResponse, receipt: RelayReceipt): void {
       return
     case 'forbidden':
       sendError(response, 403, ApiErrorCodes.FORBIDDEN, 'this token may not answer this ask')
+      return
+    case 'already-voted':
+      sendError(
+        response,
+        409,
+        ApiErrorCodes.ALREADY_VOTED,
+        'this person has approved this ask already; it waits for other approvers',
+      )
       return
     case 'bad-response':
       sendError(
@@ -210,7 +225,8 @@ export function serveApi(
     sendJson(response, 200, openApiDocument)
     return
   }
-  if (context.tokens(bearerToken(request.headers.authorization)) === undefined) {
+  const holder = context.tokens(bearerToken(request.headers.authorization))
+  if (holder === undefined) {
     sendError(
       response,
       401,
@@ -224,8 +240,14 @@ export function serveApi(
     sendError(response, 400, ApiErrorCodes.BAD_PATH, 'the path does not name an ask')
     return
   }
-  // The request stands for the client that sends it, for `authorize` as an upgrade request does.
-  const client: WebConsoleClient = { request, send: () => undefined, close: () => undefined }
+  // The request stands for the client that sends it, for `authorize` as an upgrade request does;
+  // its token's person is who answers.
+  const client: WebConsoleClient = {
+    request,
+    ...(holder.user === undefined ? {} : { responder: { ...holder.user, via: 'http' } }),
+    send: () => undefined,
+    close: () => undefined,
+  }
   if (target.kind === 'list') {
     sendJson(response, 200, { asks: context.relay.asksFor(client) })
     return

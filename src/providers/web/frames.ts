@@ -11,6 +11,24 @@ export interface QuestionRequestedFrame {
   questions: AskUserQuestionItem[]
   /** When the ask times out, epoch milliseconds; absent when it waits indefinitely. */
   deadline?: number
+  /** On an ask that needs several approvals (DESIGN §12): how many, and who approved so far. */
+  approvals?: ApprovalIds
+}
+
+/** An ask's approvals as the wire carries them: how many are required, and the ids of who gave them, in order. */
+export interface ApprovalIds {
+  required: number
+  given: string[]
+}
+
+/**
+ * Server → client, first on a connection whose token names a person (a
+ * console with `users`): who the client is, so a page can say "signed in as"
+ * and tell the approvals it gave from others'.
+ */
+export interface HelloFrame {
+  type: 'hello'
+  user: { id: string; name?: string; roles?: string[] }
 }
 
 /** Server → client: an ask ended, whatever ended it. Sent to every client that may see it. */
@@ -21,8 +39,13 @@ export interface QuestionResolvedFrame {
   outcome: RelayOutcome
 }
 
-/** Why a response was not accepted. */
-export type ReceiptReason = 'not-pending' | 'bad-response' | 'forbidden'
+/**
+ * Why a response was not accepted: `forbidden` when the client may not
+ * answer the ask (its session, or the ask's `answerers`), `already-voted`
+ * when its person's approval is counted already. The ask stays pending after
+ * either.
+ */
+export type ReceiptReason = 'not-pending' | 'bad-response' | 'forbidden' | 'already-voted'
 
 /** Server → client: what became of one `question/respond`. */
 export interface ReceiptFrame {
@@ -32,6 +55,12 @@ export interface ReceiptFrame {
   reason?: ReceiptReason
   /** With `bad-response`: the rule the answer broke, to show the user. */
   message?: string
+  /**
+   * With an accepted approval kept as a vote: the count with it. The ask is
+   * still pending (no `question/resolved` follows); it is sent again as
+   * `question/requested` with the new count.
+   */
+  counted?: ApprovalIds
 }
 
 /**
@@ -60,7 +89,8 @@ export interface ErrorFrame {
 }
 
 /** Every frame the relay sends. */
-export type ServerFrame = QuestionRequestedFrame | QuestionResolvedFrame | ReceiptFrame | ErrorFrame
+export type ServerFrame =
+  QuestionRequestedFrame | QuestionResolvedFrame | ReceiptFrame | ErrorFrame | HelloFrame
 
 /** A client's verdict on one ask: an answer, or the dismissal of the whole batch. */
 export type RespondResult =

@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isIP } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { consoleScript, consoleStyles } from './page-assets.generated.js'
+import { findUser } from './users.js'
+import type { ConsoleUser } from './users.js'
 
 /*
  * The console's HTTP side: which tokens it accepts, which Host names it
@@ -130,13 +132,11 @@ export function requestUrl(request: IncomingMessage): URL | undefined {
 }
 
 /**
- * Who presented an accepted token. The console has one token today, so every
- * holder is `'console'`; a list of per-person tokens will name the person
- * here, and everything that asks "who is this?" already asks a
- * {@link TokenCheck}.
+ * Who presented an accepted token: the console's shared token names nobody
+ * (`user` absent); with `users`, each token names its person.
  */
 export interface TokenHolder {
-  readonly token: 'console'
+  readonly user?: ConsoleUser
 }
 
 /** Reads a presented token: its holder, or `undefined` when no accepted token matches. */
@@ -144,21 +144,26 @@ export type TokenCheck = (given: string | null | undefined) => TokenHolder | und
 
 /**
  * The check for the console's token(s): the page's `?token=`, the socket's,
- * and the HTTP API's `Authorization: Bearer` all go through it. Every
- * accepted token is compared, in constant time, whichever matches.
+ * and the HTTP API's `Authorization: Bearer` all go through it. Either the
+ * one shared token, or (with `users`) one token per person and no shared
+ * one; either way compared in constant time, every accepted token, whichever
+ * matches.
  */
-export function createTokenCheck(token: string): TokenCheck {
-  const accepted: { holder: TokenHolder; bytes: Buffer }[] = [
-    { holder: { token: 'console' }, bytes: Buffer.from(token, 'utf8') },
-  ]
+export function createTokenCheck(
+  accepted: { token: string } | { users: readonly { user: ConsoleUser; digest: Buffer }[] },
+): TokenCheck {
+  if ('users' in accepted) {
+    const { users } = accepted
+    return (given) => {
+      if (given === null || given === undefined) return undefined
+      const user = findUser(users, given)
+      return user === undefined ? undefined : { user }
+    }
+  }
+  const bytes = Buffer.from(accepted.token, 'utf8')
   return (given) => {
     if (given === null || given === undefined) return undefined
-    let holder: TokenHolder | undefined
-    for (const entry of accepted) {
-      // No early exit: how long the check takes says nothing about which token came close.
-      if (sameToken(given, entry.bytes) && holder === undefined) holder = entry.holder
-    }
-    return holder
+    return sameToken(given, bytes) ? {} : undefined
   }
 }
 

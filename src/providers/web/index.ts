@@ -28,13 +28,16 @@ export type {
 } from './relay-types.js'
 export { MAX_FRAME_BYTES, MIN_TOKEN_BITS, MIN_TOKEN_LENGTH, startWebConsole } from './server.js'
 export type { WebConsole, WebConsoleClient, WebConsoleOptions } from './server.js'
+export type { WebConsoleUser } from './users.js'
 export { ApiErrorCodes, MAX_BODY_BYTES } from './api-errors.js'
 export type { ApiErrorCode } from './api-errors.js'
 export { RelayErrorCodes } from './frames.js'
 export type {
+  ApprovalIds,
   CancelReason,
   ClientFrame,
   ErrorFrame,
+  HelloFrame,
   QuestionRequestedFrame,
   QuestionResolvedFrame,
   QuestionRespondFrame,

@@ -21,14 +21,19 @@ const askIdParameter = {
 
 const settleResponses = {
   '200': {
-    description: 'The store committed it: this is the ask’s outcome.',
+    description:
+      'The store committed it: this is the ask’s outcome, or (with `counted`) an approval kept as a vote while the ask waits for more.',
     content: json(ref('Accepted')),
   },
   '400': errorResponse('The body is not JSON, or the path does not name an ask.'),
   '401': errorResponse('No valid `Authorization: Bearer` token.'),
-  '403': errorResponse('This token may not answer the ask’s session, or the Origin is foreign.'),
+  '403': errorResponse(
+    'This token’s person may not answer the ask (its session, or its `answerers`), or the Origin is foreign.',
+  ),
   '405': errorResponse('Another method; see `Allow`.'),
-  '409': errorResponse('The ask is not pending: answered elsewhere, ended, or unknown.'),
+  '409': errorResponse(
+    'The ask is not pending (`not-pending`: answered elsewhere, ended, or unknown), or this person approved it already (`already-voted`).',
+  ),
   '413': errorResponse(`The body is over ${MAX_BODY_BYTES} bytes.`),
 }
 
@@ -46,7 +51,8 @@ export const openApiDocument = {
     '/api/asks': {
       get: {
         operationId: 'listAsks',
-        summary: 'The pending asks this token may answer, oldest first.',
+        summary:
+          'The pending asks this token may answer, oldest first (with `users`: those whose `answerers` admit its person).',
         responses: {
           '200': { description: 'The asks.', content: json(ref('AskList')) },
           '401': errorResponse('No valid `Authorization: Bearer` token.'),
@@ -127,7 +133,27 @@ export const openApiDocument = {
         type: 'object',
         required: ['accepted'],
         additionalProperties: false,
-        properties: { accepted: { const: true } },
+        properties: {
+          accepted: { const: true },
+          counted: {
+            ...ref('Approvals'),
+            description:
+              'The answer was an approval, kept as a vote: the count with it. The ask is still pending.',
+          },
+        },
+      },
+      Approvals: {
+        type: 'object',
+        required: ['required', 'given'],
+        additionalProperties: false,
+        properties: {
+          required: { type: 'integer', minimum: 2 },
+          given: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'The ids of who approved so far, in order.',
+          },
+        },
       },
       Error: {
         type: 'object',
@@ -156,6 +182,10 @@ export const openApiDocument = {
           sessionId: { type: 'string', description: 'The asking agent’s id.' },
           questions: { type: 'array', items: ref('AskUserQuestionItem') },
           deadline: { type: 'number', description: 'When the ask times out, epoch milliseconds.' },
+          approvals: {
+            ...ref('Approvals'),
+            description: 'On an ask that needs several approvals: how many, and who gave them.',
+          },
         },
       },
       AskUserQuestionItem: {

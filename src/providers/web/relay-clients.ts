@@ -3,8 +3,10 @@ import type { Actor } from 'xstate'
 import { relayClientMachine } from '../../machines/index.js'
 import { createFanOut } from './fan-out.js'
 import type { Outbox } from './fan-out.js'
+import { admits } from '../../vocabulary/index.js'
+import type { Responder } from '../../vocabulary/index.js'
 import { RelayErrorCodes } from './frames.js'
-import type { ErrorFrame } from './frames.js'
+import type { ErrorFrame, HelloFrame } from './frames.js'
 import type { RelayClient, RelayConnection, RelayOptions } from './relay-types.js'
 
 /*
@@ -26,7 +28,7 @@ export interface Connection<TClient> {
 export interface ClientHooks<TClient> {
   /** A frame the client sent, past its rate limit. */
   onFrame(connection: Connection<TClient>, data: string): void
-  /** Queues, for a client that just connected, every pending ask it may see. */
+  /** Queues, for a client that just connected (and told who it is, when known), every pending ask it may see. */
   replay(connection: Connection<TClient>): void
 }
 
@@ -43,29 +45,7 @@ export function createRelayClients<TClient extends RelayClient>(
   const byId = new Map<string, Connection<TClient>>()
   let clients = 0
 
-  const isOpen = (connection: Connection<TClient>) =>
-    connection.actor.getSnapshot().status === 'active'
-
-  const fanOut = createFanOut<Connection<TClient>>({
-    framesPerTurn: options.framesPerTurn ?? 4,
-    outboxOf: (connection) => connection.outbox,
-    backlogOf: (connection) => backlogOf(connection.client),
-    maxBacklogBytes: options.maxBufferedBytes ?? 4 * 1024 * 1024,
-    stallMs: options.stallTimeoutMs ?? 10_000,
-    onStalled: (connection) => {
-      if (isOpen(connection)) connection.actor.send({ type: 'client.congested' })
-    },
-    write(connection, data) {
-      if (!isOpen(connection)) return false
-      try {
-        connection.client.send(data)
-      } catch {
-        connection.actor.send({ type: 'client.disconnected' })
-        return false
-      }
-      return true
-    },
-  })
+  const fanOut = connectionsFanOut<TClient>(options)
 
   const mayAccess = (client: TClient, sessionId: string | undefined): boolean => {
     if (authorize === undefined) return true
@@ -76,6 +56,21 @@ export function createRelayClients<TClient extends RelayClient>(
     }
   }
 
+  /** Who the person behind `client` is; a throw counts as nobody. */
+  const responderOf = (client: TClient): Responder | undefined => {
+    try {
+      return options.responderOf?.(client)
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Whether `client` may see and answer an ask: its session, and its `answerers` (DESIGN §12). */
+  const mayAnswer = (
+    client: TClient,
+    ask: { sessionId: string | undefined; answerers: readonly string[] | undefined },
+  ): boolean => mayAccess(client, ask.sessionId) && admits(ask.answerers, responderOf(client))
+
   /** Queues a frame for one client; callers flush once they have queued what they had to say. */
   const sendTo = (connection: Connection<TClient>, data: string): void => {
     if (isOpen(connection)) fanOut.enqueue(connection, data)
@@ -83,6 +78,8 @@ export function createRelayClients<TClient extends RelayClient>(
 
   return {
     mayAccess,
+    mayAnswer,
+    responderOf,
     sendTo,
     flush: fanOut.flush,
     /** Takes back a frame not yet written to any client. */
@@ -90,12 +87,12 @@ export function createRelayClients<TClient extends RelayClient>(
     byId: (id: string) => byId.get(id),
     count: () => connections.size,
 
-    /** Sends a frame to every client that may see `sessionId`, most recently active first. */
-    broadcast(sessionId: string | undefined, data: string): void {
+    /** Sends a frame to every client `mayReceive` lets see it, most recently active first. */
+    broadcast(mayReceive: (client: TClient) => boolean, data: string): void {
       const recipients = [...connections]
       for (let index = recipients.length - 1; index >= 0; index--) {
         const connection = recipients[index] as Connection<TClient>
-        if (mayAccess(connection.client, sessionId)) sendTo(connection, data)
+        if (mayReceive(connection.client)) sendTo(connection, data)
       }
       fanOut.flush()
     },
@@ -150,6 +147,8 @@ export function createRelayClients<TClient extends RelayClient>(
         actor.send({ type: 'relay.disposed' })
       } else {
         connections.add(connection)
+        const responder = responderOf(client)
+        if (responder !== undefined) sendTo(connection, helloFrame(responder))
         hooks.replay(connection)
         fanOut.flush()
       }
@@ -174,6 +173,41 @@ export function createRelayClients<TClient extends RelayClient>(
       for (const connection of [...connections]) connection.actor.send({ type: 'relay.disposed' })
     },
   }
+}
+
+const isOpen = (connection: Connection<unknown>) =>
+  connection.actor.getSnapshot().status === 'active'
+
+/** The fan-out that writes to the relay's connections, paced by each reader (see fan-out.ts). */
+function connectionsFanOut<TClient extends RelayClient>(options: RelayOptions<TClient>) {
+  return createFanOut<Connection<TClient>>({
+    framesPerTurn: options.framesPerTurn ?? 4,
+    outboxOf: (connection) => connection.outbox,
+    backlogOf: (connection) => backlogOf(connection.client),
+    maxBacklogBytes: options.maxBufferedBytes ?? 4 * 1024 * 1024,
+    stallMs: options.stallTimeoutMs ?? 10_000,
+    onStalled: (connection) => {
+      if (isOpen(connection)) connection.actor.send({ type: 'client.congested' })
+    },
+    write(connection, data) {
+      if (!isOpen(connection)) return false
+      try {
+        connection.client.send(data)
+      } catch {
+        connection.actor.send({ type: 'client.disconnected' })
+        return false
+      }
+      return true
+    },
+  })
+}
+
+/** Who a client is, as the first frame of its connection says. */
+function helloFrame({ id, name, roles }: Responder): string {
+  const user: HelloFrame['user'] = { id }
+  if (name !== undefined) user.name = name
+  if (roles !== undefined) user.roles = roles
+  return JSON.stringify({ type: 'hello', user } satisfies HelloFrame)
 }
 
 /** How much a client's transport has not sent yet; a throwing or odd reading counts as none. */

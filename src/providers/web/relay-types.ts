@@ -1,5 +1,6 @@
 import type { AskUserQuestionItem } from '../../protocol/index.js'
-import type { QuestionRequestedFrame, ReceiptReason } from './frames.js'
+import type { Responder } from '../../vocabulary/index.js'
+import type { ApprovalIds, QuestionRequestedFrame, ReceiptReason } from './frames.js'
 
 /*
  * The relay's public shapes: what it talks to, its options, and what it
@@ -44,6 +45,15 @@ export interface RelayOptions<TClient extends RelayClient = RelayClient> {
    * @default every client sees every session
    */
   authorize?: (client: TClient, sessionId: string | undefined) => boolean
+  /**
+   * Who the person behind `client` is, as the transport authenticated them
+   * (DESIGN §12): the `by` of every answer the client gives (a `by` in its
+   * frames is never read), whom an ask's `answerers` are held against, and
+   * the `hello` frame the client is sent first. `undefined`, or a throw: an
+   * anonymous client, which answers without `by` and sees no ask that names
+   * its `answerers`. @default every client is anonymous
+   */
+  responderOf?: (client: TClient) => Responder | undefined
   /** Frames one client may send per rate window before it is throttled. @default 200 */
   maxFramesPerWindow?: number
   /** The rate window, and how long a throttled client's frames are dropped. @default 1000 */
@@ -90,9 +100,11 @@ export interface RelayPendingAsk {
  * What became of one response handed to {@link Relay.respond}: the receipt a
  * connected client would have been sent for it. A `bad-response` carries the
  * rule the answer broke (`message`, and the validation error's `details`).
+ * An approval kept as a vote is accepted with the count it made (`counted`).
  */
 export type RelayReceipt =
-  | { accepted: true }
+  /** `counted`: the answer was an approval, kept as a vote; the ask waits for more. */
+  | { accepted: true; counted?: ApprovalIds }
   | {
       accepted: false
       reason: ReceiptReason

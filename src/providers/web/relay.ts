@@ -2,6 +2,7 @@ import { createActor } from 'xstate'
 import type { Actor } from 'xstate'
 import { relayAskMachine } from '../../machines/index.js'
 import type {
+  RelayAskEmitted,
   RelayAskEvent,
   RelayAskOutput,
   RelayOutcome,
@@ -15,15 +16,22 @@ import {
   validateAnswer,
 } from '../../protocol/index.js'
 import type {
-  AskUserQuestionAnswer,
   AskUserQuestionItem,
   ProviderRequest,
   ProviderSettlement,
   UserQuestionProvider,
   UserQuestions,
 } from '../../protocol/index.js'
+import { isApproval } from '../../vocabulary/index.js'
+import type { ApprovalCount, ProviderAnswer, Responder } from '../../vocabulary/index.js'
 import { interpretResult, parseClientFrame } from './frames.js'
-import type { QuestionRequestedFrame, ReceiptFrame, ReceiptReason, ServerFrame } from './frames.js'
+import type {
+  ApprovalIds,
+  QuestionRequestedFrame,
+  ReceiptFrame,
+  ReceiptReason,
+  ServerFrame,
+} from './frames.js'
 import { createRelayClients } from './relay-clients.js'
 import type { Connection } from './relay-clients.js'
 import { createReceiptWaiters } from './relay-waiters.js'
@@ -33,22 +41,44 @@ type RelayAskActor = Actor<typeof relayAskMachine>
 
 interface Entry {
   rpcId: string
+  /**
+   * This entry's own name: the seam may present one ask again under the same
+   * `rpcId` (after a vote is counted), and what waits on the old entry must
+   * not be told about the new one.
+   */
+  serial: string
   sessionId: string | undefined
   questions: AskUserQuestionItem[]
+  /** Who may answer; absent: anyone `authorize` lets see the session. */
+  answerers: readonly string[] | undefined
+  /** The approvals given so far (ids), on an ask that needs several. */
+  approvals: ApprovalIds | undefined
   actor: RelayAskActor
   /** The `question/requested` frame, and its text, serialised once for every client and every replay. */
   frame: QuestionRequestedFrame
   requested: string
 }
 
-const receipt = (rpcId: string, reason?: ReceiptReason, message?: string): string => {
+const receipt = (
+  rpcId: string,
+  reason?: ReceiptReason,
+  message?: string,
+  counted?: ApprovalIds,
+): string => {
   const frame: ReceiptFrame =
     reason === undefined
       ? { type: 'receipt', rpcId, accepted: true }
       : { type: 'receipt', rpcId, accepted: false, reason }
   if (message !== undefined) frame.message = message
+  if (counted !== undefined) frame.counted = counted
   return JSON.stringify(frame)
 }
+
+/** An approval count as the wire carries it: the approvers' ids. */
+const approvalIds = ({ required, given }: ApprovalCount): ApprovalIds => ({
+  required,
+  given: given.map((responder) => responder.id),
+})
 
 const frameText = (frame: ServerFrame): string => JSON.stringify(frame)
 
@@ -79,20 +109,21 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   const entries = new Map<string, Entry>()
   const waiters = createReceiptWaiters()
   let disposed = false
+  let serials = 0
   const clients = createRelayClients(options, {
     onFrame: (connection, data) => answerFrame(connection, data),
     replay(connection) {
       for (const entry of [...entries.values()]) {
-        if (
-          entries.get(entry.rpcId) === entry &&
-          clients.mayAccess(connection.client, entry.sessionId)
-        ) {
+        if (entries.get(entry.rpcId) === entry && mayAnswer(connection.client, entry)) {
           clients.sendTo(connection, entry.requested)
         }
       }
     },
   })
-  const { sendTo, broadcast } = clients
+  const { sendTo, mayAnswer, responderOf } = clients
+  const broadcast = (entry: Entry, data: string) =>
+    clients.broadcast((client) => mayAnswer(client, entry), data)
+  const place: RelayPlace<TClient> = { entries, clients, waiters, broadcast }
 
   /** Hands one response to its ask's machine; `undefined` when no ask is pending under `rpcId`. */
   const handOver = (
@@ -103,8 +134,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
   ): RelayResponse | undefined => {
     const entry = entries.get(rpcId)
     if (entry === undefined || entry.actor.getSnapshot().status !== 'active') return undefined
-    const allowed = clients.mayAccess(client, entry.sessionId)
-    const response = readResponse(allowed, entry.questions, result)
+    const response = readResponse(mayAnswer(client, entry), entry, result, responderOf(client))
     entry.actor.send({ type: 'response.received', clientId, response })
     return response
   }
@@ -123,7 +153,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
 
   const provider: UserQuestionProvider = {
     ask(request: ProviderRequest) {
-      return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
+      return new Promise<ProviderAnswer>((resolve, reject) => {
         const { askId: rpcId, signal } = request
         if (disposed) {
           reject(disposedError())
@@ -133,8 +163,8 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           reject(toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask ended'))
           return
         }
-        const entry = entryFor(request)
-        const { sessionId, actor } = entry
+        const entry = entryFor(request, `${rpcId}#${++serials}`)
+        const { actor } = entry
         const tell = (event: Parameters<typeof actor.send>[0]) => {
           if (actor.getSnapshot().status === 'active') actor.send(event)
         }
@@ -145,35 +175,27 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           reject(error)
         }
         actor.on('provider.settled', ({ response }) => {
-          if (response.kind === 'answer') resolve(response.answer)
-          else reject(outcomeError(response.error))
+          if (response.kind !== 'answer') reject(outcomeError(response.error))
+          else if (response.by === undefined) resolve(response.answer)
+          else resolve({ ...response.answer, by: response.by })
         })
-        actor.on('receipt', (told) => {
-          if (waiters.deliver(told.clientId, told)) return
-          const connection = clients.byId(told.clientId)
-          if (connection !== undefined)
-            sendTo(connection, receipt(rpcId, told.reason, told.message))
-        })
+        actor.on('receipt', (told) => deliverReceipt(place, rpcId, told))
         actor.subscribe({
           complete() {
-            // One settle path: out of the table, off the signal, every client told.
-            if (entries.get(rpcId) === entry) entries.delete(rpcId)
-            // A client paused for reading slowly may still be owed this question
-            // (possibly megabytes of plan); only `resolved` would follow, so it is not sent.
-            clients.withdraw(entry.requested)
             signal.removeEventListener('abort', ended)
-            waiters.release(rpcId)
-            const { outcome } = actor.getSnapshot().output as RelayAskOutput
-            // An ask handed over did not end: another provider shows it.
-            if (outcome !== undefined) broadcast(sessionId, resolvedFrame(entry, outcome))
+            endEntry(place, entry)
           },
         })
         // The wait is registered before the question goes out, so an answer can never outrun it.
         entries.set(rpcId, entry)
         signal.addEventListener('abort', ended, { once: true })
-        void request.settlement?.then((verdict) => tell(settlementEvent(verdict)))
+        void request.settlement?.then((verdict) => {
+          tell(settlementEvent(verdict))
+          // A verdict that ends nothing (a counted vote) broadcasts nothing to flush its receipt.
+          clients.flush()
+        })
         actor.start()
-        broadcast(sessionId, entry.requested)
+        broadcast(entry, entry.requested)
       })
     },
   }
@@ -187,14 +209,15 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
 
     asksFor(client) {
       return [...entries.values()]
-        .filter((entry) => clients.mayAccess(client, entry.sessionId))
+        .filter((entry) => mayAnswer(client, entry))
         .map((entry) => entry.frame)
     },
 
     respond(client, rpcId, result) {
       return new Promise<RelayReceipt>((resolve) => {
+        const entry = entries.get(rpcId)
         // Waiting before handing over: a refusal is told at once.
-        const waiterId = waiters.wait(rpcId, resolve)
+        const waiterId = waiters.wait(entry?.serial ?? rpcId, resolve)
         if (handOver(client, waiterId, rpcId, result) === undefined) {
           waiters.deliver(waiterId, { reason: 'not-pending' })
         }
@@ -219,6 +242,48 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       clients.disposeAll()
     },
   }
+}
+
+/** What an entry's receipts and its end reach in the relay around it. */
+interface RelayPlace<TClient extends RelayClient> {
+  entries: Map<string, Entry>
+  clients: ReturnType<typeof createRelayClients<TClient>>
+  waiters: ReturnType<typeof createReceiptWaiters>
+  broadcast(entry: Entry, data: string): void
+}
+
+/** A receipt an ask's machine gives: to the waiting request it names, or to the connected client. */
+function deliverReceipt<TClient extends RelayClient>(
+  { clients, waiters }: RelayPlace<TClient>,
+  rpcId: string,
+  { counted, ...told }: Extract<RelayAskEmitted, { type: 'receipt' }>,
+): void {
+  const ids = counted === undefined ? undefined : approvalIds(counted)
+  if (waiters.deliver(told.clientId, { ...told, counted: ids })) return
+  const connection = clients.byId(told.clientId)
+  if (connection !== undefined) {
+    clients.sendTo(connection, receipt(rpcId, told.reason, told.message, ids))
+  }
+}
+
+/** One settle path of an entry: out of the table, its waiters released, every client told. */
+function endEntry<TClient extends RelayClient>(
+  { entries, clients, waiters, broadcast }: RelayPlace<TClient>,
+  entry: Entry,
+): void {
+  // The seam may already have presented the ask again under the same id: that entry stays.
+  const current = entries.get(entry.rpcId)
+  if (current === entry) entries.delete(entry.rpcId)
+  // A client paused for reading slowly may still be owed this question
+  // (possibly megabytes of plan); only `resolved` would follow, so it is not sent.
+  if (current === entry || current?.requested !== entry.requested) {
+    clients.withdraw(entry.requested)
+  }
+  waiters.release(entry.serial)
+  const { outcome } = entry.actor.getSnapshot().output as RelayAskOutput
+  // An ask handed over, or still pending after a vote, did not end: it is shown again.
+  // Nor did one the seam presents anew already, whatever ended its old presentation.
+  if (outcome !== undefined && current === entry) broadcast(entry, resolvedFrame(entry, outcome))
 }
 
 /** How a provider's request fails once the relay is disposed. */
@@ -248,18 +313,32 @@ function resolvedFrame({ rpcId, sessionId }: Entry, outcome: RelayOutcome): stri
   )
 }
 
-/** A client's response read at the relay's edge: who may answer, what the frame says, whether the answer fits. */
+/**
+ * A client's response read at the relay's edge: who may answer, what the
+ * frame says, whether the answer fits, and whether it is a second approval
+ * by the same person (the seam would refuse it: the relay says so at once).
+ * `by` is the connection's person; whatever the frame says of itself is not read.
+ */
 function readResponse(
   allowed: boolean,
-  questions: AskUserQuestionItem[],
+  { questions, approvals }: Entry,
   result: unknown,
+  by: Responder | undefined,
 ): RelayResponse {
   if (!allowed) return { kind: 'forbidden' }
   const interpreted = interpretResult(result)
   if (interpreted.kind === 'invalid') return interpreted
   if (interpreted.kind === 'cancel') return { kind: 'cancel', error: errorData(interpreted.error) }
   try {
-    return { kind: 'answer', answer: validateAnswer(questions, interpreted.value) }
+    const answer = validateAnswer(questions, interpreted.value)
+    if (
+      by !== undefined &&
+      approvals?.given.includes(by.id) === true &&
+      isApproval(questions, answer)
+    ) {
+      return { kind: 'already-voted' }
+    }
+    return by === undefined ? { kind: 'answer', answer } : { kind: 'answer', answer, by }
   } catch (error: unknown) {
     const { message, details } = toUserQuestionError(error)
     return details === undefined
@@ -269,8 +348,9 @@ function readResponse(
 }
 
 /** A new ask's entry: its `relayAskMachine` and the `question/requested` frame every client is sent. */
-function entryFor(request: ProviderRequest): Entry {
-  const { askId: rpcId, questions, deadline } = request
+function entryFor(request: ProviderRequest, serial: string): Entry {
+  const { askId: rpcId, questions, deadline, answerers } = request
+  const approvals = request.approvals === undefined ? undefined : approvalIds(request.approvals)
   const sessionId = request.agent?.id
   const actor = createActor(relayAskMachine, {
     input:
@@ -284,6 +364,17 @@ function entryFor(request: ProviderRequest): Entry {
     ...(sessionId === undefined ? {} : { sessionId }),
     questions,
     ...(deadline === undefined ? {} : { deadline }),
+    ...(approvals === undefined ? {} : { approvals }),
   }
-  return { rpcId, sessionId, questions, actor, frame, requested: frameText(frame) }
+  return {
+    rpcId,
+    serial,
+    sessionId,
+    questions,
+    answerers,
+    approvals,
+    actor,
+    frame,
+    requested: frameText(frame),
+  }
 }

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import type { UserQuestions } from '../../protocol/index.js'
+import type { Responder } from '../../vocabulary/index.js'
 import { CONSOLE_RESTARTING_CODE } from '../../machines/index.js'
 import { isApiTarget, serveApi } from './api.js'
 import {
@@ -16,8 +17,11 @@ import {
   requestUrl,
   serveRequest,
 } from './http.js'
+import type { TokenHolder } from './http.js'
 import { createRelay } from './relay.js'
 import type { Relay, RelayClient, RelayOptions } from './relay-types.js'
+import { readUsers } from './users.js'
+import type { WebConsoleUser } from './users.js'
 import { ws } from './ws.js'
 
 const { WebSocketServer } = ws
@@ -31,6 +35,12 @@ export const MAX_FRAME_BYTES = 1024 * 1024
 export interface WebConsoleClient extends RelayClient {
   /** The HTTP upgrade request it connected with (headers, URL), for `authorize`. */
   readonly request: IncomingMessage
+  /**
+   * The person whose token it presented, with `users` (`via: 'web'` for a
+   * tab, `'http'` for an API request): who answers, for the record and for
+   * `answerers`. Absent with the shared token, which names nobody.
+   */
+  readonly responder?: Responder
 }
 
 /** Options of {@link startWebConsole}. */
@@ -50,6 +60,19 @@ export interface WebConsoleOptions {
    * @default 32 random bytes, base64url, new on every start
    */
   token?: string
+  /**
+   * The people who may use the console (DESIGN §12), each with a token of
+   * their own kept as its SHA-256: whoever presents it answers as that
+   * person (the {@link WebConsoleClient.responder}), asks with `answerers`
+   * are shown only to the people they admit, and an approval counts once per
+   * person. With `users` there is no shared token: `token` may not be given,
+   * `url` and `wsUrl` carry none (each person adds `?token=` their own), and
+   * any token not in the list is refused. A list with a blank or duplicate
+   * id, or a `tokenSha256` that is not 64 hex digits, makes
+   * `startWebConsole` throw a `TypeError` naming it.
+   * @default none: one shared token, whose holders are anonymous
+   */
+  users?: readonly WebConsoleUser[]
   /**
    * Which sessions (asking agents' ids) a client may see and answer; the
    * client carries its upgrade `request`. @default every client sees every session
@@ -82,7 +105,7 @@ export interface WebConsole {
   url: string
   /** The WebSocket endpoint, token included. */
   wsUrl: string
-  /** The access token. */
+  /** The shared access token; `''` with `users`, where each person has their own. */
   token: string
   /** The relay behind the socket (pending asks, connected clients). */
   relay: Relay<WebConsoleClient>
@@ -129,9 +152,13 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       throw new TypeError('startWebConsole: token must be a string')
     checkToken(options.token)
   }
-  const token = options.token ?? randomBytes(32).toString('base64url')
-  const tokens = createTokenCheck(token)
-  const relayOptions: RelayOptions<WebConsoleClient> = { ...options.limits }
+  const people = options.users === undefined ? undefined : usersOf(options)
+  const token = people !== undefined ? '' : (options.token ?? randomBytes(32).toString('base64url'))
+  const tokens = createTokenCheck(people === undefined ? { token } : { users: people })
+  const relayOptions: RelayOptions<WebConsoleClient> = {
+    ...options.limits,
+    responderOf: (client) => client.responder,
+  }
   if (options.authorize !== undefined) relayOptions.authorize = options.authorize
   const relay = createRelay<WebConsoleClient>(options.seam, relayOptions)
   const allowedOrigins = new Set<string>()
@@ -159,9 +186,10 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     perMessageDeflate: false,
   })
 
-  const attach = (socket: WebSocket, request: IncomingMessage): void => {
+  const attach = (socket: WebSocket, request: IncomingMessage, holder: TokenHolder): void => {
     const client: WebConsoleClient = {
       request,
+      ...(holder.user === undefined ? {} : { responder: { ...holder.user, via: 'web' } }),
       send: (data) => socket.send(data),
       // A client that does not read is cut at once; on disposal queued frames go out before the
       // close, which tells the tab the console is restarting: it ended no ask by stopping.
@@ -201,11 +229,12 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       refuseUpgrade(socket, 403, 'Forbidden', 'This origin may not connect to the console.\n')
       return
     }
-    if (tokens(url.searchParams.get('token')) === undefined) {
+    const holder = tokens(url.searchParams.get('token'))
+    if (holder === undefined) {
       refuseUpgrade(socket, 401, 'Unauthorized', 'A valid token is required.\n')
       return
     }
-    sockets.handleUpgrade(request, socket, head, (ws) => attach(ws, request))
+    sockets.handleUpgrade(request, socket, head, (ws) => attach(ws, request, holder))
   })
 
   try {
@@ -230,12 +259,12 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
   for (const origin of options.origins ?? []) allowedOrigins.add(origin)
   // The name the console was told to bind is the one its printed URL carries.
   extraHosts.add(`${shownHost}:${port}`.toLowerCase())
-  const query = `token=${encodeURIComponent(token)}`
+  const query = people === undefined ? `?token=${encodeURIComponent(token)}` : ''
   let closing: Promise<void> | undefined
 
   return {
-    url: `http://${shownHost}:${port}/?${query}`,
-    wsUrl: `ws://${shownHost}:${port}/ws?${query}`,
+    url: `http://${shownHost}:${port}/${query}`,
+    wsUrl: `ws://${shownHost}:${port}/ws${query}`,
     token,
     relay,
     close() {
@@ -262,5 +291,19 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       })()
       return closing
     },
+  }
+}
+
+/** The people of `options.users`, read once; a mistake is a `TypeError` naming it. */
+function usersOf(options: WebConsoleOptions) {
+  if (options.token !== undefined) {
+    throw new TypeError(
+      'startWebConsole: token and users exclude each other: with users, each person signs in with their own token',
+    )
+  }
+  try {
+    return readUsers(options.users)
+  } catch (error: unknown) {
+    throw new TypeError(`startWebConsole: ${(error as Error).message}`, { cause: error })
   }
 }

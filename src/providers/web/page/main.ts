@@ -21,6 +21,16 @@ import { buildShell, isOffline } from './shell.js'
 import { clamp, emptyStage, endedStage, sendingStage } from './stage-views.js'
 import type { SentNotice } from './stage-views.js'
 import { refreshDeadlines } from './view-kit.js'
+import {
+  approvalsView,
+  countedText,
+  outcomeText,
+  readApprovals,
+  readUser,
+  refusalText,
+  respondFrame,
+} from './wire.js'
+import type { Approvals } from './wire.js'
 
 const params = new URLSearchParams(location.search)
 const token = params.get('token') ?? ''
@@ -49,13 +59,16 @@ let ticker: ReturnType<typeof setInterval> | undefined
 let ended = false
 /** The connection as last reported: while it is down the page keeps what it shows, marked so. */
 let connectionState: ConnectionState = 'connecting'
+/** Who the host says this page is signed in as (a console with users); anonymous otherwise. */
+let me: string | undefined
 
 const attention = createAttention({
   onOpen: (rpcId) => {
     if (asks.has(rpcId)) select(rpcId, true)
   },
 })
-const { queueList, queueCount, stage, showToast, showState } = buildShell([attention.control])
+const shell = buildShell([attention.control])
+const { queueList, queueCount, stage, showToast, showState } = shell
 const links = followAskLinks({
   shows: (askId) => asks.has(askId),
   select: (askId) => select(askId, true),
@@ -94,6 +107,7 @@ function renderStage(focus: boolean): void {
     view: renderAskView(snapshot, {
       sessionId: ask.sessionId,
       deadline: ask.deadline,
+      approvals: () => approvalsView(ask.approvals, me),
       send: (event) => ask.actor.send(event),
     }),
   }
@@ -125,17 +139,7 @@ function respond(ask: Ask): void {
   const output = ask.actor.getSnapshot().output
   if (output === undefined) return
   ask.sent = output.status === 'submitted' ? 'answered' : output.reason
-  connection.sendAnswer(
-    ask.rpcId,
-    JSON.stringify({
-      type: 'question/respond',
-      rpcId: ask.rpcId,
-      result:
-        output.status === 'submitted'
-          ? { ok: true, value: output.answer }
-          : { ok: false, error: { code: 'cancelled', reason: output.reason } },
-    }),
-  )
+  connection.sendAnswer(ask.rpcId, respondFrame(ask.rpcId, output))
 }
 
 function startAsk(
@@ -143,6 +147,7 @@ function startAsk(
   sessionId: string | undefined,
   questions: AskUserQuestionItem[],
   deadline: number | undefined,
+  approvals: Approvals | undefined,
   resume = true,
 ): Ask {
   const snapshot = resume ? savedDraft(rpcId, questions) : undefined
@@ -156,6 +161,7 @@ function startAsk(
       ...(snapshot === undefined ? {} : { snapshot }),
     }),
     sent: undefined,
+    approvals,
   }
   ask.actor.subscribe((snapshot) => {
     if (!asks.has(rpcId)) return
@@ -186,6 +192,27 @@ function removeAsk(rpcId: string): void {
   }
 }
 
+/**
+ * The host presents an ask again with a new count of approvals. When this
+ * page's approval is among them, its answer was counted: the ask starts over
+ * (Approve spent, Revise and Discuss still open) instead of sending again.
+ */
+function recount(ask: Ask, approvals: Ask['approvals']): void {
+  ask.approvals = approvals
+  if (ask.sent === undefined || approvalsView(approvals, me)?.mine !== true) return
+  connection.settled(ask.rpcId)
+  startOver(ask)
+  if (selected === ask.rpcId) view = undefined
+}
+
+/** Starts an ask's questions over, from nothing: what the user had sent is not used. */
+function startOver({ rpcId, sessionId, questions, deadline, approvals, actor }: Ask): void {
+  asks.delete(rpcId)
+  actor.stop()
+  forgetDraft(rpcId)
+  asks.set(rpcId, startAsk(rpcId, sessionId, questions, deadline?.at, approvals, false))
+}
+
 /** The host confirmed the user's answer (or dismissal): Sent ✓. */
 function confirmSent(ask: Ask): void {
   awaitingReceipt.delete(ask.rpcId)
@@ -196,21 +223,18 @@ function confirmSent(ask: Ask): void {
   if (selected !== undefined) showToast(`Sent ✓ “${clamp(summary(ask), 80)}”`)
 }
 
-const outcomeText: Record<string, string> = {
-  answered: 'was answered',
-  cancelled: 'was dismissed',
-  aborted: 'was withdrawn by the agent',
-  'timed-out': 'timed out',
-}
-
 function onFrame(frame: Record<string, unknown>): void {
   switch (frame.type) {
     case 'question/requested': {
       const rpcId = String(frame.rpcId)
-      if (asks.has(rpcId)) {
-        // Shown since before a reconnect: it is still pending, and an unconfirmed answer goes again.
+      const shown = asks.get(rpcId)
+      if (shown !== undefined) {
+        // Shown before a reconnect, or again with a new count: an unconfirmed answer goes again.
         unoffered.delete(rpcId)
+        recount(shown, readApprovals(frame.approvals))
         connection.offered(rpcId)
+        renderQueue()
+        if (selected === rpcId) renderStage(false)
         return
       }
       if (!Array.isArray(frame.questions)) return
@@ -221,8 +245,10 @@ function onFrame(frame: Record<string, unknown>): void {
           : undefined
       const previous = carried.get(rpcId)
       carried.delete(rpcId)
-      const ask =
-        previous ?? startAsk(rpcId, sessionId, frame.questions as AskUserQuestionItem[], deadline)
+      const approvals = readApprovals(frame.approvals)
+      const questions = frame.questions as AskUserQuestionItem[]
+      const ask = previous ?? startAsk(rpcId, sessionId, questions, deadline, approvals)
+      ask.approvals = approvals
       asks.set(rpcId, ask)
       updateTicker()
       connection.offered(rpcId)
@@ -252,6 +278,16 @@ function onFrame(frame: Record<string, unknown>): void {
       connection.settled(rpcId)
       const ask = asks.get(rpcId) ?? awaitingReceipt.get(rpcId)
       if (ask === undefined) return
+      const counted = readApprovals(frame.counted)
+      if (frame.accepted === true && counted !== undefined) {
+        awaitingReceipt.delete(rpcId)
+        showToast(countedText(counted))
+        // Presented again already (its new count has this page's approval): nothing was lost.
+        if (ask.sent === undefined) return
+        // Otherwise it leaves until the host presents it again with the new count.
+        if (asks.has(rpcId)) removeAsk(rpcId)
+        return
+      }
       if (frame.accepted === true) {
         confirmSent(ask)
         return
@@ -263,20 +299,18 @@ function onFrame(frame: Record<string, unknown>): void {
         return
       }
       // The host refused the response: start the questions over rather than lose them.
-      asks.delete(ask.rpcId)
-      ask.actor.stop()
-      forgetDraft(ask.rpcId)
-      asks.set(
-        ask.rpcId,
-        startAsk(ask.rpcId, ask.sessionId, ask.questions, ask.deadline?.at, false),
-      )
+      startOver(ask)
       renderQueue()
       if (selected === ask.rpcId) renderStage(true)
-      showToast(
-        frame.reason === 'forbidden'
-          ? 'This console may not answer that session.'
-          : `The host did not accept the answer${typeof frame.message === 'string' ? `: ${frame.message}` : ''}.`,
-      )
+      showToast(refusalText(frame.reason, frame.message))
+      return
+    }
+    case 'hello': {
+      const user = readUser(frame.user)
+      if (user === undefined) return
+      // First on every connection, before any ask: nothing shown yet depends on it.
+      me = user.id
+      shell.showUser(user)
       return
     }
     case 'error':

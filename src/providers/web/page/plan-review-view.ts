@@ -3,6 +3,7 @@ import { describePlanReview } from '../../../vocabulary/index.js'
 import { h } from './dom.js'
 import { renderMarkdown } from './markdown.js'
 import {
+  approvalsText,
   deadlineBadge,
   eventButton,
   isComposing,
@@ -58,12 +59,23 @@ export function renderPlanReview(
       },
     },
   })
+  const approveLabel = review?.approve.label ?? 'Approve'
   const approve = h('button', {
     className: 'button primary',
-    text: review?.approve.label ?? 'Approve',
+    text: approveLabel,
     attrs: { type: 'button', title: review?.approve.description },
     on: { click: () => send({ type: 'plan.approved' }) },
   })
+  const approvals = h('p', { className: 'approvals', attrs: { role: 'status' } })
+  /** The count as the host last sent it; a person who approved cannot approve again. */
+  function updateApprovals(): void {
+    const state = context.approvals()
+    approvals.hidden = state === undefined
+    approvals.textContent = state === undefined ? '' : approvalsText(state)
+    const mine = state?.mine === true
+    approve.disabled = mine
+    approve.textContent = mine ? `${approveLabel} ✓ (you approved)` : approveLabel
+  }
   const refuse = h('button', {
     className: 'button',
     text: refuseLabel,
@@ -96,6 +108,7 @@ export function renderPlanReview(
         sessionBadge(context.sessionId),
       ]),
       h('h2', { className: 'question', text: question.question, attrs: { id: titleId } }),
+      approvals,
       plan,
       h('label', { className: 'custom-label', text: 'Feedback', attrs: { for: feedbackId } }),
       feedback,
@@ -116,12 +129,14 @@ export function renderPlanReview(
     ],
   )
   updateRefuse()
+  updateApprovals()
   return {
     key: viewKey(snapshot),
     root,
     update: (next) => {
       latest = next
       updateRefuse()
+      updateApprovals()
     },
     focus: () => plan.focus(),
   }

@@ -2,6 +2,7 @@
 import type { Actor } from 'xstate'
 import type { questionnaireMachine } from '../../../machines/index.js'
 import type { AskUserQuestionItem } from '../../../vocabulary/index.js'
+import type { Approvals } from './wire.js'
 import { h } from './dom.js'
 import { clamp } from './stage-views.js'
 import type { SentNotice } from './stage-views.js'
@@ -17,6 +18,8 @@ export interface Ask {
   actor: Actor<typeof questionnaireMachine>
   /** What the user's finished questionnaire sent, until the host confirms it. */
   sent: SentNotice['kind'] | undefined
+  /** On an ask that needs several approvals: how many, and the ids of who gave them, as last sent. */
+  approvals: Approvals | undefined
 }
 
 /** How an ask is named in the queue, a toast or a notification. */
@@ -58,6 +61,8 @@ export function queueItems(
             snapshot.value === 'planReview'
               ? 'Plan to review'
               : `${total} question${total === 1 ? '' : 's'}`,
+            ask.approvals !== undefined &&
+              ` · ${ask.approvals.given.length} of ${ask.approvals.required} approvals`,
             ask.sessionId !== undefined && ` · ${ask.sessionId}`,
             ask.sent !== undefined && ' · sending…',
           ]),

@@ -28,11 +28,14 @@ export interface Shell {
   showToast(text: string): void
   /** Shows the connection's state in the header and, while offline, the banner. */
   showState(state: ConnectionState): void
+  /** Shows who the host says the page is signed in as (a console with users). */
+  showUser(user: { id: string; name?: string }): void
 }
 
 /** Builds the page's frame; `headerControls` go in the header before the status. */
 export function buildShell(headerControls: readonly HTMLElement[]): Shell {
   const status = h('span', { className: 'status', text: 'Connecting…', attrs: { role: 'status' } })
+  const identity = h('span', { className: 'identity', attrs: { hidden: true } })
   const queueList = h('ul', { className: 'queue-list' })
   const queueCount = h('span', { className: 'count', text: '0' })
   const stage = h('main', { className: 'stage', attrs: { id: 'stage', tabindex: -1 } })
@@ -55,6 +58,7 @@ export function buildShell(headerControls: readonly HTMLElement[]): Shell {
           ]),
           h('span', { className: 'spacer' }),
           ...headerControls,
+          identity,
           status,
         ]),
         banner,
@@ -78,6 +82,10 @@ export function buildShell(headerControls: readonly HTMLElement[]): Shell {
       toast.classList.add('visible')
       if (toastTimer !== undefined) clearTimeout(toastTimer)
       toastTimer = setTimeout(() => toast.classList.remove('visible'), 4000)
+    },
+    showUser({ id, name }) {
+      identity.hidden = false
+      identity.textContent = `Signed in as ${name === undefined ? id : `${name} (${id})`}`
     },
     showState(state) {
       status.textContent = STATUS_TEXT[state]

@@ -13,7 +13,27 @@ export interface AskViewContext {
   sessionId: string | undefined
   /** When the ask times out (epoch ms), and when the page first saw it; absent without a deadline. */
   deadline: { at: number; since: number } | undefined
+  /**
+   * On an ask that needs several approvals: how many, who gave them, and
+   * whether the signed-in person is among them. Read again on every update:
+   * the count changes while the card is shown.
+   */
+  approvals(): ApprovalsView | undefined
   send(event: QuestionnaireEvent): void
+}
+
+/** An ask's approvals as the page shows them (ids as the host sent them). */
+export interface ApprovalsView {
+  required: number
+  given: readonly string[]
+  /** The signed-in person approved already: their Approve is spent. */
+  mine: boolean
+}
+
+/** "1 of 2 approvals", and who gave them. */
+export function approvalsText({ required, given }: ApprovalsView): string {
+  const count = `${given.length} of ${required} approval${required === 1 ? '' : 's'}`
+  return given.length === 0 ? count : `${count} · approved by ${given.join(', ')}`
 }
 
 /** One rendered screen of an ask; rebuilt when {@link viewKey} changes, patched otherwise. */
