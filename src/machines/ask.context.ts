@@ -217,6 +217,15 @@ export function presentationInput(context: AskContext): PresentationInput {
   return input
 }
 
+/** What the caller of an ended ask gets: its outcome without who answered (`history` has that), and the cause. */
+export function outputOf(context: AskContext): AskOutput {
+  const outcome = context.outcome as AskOutcome
+  if (outcome.status === 'answered') return { status: 'answered', answer: outcome.answer }
+  return context.cause === undefined
+    ? { status: 'rejected', error: outcome.error }
+    : { status: 'rejected', error: outcome.error, cause: context.cause }
+}
+
 export function presentationDecided(output: PresentationOutput): Decided {
   if (output.verdict === 'takenDown') return { outcome: undefined }
   return output.verdict === 'accepted'

@@ -9,10 +9,11 @@ import {
   handedOverOutcome,
   timeoutOutcome,
 } from '../vocabulary/index.js'
-import type { AskOutcome, AskRejection } from '../vocabulary/index.js'
+import type { AskRejection } from '../vocabulary/index.js'
 import {
   askGuards,
   heldOutcome,
+  outputOf,
   presentationDecided,
   presentationInput,
   propose,
@@ -162,13 +163,7 @@ export const askMachine = /* @__PURE__ */ setup({
     cause: undefined,
   }),
   initial: 'checking',
-  output: ({ context }) => {
-    const outcome = context.outcome as AskOutcome
-    if (outcome.status === 'answered') return { status: 'answered', answer: outcome.answer }
-    return context.cause === undefined
-      ? { status: 'rejected', error: outcome.error }
-      : { status: 'rejected', error: outcome.error, cause: context.cause }
-  },
+  output: ({ context }) => outputOf(context),
   on: {
     'provider.available': { actions: 'markProviderHere' },
     'provider.disposed': { actions: 'markProviderGone' },

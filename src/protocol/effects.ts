@@ -1,8 +1,8 @@
 import { readSettlement, readVote } from './store/rows.js'
 import type { AskStore, NewAskRecord, NewVote } from './store/types.js'
-import type { PresentationEvent } from '../machines/index.js'
+import type { PresentationContext, PresentationEvent } from '../machines/index.js'
 import type { AskContext } from '../machines/index.js'
-import type { AskOutcome, TraceContext } from '../vocabulary/index.js'
+import type { AskOutcome, Responder, TraceContext } from '../vocabulary/index.js'
 
 /*
  * How a machine's effect reaches a store or a provider and back: the work
@@ -46,6 +46,27 @@ export async function commitOutcome(
 ): Promise<{ outcome: AskOutcome; won: boolean }> {
   const settled = readSettlement(askId, await store.settle(askId, outcome, Date.now()))
   return { outcome: settled.record.outcome as AskOutcome, won: settled.won }
+}
+
+/**
+ * Offers a presentation's proposal to the store: its conditional vote when
+ * the machine counts the answer as an approval, else its conditional write.
+ * Resolves with what the presentation hears of it.
+ */
+export async function commitPresentation(
+  store: AskStore,
+  context: PresentationContext,
+): Promise<PresentationEvent> {
+  const outcome = context.proposal as AskOutcome
+  if (!context.voting) {
+    return { type: 'commit.done', ...(await commitOutcome(store, context.askId, outcome)) }
+  }
+  return commitVote(store, context.askId, {
+    by: context.responder as Responder,
+    at: Date.now(),
+    required: context.policy?.approvals as number,
+    outcome,
+  })
 }
 
 /**

@@ -1,8 +1,14 @@
 import { createActor } from 'xstate'
 import type { Actor } from 'xstate'
 import { presentationMachine } from '../machines/index.js'
-import type { PresentationEvent, PresentationOutput } from '../machines/index.js'
-import { commitOutcome, commitVote, report } from './effects.js'
+import type {
+  PresentationContext,
+  PresentationEvent,
+  PresentationOutput,
+} from '../machines/index.js'
+import { commitPresentation, report } from './effects.js'
+import type { Reportable } from './effects.js'
+import { createLiveCalls } from './live-calls.js'
 import { callProvider, safeProviderError } from './provider-call.js'
 import type { ProviderCall } from './provider-call.js'
 import type { InspectionObserver } from './seam-api.js'
@@ -15,7 +21,6 @@ import type {
   AskErrorData,
   AskOutcome,
   AskRejection,
-  Responder,
   TraceContext,
   UserQuestionProvider,
   UserQuestionError,
@@ -63,17 +68,54 @@ export interface Presenter {
   takeDown(askId: string, reason: UserQuestionError): void
 }
 
+/**
+ * Shows the ask to the seam's provider: the request its machine's context
+ * makes, the call's answer reported back as `provider.*`; `undefined` (and
+ * `provider.failed` at once) when no provider is there.
+ */
+function openCall(
+  options: PresenterOptions,
+  context: PresentationContext,
+  reportTo: Reportable<PresentationEvent>,
+): ProviderCall | undefined {
+  const provider = options.provider()
+  if (provider === undefined) {
+    reportTo.send({
+      type: 'provider.failed',
+      error: { code: 'PROVIDER_FAILED', message: 'no provider is active' },
+    })
+    return undefined
+  }
+  const agent = options.agentOf(context.askId)
+  const { policy } = context
+  const call = callProvider(provider, {
+    askId: context.askId,
+    questions: context.questions,
+    ...(agent === undefined ? {} : { agent }),
+    ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
+    ...(policy?.answerers === undefined ? {} : { answerers: policy.answerers }),
+    ...(policy?.approvals === undefined
+      ? {}
+      : { approvals: { required: policy.approvals, given: context.given } }),
+  })
+  report<unknown, PresentationEvent>(
+    reportTo,
+    () => call.answer,
+    (answer) => ({ type: 'provider.answered', answer }),
+    (error) => {
+      const safe = safeProviderError(error)
+      options.onProviderError(context.askId, safe)
+      return { type: 'provider.failed', error: errorData(safe) }
+    },
+  )
+  return call
+}
+
 /** Creates a seam's {@link Presenter}. */
 export function createPresenter(options: PresenterOptions): Presenter {
   const { store } = options
-  /** The live call of each ask shown, own or another seam's, until its presentation ends. */
-  const calls = new Map<string, ProviderCall>()
-  /**
-   * The earlier calls of each ask still presented: answers refused or counted
-   * while the ask stayed pending. Their signals abort when the ask ends
-   * other than with an answer of this provider.
-   */
-  const earlier = new Map<string, ProviderCall[]>()
+  /** The live calls of each ask shown, own or another seam's, until its presentation ends. */
+  const calls = createLiveCalls()
   const foreign = new Map<string, PresentationActor>()
   /** The trace context another seam kept with each of its asks shown here. */
   const foreignTraces = new Map<string, TraceContext>()
@@ -83,66 +125,24 @@ export function createPresenter(options: PresenterOptions): Presenter {
   const machine = presentationMachine.provide({
     actions: {
       callProvider: ({ context, self }) => {
-        const provider = options.provider()
-        const reportTo = self as { send(event: PresentationEvent): void } & typeof self
-        if (provider === undefined) {
-          reportTo.send({
-            type: 'provider.failed',
-            error: { code: 'PROVIDER_FAILED', message: 'no provider is active' },
-          })
-          return
-        }
-        const agent = options.agentOf(context.askId)
-        const { policy } = context
-        const call = callProvider(provider, {
-          askId: context.askId,
-          questions: context.questions,
-          ...(agent === undefined ? {} : { agent }),
-          ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
-          ...(policy?.answerers === undefined ? {} : { answerers: policy.answerers }),
-          ...(policy?.approvals === undefined
-            ? {}
-            : { approvals: { required: policy.approvals, given: context.given } }),
-        })
+        const call = openCall(
+          options,
+          context,
+          self as { send(event: PresentationEvent): void } & typeof self,
+        )
+        if (call === undefined) return
         keep(context.askId, { type: 'presented', at: Date.now() })
-        calls.set(context.askId, call)
+        calls.open(context.askId, call)
         watches.opened(
           context.askId,
           () => foreignTraces.get(context.askId) ?? options.traceContextOf(context.askId),
         )
-        report<unknown, PresentationEvent>(
-          reportTo,
-          () => call.answer,
-          (answer) => ({ type: 'provider.answered', answer }),
-          (error) => {
-            const safe = safeProviderError(error)
-            options.onProviderError(context.askId, safe)
-            return { type: 'provider.failed', error: errorData(safe) }
-          },
-        )
       },
       commitProposal: ({ context, self }) => {
-        const reportTo = self as { send(event: PresentationEvent): void } & typeof self
-        const proposal = context.proposal as AskOutcome
-        if (context.voting) {
-          const vote = {
-            by: context.responder as Responder,
-            at: Date.now(),
-            required: context.policy?.approvals as number,
-            outcome: proposal,
-          }
-          report<PresentationEvent, PresentationEvent>(
-            reportTo,
-            () => commitVote(store, context.askId, vote),
-            (event) => event,
-            () => ({ type: 'commit.failed' }),
-          )
-          return
-        }
-        report<{ outcome: AskOutcome; won: boolean }, PresentationEvent>(
-          reportTo,
-          () => commitOutcome(store, context.askId, proposal),
-          (committed) => ({ type: 'commit.done', ...committed }),
+        report<PresentationEvent, PresentationEvent>(
+          self as { send(event: PresentationEvent): void } & typeof self,
+          () => commitPresentation(store, context),
+          (event) => event,
           () => ({ type: 'commit.failed' }),
         )
       },
@@ -153,20 +153,20 @@ export function createPresenter(options: PresenterOptions): Presenter {
       tellSettlement: ({ context }, { by, ...verdict }) => {
         const { askId } = context
         watches.closed(askId, 'accepted')
-        const call = calls.get(askId)
-        calls.delete(askId)
         // An answer that did not end the ask: the ask is presented again.
         const goesOn = verdict.status === 'counted' || context.outcome === undefined
-        if (goesOn && call !== undefined) earlier.set(askId, [...(earlier.get(askId) ?? []), call])
-        else earlier.delete(askId)
         if (verdict.status !== 'refused') {
-          call?.tell(verdict)
+          calls.tell(askId, verdict, goesOn)
           return
         }
-        call?.tell({ status: 'refused', error: options.errorFor(askId, verdict.error) })
+        calls.tell(
+          askId,
+          { status: 'refused', error: options.errorFor(askId, verdict.error) },
+          goesOn,
+        )
         // An answer refused while the ask stays pending is part of its record.
-        if (context.outcome === undefined) {
-          keep(context.askId, {
+        if (goesOn) {
+          keep(askId, {
             type: 'refused',
             at: Date.now(),
             ...(by === undefined ? {} : { by }),
@@ -182,18 +182,10 @@ export function createPresenter(options: PresenterOptions): Presenter {
     store.record(askId, event).catch(() => undefined)
   }
 
-  /** Aborts the provider's signal with `reason` (even after it answered) and tells it `refused`. */
+  /** Aborts the provider's signals with `reason` (even after it answered) and tells it `refused`. */
   const end = (askId: string, reason: UserQuestionError) => {
     watches.closed(askId, 'taken-down')
-    for (const told of earlier.get(askId) ?? []) {
-      if (!told.controller.signal.aborted) told.controller.abort(reason)
-    }
-    earlier.delete(askId)
-    const call = calls.get(askId)
-    if (call === undefined) return
-    if (!call.controller.signal.aborted) call.controller.abort(reason)
-    calls.delete(askId)
-    call.tell({ status: 'refused', error: reason })
+    calls.end(askId, reason)
   }
 
   const tell = (askId: string, event: PresentationEvent) => {
@@ -259,7 +251,6 @@ export function createPresenter(options: PresenterOptions): Presenter {
       foreignTraces.clear()
       // A dead process's provider settles nothing: what it was showing is simply gone.
       calls.clear()
-      earlier.clear()
       watches.clear()
     },
 

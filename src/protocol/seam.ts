@@ -46,11 +46,7 @@ export function dropSeamForTesting(seam: UserQuestions): void {
  * ```
  */
 export function createUserQuestions(options: UserQuestionsOptions = {}): UserQuestions {
-  checkDurations(options)
-  const inspect = options.inspect === undefined ? undefined : guardInspection(options.inspect)
-  const telemetry = options.telemetry === undefined ? undefined : guardTelemetry(options.telemetry)
-  const store = options.store ?? createMemoryStore()
-  const durable = store.processLocal !== true
+  const { inspect, telemetry, store, durable } = readOptions(options)
   const seamId = newId()
   /** The registered provider, beside the slot that says whether one is. */
   let active: { registration: number; provider: UserQuestionProvider } | undefined
@@ -175,9 +171,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       return [...asks.pending(shownElsewhere), ...others].sort((a, b) => a.startedAt - b.startedAt)
     },
 
-    async history(query) {
-      return store.history(readHistoryQuery(query))
-    },
+    history: async (query) => store.history(readHistoryQuery(query)),
 
     close() {
       if (closing !== undefined) return closing
@@ -198,6 +192,18 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     presenter.crash()
   })
   return seam
+}
+
+/** The options a seam is made of, checked: durations a timer holds, guarded hooks, its store. */
+function readOptions(options: UserQuestionsOptions) {
+  checkDurations(options)
+  const store = options.store ?? createMemoryStore()
+  return {
+    inspect: options.inspect === undefined ? undefined : guardInspection(options.inspect),
+    telemetry: options.telemetry === undefined ? undefined : guardTelemetry(options.telemetry),
+    store,
+    durable: store.processLocal !== true,
+  }
 }
 
 /** Refuses, as a TypeError, a duration option a timer cannot hold. */

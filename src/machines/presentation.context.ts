@@ -1,0 +1,195 @@
+import {
+  admits,
+  isApproval,
+  readResponder,
+  validateAnswer,
+  errorData,
+  UserQuestionError,
+} from '../vocabulary/index.js'
+import type {
+  AskErrorData,
+  AskOutcome,
+  AskPolicy,
+  AskRejection,
+  AskUserQuestionItem,
+  Responder,
+} from '../vocabulary/index.js'
+import { clampDelay } from './time.js'
+
+/*
+ * The data of presentationMachine (presentation.machine.ts): what a
+ * presentation starts from, holds, hears and ends with, and the pure
+ * functions its guards and actions compute them with, among them the ask's
+ * policy (DESIGN §12).
+ */
+
+/** What one presentation shows. Data only: the seam keeps the provider and its signal beside the actor. */
+export interface PresentationInput {
+  askId: string
+  /** Validated questions. */
+  questions: AskUserQuestionItem[]
+  agentId?: string
+  /** When the ask was admitted, epoch milliseconds. */
+  startedAt: number
+  /** The ask's absolute deadline, epoch milliseconds. */
+  deadline?: number
+  /** When the presentation opens, epoch milliseconds: an ask already overdue is never presented. */
+  openedAt: number
+  /** Who may answer and how many must approve (DESIGN §12). */
+  policy?: AskPolicy
+}
+
+/** A presentation's memory: data only, so a snapshot is plain JSON. */
+export interface PresentationContext {
+  askId: string
+  questions: AskUserQuestionItem[]
+  agentId: string | undefined
+  startedAt: number
+  deadline: number | undefined
+  openedAt: number
+  policy: AskPolicy | undefined
+  /** What the provider settled with, as offered to the store. */
+  proposal: AskOutcome | undefined
+  /** Who gave the proposal, as the provider named them. */
+  responder: Responder | undefined
+  /** Whether the proposal is an approval the store counts as a vote (DESIGN §12). */
+  voting: boolean
+  /** The approvals counted so far, as the store last said. */
+  given: Responder[]
+  /** Answers refused while the ask stayed pending: each pauses a little longer before the next showing. */
+  refusals: number
+  /** Commits of the proposal that failed so far. */
+  attempts: number
+  /** The outcome the store committed, once known (this provider's or another). */
+  outcome: AskOutcome | undefined
+  /** Whether the committed outcome is this provider's own write. */
+  won: boolean
+  /** Why the presentation comes down, when it does without a committed outcome. */
+  ending: AskRejection | undefined
+  /** The ask ends here for a local reason: a commit in flight finishes, no new one starts. */
+  yielding: boolean
+  /** The provider went while a write was in flight: an ask that goes on after it is taken down. */
+  withdrawn: boolean
+}
+
+/**
+ * What a presentation hears. `provider.*` from the provider it called;
+ * `commit.*` from the store it offered the provider's settlement to;
+ * `ask.settled` when the ask's outcome was committed by someone else;
+ * `ask.ending` when the ask ends here for a local reason (the caller's abort,
+ * the deadline, the seam closing); `provider.withdrawn` when the provider
+ * goes away (a hand-over).
+ */
+export type PresentationEvent =
+  | { type: 'provider.answered'; answer: unknown }
+  | { type: 'provider.failed'; error: AskErrorData }
+  | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
+  | { type: 'commit.failed' }
+  /** The store counted the approval; the ask waits for more. */
+  | { type: 'vote.counted'; given: Responder[] }
+  /** The store had this responder's approval already. */
+  | { type: 'vote.already'; given: Responder[] }
+  | { type: 'ask.settled'; outcome: AskOutcome }
+  | { type: 'ask.ending'; error: AskRejection }
+  | { type: 'provider.withdrawn'; error: AskRejection }
+
+/**
+ * How a presentation ended. `accepted`: the provider's settlement is the
+ * ask's outcome. `refused`: another outcome was committed first. `takenDown`:
+ * the ask ended for another reason before anything was committed here
+ * (`ending` says why); `outcome` is absent then.
+ */
+export type PresentationOutput =
+  | { verdict: 'accepted'; outcome: AskOutcome }
+  | { verdict: 'refused'; outcome: AskOutcome }
+  | { verdict: 'takenDown'; ending: AskRejection }
+
+/**
+ * What the provider is told of its own settlement (see
+ * `ProviderRequest.settlement`): `by` is who gave it, for the ask's record.
+ */
+export type ProviderVerdict = (
+  | { status: 'accepted' }
+  | { status: 'refused'; error: AskErrorData }
+  | { status: 'counted'; approvals: { required: number; given: Responder[] } }
+) & { by?: Responder }
+
+/** The longest pause between two commits of one settlement. */
+export const MAX_RETRY_DELAY_MS = 5_000
+const FIRST_RETRY_DELAY_MS = 50
+
+/**
+ * The pause before the commit after `attempts` failed ones: doubling from
+ * 50 ms up to {@link MAX_RETRY_DELAY_MS}, with up to a fifth more at random so
+ * that presentations failing together do not retry in step.
+ */
+export function retryDelay(attempts: number): number {
+  const base = Math.min(MAX_RETRY_DELAY_MS, FIRST_RETRY_DELAY_MS * 2 ** Math.min(attempts, 16))
+  return clampDelay(base + Math.random() * base * 0.2)
+}
+
+/**
+ * The proposal a provider's answer makes, and who gave it: the canonical
+ * answer, or `BAD_ANSWER` when it (or its `by`) does not fit. The outcome
+ * names its responder.
+ */
+export function answerProposal(
+  questions: AskUserQuestionItem[],
+  answer: unknown,
+): { proposal: AskOutcome; responder: Responder | undefined } {
+  try {
+    const responder = readResponder((answer as { by?: unknown } | null | undefined)?.by)
+    const canonical = validateAnswer(questions, answer)
+    return {
+      proposal:
+        responder === undefined
+          ? { status: 'answered', answer: canonical }
+          : { status: 'answered', answer: canonical, by: [responder] },
+      responder,
+    }
+  } catch (error: unknown) {
+    const data: AskErrorData =
+      error instanceof UserQuestionError
+        ? errorData(error)
+        : { code: 'BAD_ANSWER', message: 'the answer could not be read' }
+    return { proposal: { status: 'rejected', error: data }, responder: undefined }
+  }
+}
+
+/** Whether the ask's policy refuses this responder's answer: not among `answerers`, or nameless where approvals are counted. */
+export function refusesResponder(context: PresentationContext): boolean {
+  const { policy, responder } = context
+  if (policy === undefined) return false
+  if (policy.approvals !== undefined && responder === undefined) return true
+  return !admits(policy.answerers, responder)
+}
+
+/** Whether the proposal is an approval the store counts as one vote of several. */
+export function isVote(context: PresentationContext): boolean {
+  const { policy, proposal } = context
+  return (
+    policy?.approvals !== undefined &&
+    proposal?.status === 'answered' &&
+    isApproval(context.questions, proposal.answer)
+  )
+}
+
+/** The approvals an ask that counts them holds now. */
+export function approvalsOf(context: PresentationContext) {
+  return { required: context.policy?.approvals as number, given: context.given }
+}
+
+export function verdictOf(context: PresentationContext): ProviderVerdict {
+  const outcome = context.outcome as AskOutcome
+  const by = context.responder === undefined ? {} : { by: context.responder }
+  return outcome.status === 'rejected' && outcome.error.code === 'BAD_ANSWER'
+    ? { status: 'refused', error: outcome.error, ...by }
+    : { status: 'accepted', ...by }
+}
+
+/** The verdict on an answer refused while the ask stays pending. */
+export function refusalOf(context: PresentationContext, error: AskErrorData): ProviderVerdict {
+  return context.responder === undefined
+    ? { status: 'refused', error }
+    : { status: 'refused', error, by: context.responder }
+}
