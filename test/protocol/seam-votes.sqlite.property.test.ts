@@ -1,0 +1,26 @@
+import { afterEach, describe, vi } from 'vitest'
+import { createSqliteStore } from '../../src/stores/sqlite/index.js'
+import { tempDirectory } from '../stores/sqlite/temp-file.js'
+import { seamVotesSuite } from './seam-votes-suite.js'
+
+// Every run writes a new file with synced writes: the property takes far longer than on memory.
+vi.setConfig({ testTimeout: 600_000 })
+
+// Every run on a file of its own, in a fresh directory removed after the test.
+const directories: Array<ReturnType<typeof tempDirectory>> = []
+afterEach(() => {
+  for (const directory of directories.splice(0)) directory.remove()
+})
+
+// Skipped until the SQLite store's vote, record and history (DESIGN §12, issue 23)
+// land from their own branch: on this one `vote` rejects and `history` is empty.
+// Remove `.skip` after that merge.
+describe.skip('needs the SQLite vote', () => {
+  seamVotesSuite('SQLite store', () => {
+    const directory = tempDirectory()
+    directories.push(directory)
+    // One connection serves all three seams, so its poll for other connections' commits
+    // finds nothing; at the default 25 ms it would only make every advance of the clock slow.
+    return createSqliteStore({ path: directory.file(), pollIntervalMs: 5_000 })
+  })
+})
