@@ -32,6 +32,16 @@ export type {
   ProviderVerdict,
 } from './presentation.context.js'
 
+/** Tells the provider its approval was counted, with the count the store gave. */
+const tellCounted = {
+  type: 'tellSettlement',
+  params: ({ context }: { context: PresentationContext }): ProviderVerdict => ({
+    status: 'counted',
+    approvals: approvalsOf(context),
+    ...(context.responder === undefined ? {} : { by: context.responder }),
+  }),
+} as const
+
 /**
  * One ask shown to this seam's provider, its own or another seam's (DESIGN
  * §6, §12): presenting, then committing the provider's answer or refusal
@@ -209,24 +219,22 @@ export const presentationMachine = /* @__PURE__ */ setup({
               { guard: 'isYielding', target: '#presentation.takenDown' },
               { target: 'waiting', actions: 'recordFailedCommit' },
             ],
+            // Counted, then: settled by another write meanwhile, leaving, or shown again.
             'vote.counted': [
-              { guard: 'isLeaving', target: '#presentation.takenDown', actions: 'recordVotes' },
               {
-                target: '#presentation.presenting',
-                actions: [
-                  'recordVotes',
-                  {
-                    type: 'tellSettlement',
-                    params: ({ context }) => ({
-                      status: 'counted' as const,
-                      approvals: approvalsOf(context),
-                      ...(context.responder === undefined ? {} : { by: context.responder }),
-                    }),
-                  },
-                ],
+                guard: 'isSettledHere',
+                target: '#presentation.refused',
+                actions: ['recordVotes', tellCounted],
               },
+              {
+                guard: 'isLeaving',
+                target: '#presentation.takenDown',
+                actions: ['recordVotes', tellCounted],
+              },
+              { target: '#presentation.presenting', actions: ['recordVotes', tellCounted] },
             ],
             'vote.already': [
+              { guard: 'isSettledHere', target: '#presentation.refused', actions: 'recordVotes' },
               { guard: 'isLeaving', target: '#presentation.takenDown', actions: 'recordVotes' },
               {
                 target: '#presentation.pausing',

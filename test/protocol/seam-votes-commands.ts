@@ -209,14 +209,10 @@ export class ApproveTwice implements fc.AsyncCommand<Model, Real> {
 
 /**
  * Whether two answers given at once could settle the ask: a veto, or
- * approvals enough to reach its count.
- *
- * Such races are left out while {@link RACES_THAT_SETTLE} is false: they find
- * a core bug (the suite's `it.fails` holds the smallest example). A
- * presentation whose vote write is in flight when another console's
- * settlement lands records the settlement, then takes `vote.counted` back
- * to `presenting`: that console shows a settled ask with its signal never
- * aborted, and when it is the asking seam's own, the caller is never told.
+ * approvals enough to reach its count. Such races once found a core bug (a
+ * presentation whose vote write was in flight when another console's
+ * settlement landed went back to presenting); {@link RACES_THAT_SETTLE}
+ * keeps them in the runs, and the suite keeps the smallest example.
  */
 function couldSettle(ask: AskModel, people: readonly Responder[], hows: readonly How[]): boolean {
   if (hows.some((how) => how !== 'approve')) return true
@@ -224,8 +220,8 @@ function couldSettle(ask: AskModel, people: readonly Responder[], hows: readonly
   return ask.votes.length + fresh.size >= ask.policy.approvals
 }
 
-/** Set to true once a vote in flight ends its presentation when the ask settles elsewhere. */
-export const RACES_THAT_SETTLE = false
+/** Whether answers at once that can settle the ask are among the commands. */
+export const RACES_THAT_SETTLE = true
 
 /** Two admitted people answer one ask at once on two consoles; the same person, when the picks meet. */
 export class Together implements fc.AsyncCommand<Model, Real> {

@@ -268,48 +268,43 @@ export function seamVotesSuite(storeName: string, makeStore: () => AskStore): vo
       vi.useRealTimers()
     })
 
-    // Core bug (DESIGN §10, §12), found by this property with answers at once
-    // (RACES_THAT_SETTLE): seam 0's presentation has alice's vote in flight when
-    // bob's completing vote, written through seam 1, settles the ask. Seam 0's
-    // presentation records the settlement, then `vote.counted` takes it back to
-    // `presenting`: the ask is shown again though settled, and seam 0's caller is
-    // never told. Remove `.fails` (and set RACES_THAT_SETTLE) once fixed.
-    it.fails(
-      'two people approving at once on two consoles: the caller is told, no console still shows the ask',
-      async () => {
-        vi.setSystemTime(0)
-        const store = makeStore()
-        const providers = [createControllableProvider(), createControllableProvider()]
-        const seams = providers.map((provider) => {
-          const seam = createUserQuestions({ store })
-          seam.registerProvider(provider)
-          return seam
+    // Found by this property with answers at once (RACES_THAT_SETTLE): seam 0's
+    // presentation had alice's vote in flight when bob's completing vote, written
+    // through seam 1, settled the ask; `vote.counted` took it back to `presenting`,
+    // so the ask was shown again though settled and seam 0's caller never told.
+    it('two people approving at once on two consoles: the caller is told, no console still shows the ask', async () => {
+      vi.setSystemTime(0)
+      const store = makeStore()
+      const providers = [createControllableProvider(), createControllableProvider()]
+      const seams = providers.map((provider) => {
+        const seam = createUserQuestions({ store })
+        seam.registerProvider(provider)
+        return seam
+      })
+      try {
+        const asked = track(seams[0]!.ask({ questions: plan, approvals: 2 }))
+        await settle()
+        const [here, there] = providers.map((provider) => provider.calls[0]!)
+        const told = [here!, there!].map((call) => track(call.request.settlement!))
+        here!.resolve({ ...answerOf('approve'), by: PEOPLE[0] })
+        there!.resolve({ ...answerOf('approve'), by: PEOPLE[1] })
+        await settle()
+        expect((await store.get(here!.request.askId))?.outcome).toEqual({
+          status: 'answered',
+          answer: answerOf('approve'),
+          by: [PEOPLE[0], PEOPLE[1]],
         })
-        try {
-          const asked = track(seams[0]!.ask({ questions: plan, approvals: 2 }))
-          await settle()
-          const [here, there] = providers.map((provider) => provider.calls[0]!)
-          const told = [here!, there!].map((call) => track(call.request.settlement!))
-          here!.resolve({ ...answerOf('approve'), by: PEOPLE[0] })
-          there!.resolve({ ...answerOf('approve'), by: PEOPLE[1] })
-          await settle()
-          expect((await store.get(here!.request.askId))?.outcome).toEqual({
-            status: 'answered',
-            answer: answerOf('approve'),
-            by: [PEOPLE[0], PEOPLE[1]],
-          })
-          expect(told.map((each) => each.settlement)).toEqual([
-            { status: 'fulfilled', value: expect.objectContaining({ status: 'counted' }) },
-            { status: 'fulfilled', value: { status: 'accepted' } },
-          ])
-          expect(asked.settlement).toEqual({ status: 'fulfilled', value: answerOf('approve') })
-          expect(providers.flatMap((provider) => openCalls(provider))).toEqual([])
-        } finally {
-          await Promise.all(seams.map((seam) => seam.close()))
-          await store.close()
-        }
-      },
-    )
+        expect(told.map((each) => each.settlement)).toEqual([
+          { status: 'fulfilled', value: expect.objectContaining({ status: 'counted' }) },
+          { status: 'fulfilled', value: { status: 'accepted' } },
+        ])
+        expect(asked.settlement).toEqual({ status: 'fulfilled', value: answerOf('approve') })
+        expect(providers.flatMap((provider) => openCalls(provider))).toEqual([])
+      } finally {
+        await Promise.all(seams.map((seam) => seam.close()))
+        await store.close()
+      }
+    })
 
     it('one outcome per ask: N distinct admitted approvals, or a veto, or an ending; every vote recorded', async () => {
       const reached = new Map<string, number>()
