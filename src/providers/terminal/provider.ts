@@ -135,9 +135,13 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
   let minted = 0
   let watchingInput = false
   const terminal: BatchTerminal = { input, output, style, showSummary, loadMarkdown }
-  const columns = () => (output as { columns?: number }).columns ?? 80
+  // A pty that reports no size says 0 columns.
+  const columns = () => (output as { columns?: number }).columns || 80
   // Asks shown only as a line (not this responder's to answer), each held until it ends elsewhere.
   const standing = new Set<(error: UserQuestionError) => void>()
+  // A prompt keeps the host process up by reading its input; an ask shown only as a line reads
+  // nothing, so this timer does, until the last such ask ends.
+  let keepUp: ReturnType<typeof setInterval> | undefined
 
   // A line written while a prompt owns the screen would break its redrawing: it waits for the prompt to end.
   const held: string[] = []
@@ -197,12 +201,17 @@ export function createTerminalProvider(options: TerminalProviderOptions = {}): T
       const { signal } = request
       const drop = (error: UserQuestionError) => {
         standing.delete(drop)
+        if (standing.size === 0) {
+          clearInterval(keepUp)
+          keepUp = undefined
+        }
         signal.removeEventListener('abort', onAbort)
         reject(error)
       }
       const onAbort = () =>
         drop(toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask was aborted'))
       standing.add(drop)
+      keepUp ??= setInterval(() => undefined, 2 ** 31 - 1)
       signal.addEventListener('abort', onAbort, { once: true })
       say(line)
     })
