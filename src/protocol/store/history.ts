@@ -1,4 +1,4 @@
-import { canonicalQuestions } from '../../vocabulary/index.js'
+import { canonicalQuestions, readResponder } from '../../vocabulary/index.js'
 import type { AskUserQuestionItem, Responder } from '../../vocabulary/index.js'
 import { CorruptRowError } from './rows.js'
 import type { AskHistory, AskHistoryEvent, AskRecord, HistoryQuery } from './types.js'
@@ -21,8 +21,9 @@ export async function digestOf(questions: readonly AskUserQuestionItem[]): Promi
 }
 
 /** A history query, checked: `limit` defaults and is bounded; a field given must be a string. */
-export function readHistoryQuery(query: HistoryQuery): Required<Pick<HistoryQuery, 'limit'>> &
-  HistoryQuery {
+export function readHistoryQuery(
+  query: HistoryQuery,
+): Required<Pick<HistoryQuery, 'limit'>> & HistoryQuery {
   const { askId, key, agentId, limit = DEFAULT_HISTORY_LIMIT } = query
   for (const [field, value] of Object.entries({ askId, key, agentId })) {
     if (value !== undefined && typeof value !== 'string') {
@@ -58,7 +59,9 @@ const EVENT_TYPES: ReadonlySet<unknown> = new Set<AskHistoryEvent['type']>([
 
 /**
  * A stored event, read as untrusted: its `by` and `detail` come as JSON
- * text or parsed already; a row that is not an event is a {@link CorruptRowError}.
+ * text or parsed already; a row that is not an event (a time that is not a
+ * number, an unknown type, text that is not JSON, a `by` that is not a
+ * responder, a `detail` that is not an object) is a {@link CorruptRowError}.
  */
 export function parseEventRow(row: {
   at: unknown
@@ -70,12 +73,34 @@ export function parseEventRow(row: {
   if (typeof at !== 'number' || !Number.isFinite(at) || !EVENT_TYPES.has(row.type)) {
     throw new CorruptRowError('not an event of an ask')
   }
-  const by = typeof row.by === 'string' ? (JSON.parse(row.by) as unknown) : row.by
-  const detail = typeof row.detail === 'string' ? (JSON.parse(row.detail) as unknown) : row.detail
+  const by = jsonOf(row.by, 'by')
+  const detail = jsonOf(row.detail, 'detail')
   const event: AskHistoryEvent = { at, type: row.type as AskHistoryEvent['type'] }
-  if (by !== null && by !== undefined) event.by = by as Responder
-  if (detail !== null && detail !== undefined) event.detail = detail as Record<string, unknown>
+  if (by !== null && by !== undefined) event.by = responderOf(by)
+  if (detail !== null && detail !== undefined) {
+    if (typeof detail !== 'object' || Array.isArray(detail)) {
+      throw new CorruptRowError(`an event's detail is not an object`)
+    }
+    event.detail = detail as Record<string, unknown>
+  }
   return event
+}
+
+function jsonOf(value: unknown, field: string): unknown {
+  if (typeof value !== 'string') return value
+  try {
+    return JSON.parse(value) as unknown
+  } catch {
+    throw new CorruptRowError(`an event's ${field} is not JSON`)
+  }
+}
+
+function responderOf(value: unknown): Responder {
+  try {
+    return readResponder(value) as Responder
+  } catch {
+    throw new CorruptRowError(`an event's by is not a responder`)
+  }
 }
 
 /**
@@ -90,7 +115,11 @@ export async function historyOf(
   const outcome = ask.outcome
   const by = outcome?.by ?? []
   const events: AskHistoryEvent[] = [
-    { at: ask.startedAt, type: 'admitted', ...(ask.agentId === undefined ? {} : { detail: { agentId: ask.agentId } }) },
+    {
+      at: ask.startedAt,
+      type: 'admitted',
+      ...(ask.agentId === undefined ? {} : { detail: { agentId: ask.agentId } }),
+    },
     ...[...kept].sort((a, b) => a.at - b.at),
   ]
   if (outcome !== undefined) {
