@@ -105,8 +105,9 @@ function responderOf(value: unknown): Responder {
 
 /**
  * The record of `ask`, from its row and the events kept about it (in any
- * order): `admitted` at its start, `settled` at its settlement, the rest
- * between, by time.
+ * order): `admitted` first, then the rest by time, `settled` among them at
+ * its settlement (after the events of the same millisecond: the vote that
+ * settled it, say), so a notification delivered after it comes after it.
  */
 export async function historyOf(
   ask: AskRecord,
@@ -114,17 +115,10 @@ export async function historyOf(
 ): Promise<AskHistory> {
   const outcome = ask.outcome
   const by = outcome?.by ?? []
-  const events: AskHistoryEvent[] = [
-    {
-      at: ask.startedAt,
-      type: 'admitted',
-      ...(ask.agentId === undefined ? {} : { detail: { agentId: ask.agentId } }),
-    },
-    ...[...kept].sort((a, b) => a.at - b.at),
-  ]
+  const later = [...kept]
   if (outcome !== undefined) {
     const last = by[by.length - 1]
-    events.push({
+    later.push({
       at: ask.settledAt as number,
       type: 'settled',
       ...(last === undefined ? {} : { by: last }),
@@ -134,6 +128,15 @@ export async function historyOf(
           : { status: 'rejected', code: outcome.error.code },
     })
   }
+  // A stable sort: events of one millisecond keep the order they were kept in.
+  const events: AskHistoryEvent[] = [
+    {
+      at: ask.startedAt,
+      type: 'admitted',
+      ...(ask.agentId === undefined ? {} : { detail: { agentId: ask.agentId } }),
+    },
+    ...later.sort((a, b) => a.at - b.at),
+  ]
   const history: AskHistory = {
     askId: ask.askId,
     questions: ask.questions,
