@@ -26,25 +26,33 @@ export {
 export type {
   AskErrorData,
   AskOutcome,
+  AskPolicy,
   AskRejection,
+  Responder,
   TraceContext,
 } from '../../vocabulary/index.js'
 export { CorruptRowError, parseAskRecord, parseOutcome } from './rows.js'
 export { STORE_SCHEMA_VERSION } from './types.js'
 export type {
   AdmitResult,
+  AskHistory,
+  AskHistoryEvent,
   AskRecord,
   AskStore,
+  HistoryQuery,
   NewAskRecord,
+  NewVote,
   NotificationClaim,
   NotificationClaimResult,
   NotificationEnding,
   NotificationEntry,
   NotificationFinish,
   NotificationLedger,
+  RecordedEvent,
   SeamLease,
   SettleResult,
   StoreChange,
+  VoteResult,
 } from './types.js'
 export { createMemoryStore } from './memory.js'
 export type { MemoryStoreOptions } from './memory.js'
