@@ -38,3 +38,13 @@ export {
   timeoutOutcome,
 } from '../vocabulary/index.js'
 export type { AskOutcome } from '../vocabulary/index.js'
+// The record of an ask (DESIGN §12), built the same way by every store.
+export { historyOf, parseEventRow, readHistoryQuery } from './store/history.js'
+export type {
+  AskHistory,
+  AskHistoryEvent,
+  HistoryQuery,
+  NewVote,
+  RecordedEvent,
+  VoteResult,
+} from './store/types.js'

@@ -24,7 +24,12 @@ describeDialects('approvals across processes', (storage) => {
     const { start, stopAll } = seamProcesses(dialect, location)
     try {
       const [alice, bob] = await consoles(start, ['alice', 'bob'])
-      const asker = start('ask', { plan: true, approvals: 2, key: 'both-at-once', timeoutMs: 120_000 })
+      const asker = start('ask', {
+        plan: true,
+        approvals: 2,
+        key: 'both-at-once',
+        timeoutMs: 120_000,
+      })
       const { askId } = await read(asker, 'asked')
       for (const child of [alice!, bob!]) await read(child, 'presented')
       for (const child of [alice!, bob!]) child.send(`answer ${String(askId)}`)
@@ -66,7 +71,10 @@ describeDialects('approvals across processes', (storage) => {
         expect(settled.answer).toEqual(approve)
       } else {
         expect(settled.code).toBe('ASK_TIMEOUT')
-        expect(record?.outcome).toMatchObject({ status: 'rejected', error: { code: 'ASK_TIMEOUT' } })
+        expect(record?.outcome).toMatchObject({
+          status: 'rejected',
+          error: { code: 'ASK_TIMEOUT' },
+        })
       }
     } finally {
       await stopAll()
@@ -78,7 +86,12 @@ describeDialects('approvals across processes', (storage) => {
     const { start, stopAll } = seamProcesses(dialect, location)
     try {
       const [alice, bob] = await consoles(start, ['alice', 'bob'])
-      const asker = start('ask', { plan: true, approvals: 2, key: 'killed-voter', timeoutMs: 120_000 })
+      const asker = start('ask', {
+        plan: true,
+        approvals: 2,
+        key: 'killed-voter',
+        timeoutMs: 120_000,
+      })
       const { askId } = await read(asker, 'asked')
       await read(alice!, 'presented')
       alice!.send(`answer ${String(askId)}`)

@@ -194,6 +194,7 @@ export function askRow(
     started_at: '1',
     deadline: null,
     trace_context: null,
+    policy: null,
     state,
     outcome: state === 'settled' ? JSON.stringify(answered) : null,
     settled_at: state === 'settled' ? '2' : null,

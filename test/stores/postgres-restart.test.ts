@@ -39,7 +39,8 @@ describePostgres(
     }
     const clear = async () => {
       await withClient(cluster.url, (client) =>
-        client.query(`DROP TABLE IF EXISTS askseam_asks, askseam_leases, askseam_notifications, askseam_migrations;
+        client.query(`DROP TABLE IF EXISTS askseam_asks, askseam_leases, askseam_notifications, askseam_ask_events,
+          askseam_migrations;
           DROP SEQUENCE IF EXISTS askseam_revision`),
       )
     }

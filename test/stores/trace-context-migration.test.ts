@@ -3,13 +3,16 @@
  * (DESIGN §13). A file or schema written before it (migration 1: no
  * `trace_context` column) is brought up on open, and the asks pending in it
  * read exactly as before. The older storage is the current one with the
- * column and its migration taken back out: what the schema of migration 1
+ * column and its migration taken back out, and every later one with it
+ * (migration 4, the record of asks): what the schema of migration 2
  * creates, table for table.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AskRecord, AskStore } from '../../src/protocol/store/index.js'
 import { createPostgresStore } from '../../src/stores/postgres/index.js'
+import { LATEST_MIGRATION as POSTGRES_LATEST } from '../../src/stores/postgres/schema.js'
 import { createSqliteStore } from '../../src/stores/sqlite/index.js'
+import { LATEST_MIGRATION as SQLITE_LATEST } from '../../src/stores/sqlite/schema.js'
 import { describePostgres, freshSchema, withClient } from '../support/postgres.js'
 import { afterThisTest, rawConnection } from './sqlite/harness.js'
 import { tempDirectory } from './sqlite/temp-file.js'
@@ -42,7 +45,9 @@ describe('SQLite: a file of migration 1', () => {
     await current.close()
 
     const raw = rawConnection(path)
-    raw.exec('ALTER TABLE asks DROP COLUMN trace_context; DELETE FROM migrations WHERE version = 3')
+    raw.exec(`DROP TABLE ask_events; DROP INDEX asks_by_agent; DROP INDEX asks_by_started_at;
+      ALTER TABLE asks DROP COLUMN policy; ALTER TABLE asks DROP COLUMN trace_context;
+      DELETE FROM migrations WHERE version >= 3`)
     raw
       .prepare(
         `INSERT INTO asks (ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline,
@@ -66,7 +71,7 @@ describe('SQLite: a file of migration 1', () => {
     await checkMigrated(store)
     const check = rawConnection(path)
     expect(check.prepare('SELECT max(version) AS version FROM migrations').get()).toEqual({
-      version: 3,
+      version: SQLITE_LATEST,
     })
   })
 })
@@ -85,8 +90,12 @@ describePostgres('Postgres: a schema of migration 1', () => {
     await current.close()
 
     await withClient(fresh.url, async (client) => {
+      await client.query('DROP TABLE askseam_ask_events')
+      await client.query('DROP INDEX askseam_asks_agent')
+      await client.query('DROP INDEX askseam_asks_started')
+      await client.query('ALTER TABLE askseam_asks DROP COLUMN policy')
       await client.query('ALTER TABLE askseam_asks DROP COLUMN trace_context')
-      await client.query('DELETE FROM askseam_migrations WHERE version = 3')
+      await client.query('DELETE FROM askseam_migrations WHERE version >= 3')
       await client.query(
         `INSERT INTO askseam_asks
            (ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, schema_version)
@@ -109,6 +118,6 @@ describePostgres('Postgres: a schema of migration 1', () => {
     const { rows } = await withClient(fresh.url, (client) =>
       client.query<{ version: number }>('SELECT max(version) AS version FROM askseam_migrations'),
     )
-    expect(rows).toEqual([{ version: 3 }])
+    expect(rows).toEqual([{ version: POSTGRES_LATEST }])
   })
 })

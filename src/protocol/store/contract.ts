@@ -2,6 +2,7 @@ import { admissionChecks } from './contract-admission.js'
 import { deadlineChecks } from './contract-deadlines.js'
 import type { CheckCase, StorageHandles } from './contract-fixtures.js'
 import { feedChecks } from './contract-feed.js'
+import { historyChecks } from './contract-history.js'
 import { leaseChecks } from './contract-leases.js'
 import { notificationChecks } from './contract-notifications.js'
 import { settlementChecks } from './contract-settlement.js'
@@ -60,7 +61,8 @@ export interface StoreCheck {
  * The contract every {@link AskStore} keeps (DESIGN §10), as a list of checks
  * that run on any test runner: admission and keys, the one conditional
  * write and who won it, final deadlines, sweeps, leases, the change feed,
- * purging, what survives a round trip through the storage, and (for a store
+ * purging, what survives a round trip through the storage, the record of
+ * asks (policies, votes, events, history: DESIGN §12), and (for a store
  * that has one) the notification ledger. askseam's own
  * stores pass it; a store of your own should too.
  *
@@ -99,6 +101,7 @@ export function storeContract(options: StoreContractOptions): StoreCheck[] {
     ...leaseChecks,
     ...feedChecks,
     ...notificationChecks,
+    ...historyChecks,
   ]
   return cases
     .filter((check) => check.clock === undefined || check.clock === clock)

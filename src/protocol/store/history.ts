@@ -1,4 +1,4 @@
-import { canonicalQuestions } from '../../vocabulary/index.js'
+import { canonicalQuestions, readResponder } from '../../vocabulary/index.js'
 import type { AskUserQuestionItem, Responder } from '../../vocabulary/index.js'
 import { CorruptRowError } from './rows.js'
 import type { AskHistory, AskHistoryEvent, AskRecord, HistoryQuery } from './types.js'
@@ -59,7 +59,9 @@ const EVENT_TYPES: ReadonlySet<unknown> = new Set<AskHistoryEvent['type']>([
 
 /**
  * A stored event, read as untrusted: its `by` and `detail` come as JSON
- * text or parsed already; a row that is not an event is a {@link CorruptRowError}.
+ * text or parsed already; a row that is not an event (a time that is not a
+ * number, an unknown type, text that is not JSON, a `by` that is not a
+ * responder, a `detail` that is not an object) is a {@link CorruptRowError}.
  */
 export function parseEventRow(row: {
   at: unknown
@@ -71,18 +73,41 @@ export function parseEventRow(row: {
   if (typeof at !== 'number' || !Number.isFinite(at) || !EVENT_TYPES.has(row.type)) {
     throw new CorruptRowError('not an event of an ask')
   }
-  const by = typeof row.by === 'string' ? (JSON.parse(row.by) as unknown) : row.by
-  const detail = typeof row.detail === 'string' ? (JSON.parse(row.detail) as unknown) : row.detail
+  const by = jsonOf(row.by, 'by')
+  const detail = jsonOf(row.detail, 'detail')
   const event: AskHistoryEvent = { at, type: row.type as AskHistoryEvent['type'] }
-  if (by !== null && by !== undefined) event.by = by as Responder
-  if (detail !== null && detail !== undefined) event.detail = detail as Record<string, unknown>
+  if (by !== null && by !== undefined) event.by = responderOf(by)
+  if (detail !== null && detail !== undefined) {
+    if (typeof detail !== 'object' || Array.isArray(detail)) {
+      throw new CorruptRowError(`an event's detail is not an object`)
+    }
+    event.detail = detail as Record<string, unknown>
+  }
   return event
+}
+
+function jsonOf(value: unknown, field: string): unknown {
+  if (typeof value !== 'string') return value
+  try {
+    return JSON.parse(value) as unknown
+  } catch {
+    throw new CorruptRowError(`an event's ${field} is not JSON`)
+  }
+}
+
+function responderOf(value: unknown): Responder {
+  try {
+    return readResponder(value) as Responder
+  } catch {
+    throw new CorruptRowError(`an event's by is not a responder`)
+  }
 }
 
 /**
  * The record of `ask`, from its row and the events kept about it (in any
- * order): `admitted` at its start, `settled` at its settlement, the rest
- * between, by time.
+ * order): `admitted` first, then the rest by time, `settled` among them at
+ * its settlement (after the events of the same millisecond: the vote that
+ * settled it, say), so a notification delivered after it comes after it.
  */
 export async function historyOf(
   ask: AskRecord,
@@ -90,17 +115,10 @@ export async function historyOf(
 ): Promise<AskHistory> {
   const outcome = ask.outcome
   const by = outcome?.by ?? []
-  const events: AskHistoryEvent[] = [
-    {
-      at: ask.startedAt,
-      type: 'admitted',
-      ...(ask.agentId === undefined ? {} : { detail: { agentId: ask.agentId } }),
-    },
-    ...[...kept].sort((a, b) => a.at - b.at),
-  ]
+  const later = [...kept]
   if (outcome !== undefined) {
     const last = by[by.length - 1]
-    events.push({
+    later.push({
       at: ask.settledAt as number,
       type: 'settled',
       ...(last === undefined ? {} : { by: last }),
@@ -110,6 +128,15 @@ export async function historyOf(
           : { status: 'rejected', code: outcome.error.code },
     })
   }
+  // A stable sort: events of one millisecond keep the order they were kept in.
+  const events: AskHistoryEvent[] = [
+    {
+      at: ask.startedAt,
+      type: 'admitted',
+      ...(ask.agentId === undefined ? {} : { detail: { agentId: ask.agentId } }),
+    },
+    ...later.sort((a, b) => a.at - b.at),
+  ]
   const history: AskHistory = {
     askId: ask.askId,
     questions: ask.questions,

@@ -23,6 +23,7 @@ export interface AskRow {
   schema_version: string | null
   revision: string | null
   trace_context: string | null
+  policy: string | null
 }
 
 /** What an ask is from its admission on, whatever becomes of it. */
@@ -35,6 +36,7 @@ const OWN_COLUMNS = [
   'started_at',
   'deadline',
   'trace_context',
+  'policy',
 ]
 
 /** The columns of {@link AskRow}, for a `SELECT` or a `RETURNING` (optionally qualified). */
@@ -89,6 +91,8 @@ export function toAskRecord(row: AskRow): AskRecord {
     deadline: time(row.deadline, 'deadline'),
     // Dropped, not a corrupt row, when it is not a trace context (parseAskRecord).
     traceContext: row.trace_context === null ? undefined : looseJson(row.trace_context),
+    // Never dropped: a policy that does not parse makes the row corrupt (parsePolicy).
+    policy: json(row.policy, 'policy'),
     state: row.state,
     outcome: json(row.outcome, 'outcome'),
     settledAt: time(row.settled_at, 'settledAt'),
@@ -126,6 +130,7 @@ export type SweptRow = Pick<
   | 'deadline'
   | 'schema_version'
   | 'trace_context'
+  | 'policy'
 >
 
 /**

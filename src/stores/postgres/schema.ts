@@ -86,6 +86,34 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     statements: [`ALTER TABLE askseam_asks ADD COLUMN trace_context json`],
   },
+  {
+    // Who answers, and the record of it (DESIGN §12). `policy`: the ask's
+    // answerers and approvals (NULL: anyone, once, and every row written
+    // before it). `askseam_ask_events` holds what happened to an ask between
+    // its admission and its settlement, which the ask's own row says; `seq`
+    // keeps the order of votes (written under the ask's row lock). A
+    // responder votes once per ask: the partial UNIQUE index. History by
+    // agent, and of every ask, reads the two new indexes; by key and by id,
+    // the ones that were there.
+    version: 4,
+    statements: [
+      `ALTER TABLE askseam_asks ADD COLUMN policy json`,
+      `CREATE TABLE askseam_ask_events (
+        seq bigserial PRIMARY KEY,
+        ask_id text NOT NULL,
+        at bigint NOT NULL,
+        type text NOT NULL,
+        by_id text,
+        by_json json,
+        detail json
+      )`,
+      `CREATE INDEX askseam_ask_events_by_ask ON askseam_ask_events (ask_id, seq)`,
+      `CREATE UNIQUE INDEX askseam_ask_events_one_vote ON askseam_ask_events (ask_id, by_id)
+        WHERE type = 'vote'`,
+      `CREATE INDEX askseam_asks_agent ON askseam_asks (agent_id, started_at, ask_id COLLATE "C")`,
+      `CREATE INDEX askseam_asks_started ON askseam_asks (started_at, ask_id COLLATE "C")`,
+    ],
+  },
 ]
 
 /** The newest migration this askseam knows. */

@@ -52,14 +52,14 @@ function timeoutJson(message: string): string {
 export const statements = {
   /**
    * $1 askId, $2 key, $3 questions, $4 agentId, $5 owner, $6 startedAt,
-   * $7 deadline, $8 schema version, $9 channel, $10 trace context. A taken
+   * $7 deadline, $8 schema version, $9 channel, $10 trace context, $11 policy. A taken
    * key inserts nothing; a taken askId throws.
    */
   insert: `WITH inserted AS (
       INSERT INTO askseam_asks
         (ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state,
-         schema_version, trace_context)
-      VALUES ($1, $2, $3::json, $4, $5, $6, $7, 'pending', $8, $10::json)
+         schema_version, trace_context, policy)
+      VALUES ($1, $2, $3::json, $4, $5, $6, $7, 'pending', $8, $10::json, $11::json)
       ON CONFLICT (ask_key) DO NOTHING
       RETURNING *
     )
@@ -175,12 +175,15 @@ export const statements = {
   /**
    * $1 settledBefore, $2 channel. Listeners are told to resync when rows went:
    * one may not yet have read the settlement of an ask whose row is gone.
-   * The notification ledger's events about the purged asks go with them.
+   * The notification ledger's events about the purged asks, and their
+   * records' events, go with them.
    */
   purge: `WITH purged AS (
       DELETE FROM askseam_asks WHERE state = 'settled' AND settled_at < $1 RETURNING ask_id
     ), forgotten AS (
       DELETE FROM askseam_notifications WHERE ask_id IN (SELECT ask_id FROM purged)
+    ), unrecorded AS (
+      DELETE FROM askseam_ask_events WHERE ask_id IN (SELECT ask_id FROM purged)
     )
     SELECT count(*) AS purged, CASE WHEN count(*) > 0 THEN pg_notify($2, 'resync') END
     FROM purged`,

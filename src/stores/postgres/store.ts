@@ -5,6 +5,7 @@ import { connectionConfig, migrateOnce, queryRows } from './database.js'
 import type { StoreDatabase } from './database.js'
 import { createLeases } from './leases.js'
 import { createNotificationLedger } from './notifications.js'
+import { createRecords } from './records.js'
 import { firstAsk, toAskRecord } from './rows.js'
 import type { AskRow } from './rows.js'
 import { statements } from './statements.js'
@@ -56,14 +57,14 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
   const writes = createAskWrites(db)
   const sweeps = createSweeps(db)
   const leases = createLeases(db)
+  const records = createRecords(db)
 
   return {
     admit: (ask) => writes.admit(ask),
     settle: (askId, outcome, settledAt) => writes.settle(askId, outcome, settledAt),
-    // TODO(issue 23): votes, events and history on this store.
-    vote: () => Promise.reject(new Error('not built yet')),
-    record: () => Promise.resolve(),
-    history: () => Promise.resolve([]),
+    vote: (askId, vote) => records.vote(askId, vote),
+    record: (askId, event) => records.record(askId, event),
+    history: (query) => records.history(query),
 
     async get(askId) {
       open()

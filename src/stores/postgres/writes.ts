@@ -27,6 +27,7 @@ const insertValues = (ask: NewAskRecord, channel: string): unknown[] => [
   STORE_SCHEMA_VERSION,
   channel,
   ask.traceContext === undefined ? null : JSON.stringify(ask.traceContext),
+  ask.policy === undefined ? null : JSON.stringify(ask.policy),
 ]
 
 /** The slow path of a keyed admit: the key is held by a committed ask. */

@@ -18,17 +18,17 @@ export interface LeaseRow {
 
 /** The columns `SELECT`s and `RETURNING`s name, in one place: {@link AskRow} is in this order. */
 export const ASK_COLUMNS =
-  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, outcome, settled_at, schema_version, trace_context'
+  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, state, outcome, settled_at, schema_version, trace_context, policy'
 
 /**
  * What a sweep (`expireOverdue`, `endOrphans`) returns of each ask it ends:
- * {@link ASK_COLUMNS} up to `deadline`, then `schema_version` and
- * `trace_context`. Not the
+ * {@link ASK_COLUMNS} up to `deadline`, then `schema_version`,
+ * `trace_context` and `policy`. Not the
  * state, outcome and settled time: the sweep wrote them itself, so reading
  * them back (and parsing the outcome's JSON, per ask) would only repeat it.
  */
 export const ENDED_COLUMNS =
-  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, schema_version, trace_context'
+  'ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline, schema_version, trace_context, policy'
 
 const absent = (value: unknown): unknown => (value === null ? undefined : value)
 
@@ -59,11 +59,13 @@ function looseJson(text: unknown): unknown {
 
 /** Decodes one `asks` row; throws {@link CorruptRowError} for anything but a well-formed ask. */
 export function decodeAsk(row: AskRow): AskRecord {
-  const [askId, , , , , , , state, outcome, settledAt, schemaVersion, traceContext] = row
+  const [askId, , , , , , , state, outcome, settledAt, schemaVersion, traceContext, policy] = row
   checkVersion(askId, schemaVersion)
   return parseAskRecord({
     ...ownFields(row),
     traceContext: looseJson(traceContext),
+    // Never dropped: a policy that does not parse makes the row corrupt (parsePolicy).
+    policy: parseJson(policy, 'policy', askId),
     state,
     outcome: parseJson(outcome, 'outcome', askId),
     settledAt: absent(settledAt),
@@ -99,6 +101,7 @@ export function decodeEnded(
   const record = parseAskRecord({
     ...ownFields(row),
     traceContext: looseJson(row[8]),
+    policy: parseJson(row[9], 'policy', row[0]),
     state: 'pending',
   })
   record.state = 'settled'
@@ -142,6 +145,7 @@ export function encodeNewAsk(ask: NewAskRecord, revision: number): Record<string
     startedAt: ask.startedAt,
     deadline: ask.deadline ?? null,
     traceContext: ask.traceContext === undefined ? null : JSON.stringify(ask.traceContext),
+    policy: ask.policy === undefined ? null : JSON.stringify(ask.policy),
     revision,
     schemaVersion: STORE_SCHEMA_VERSION,
   }

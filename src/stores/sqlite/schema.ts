@@ -80,6 +80,32 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
     version: 3,
     sql: `ALTER TABLE asks ADD COLUMN trace_context TEXT;`,
   },
+  {
+    // Who answers, and the record of it (DESIGN §12). `policy` is the ask's
+    // answerers and approvals as JSON (NULL: anyone, once, and every row
+    // written before it). `ask_events` holds what happened to an ask between
+    // its admission and its settlement, which the ask's own row says: `seq`
+    // keeps the order they were written in; a responder votes once per ask
+    // (the partial UNIQUE index), whatever races. History by agent reads
+    // `asks_by_agent`; by key and by id, the indexes that were there.
+    version: 4,
+    sql: `
+      ALTER TABLE asks ADD COLUMN policy TEXT;
+      CREATE TABLE ask_events (
+        seq INTEGER PRIMARY KEY,
+        ask_id TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        by_id TEXT,
+        by_json TEXT,
+        detail TEXT
+      );
+      CREATE INDEX ask_events_by_ask ON ask_events (ask_id, seq);
+      CREATE UNIQUE INDEX ask_events_one_vote ON ask_events (ask_id, by_id) WHERE type = 'vote';
+      CREATE INDEX asks_by_agent ON asks (agent_id, started_at, ask_id);
+      CREATE INDEX asks_by_started_at ON asks (started_at, ask_id);
+    `,
+  },
 ]
 
 /** The newest migration this askseam knows. Rows carry `STORE_SCHEMA_VERSION`, which a migration that only adds a column leaves alone. */

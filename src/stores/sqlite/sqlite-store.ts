@@ -4,6 +4,7 @@ import { createChangeFeed } from './change-feed.js'
 import { createConnection } from './connection.js'
 import { createLeases } from './leases.js'
 import { createNotificationLedger } from './notifications.js'
+import { createRecords } from './records.js'
 import { decodeAsk } from './rows.js'
 import type { AskRow } from './rows.js'
 import { statementsOf } from './statements.js'
@@ -29,7 +30,7 @@ export interface SqliteStoreOptions {
   /**
    * Told of every row that does not parse where the store skips it rather
    * than fail a whole list (`pending`, `expireOverdue`, `endOrphans`,
-   * `leases`, the change feed, which also says `resync`). A call about that
+   * `leases`, `history`, the change feed, which also says `resync`). A call about that
    * one ask (`get`, `settle`, `admit` with its key) rejects with the
    * {@link CorruptRowError} instead.
    * @default a process warning, once per distinct row fault
@@ -79,14 +80,14 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
   const writes = createAskWrites(write, feed)
   const sweeps = createSweeps(connection, write, feed, onCorruptRow)
   const leases = createLeases(connection, feed, onCorruptRow)
+  const records = createRecords(connection, write, feed, onCorruptRow)
 
   return {
     admit: (ask) => writes.admit(ask),
     settle: (askId, outcome, settledAt) => writes.settle(askId, outcome, settledAt),
-    // TODO(issue 23): votes, events and history on this store.
-    vote: () => Promise.reject(new Error('not built yet')),
-    record: () => Promise.resolve(),
-    history: () => Promise.resolve([]),
+    vote: (askId, vote) => records.vote(askId, vote),
+    record: (askId, event) => records.record(askId, event),
+    history: (query) => records.history(query),
 
     async get(askId) {
       const row = await connection.run(

@@ -34,9 +34,9 @@ const SQL = {
   byKey: `SELECT ${ASK_COLUMNS} FROM asks WHERE ask_key = ?`,
   giveKeyUp: 'UPDATE asks SET ask_key = NULL WHERE ask_id = ?',
   insert: `INSERT INTO asks (ask_id, ask_key, questions, agent_id, owner_seam_id, started_at, deadline,
-         state, outcome, settled_at, revision, schema_version, trace_context)
+         state, outcome, settled_at, revision, schema_version, trace_context, policy)
        VALUES (@askId, @key, @questions, @agentId, @ownerSeamId, @startedAt, @deadline,
-         'pending', NULL, NULL, @revision, @schemaVersion, @traceContext)`,
+         'pending', NULL, NULL, @revision, @schemaVersion, @traceContext, @policy)`,
   // The one conditional write. A deadline is final: past it, the outcome
   // written is the timeout, and the writer wins only with the outcome it offered.
   settle: `UPDATE asks SET state = 'settled', settled_at = @settledAt, revision = @revision,
@@ -64,9 +64,25 @@ const SQL = {
   liveLeases:
     'SELECT seam_id, provider_active, expires_at, schema_version FROM leases WHERE expires_at > ?',
   purge: `DELETE FROM asks WHERE state = 'settled' AND settled_at < ?`,
-  // Before the asks go: the ledger's events of the asks purge is about to delete.
+  // Before the asks go: the ledger's events, and the record's, of the asks purge is about to delete.
   purgeNotifications: `DELETE FROM notifications WHERE ask_id IN
        (SELECT ask_id FROM asks WHERE state = 'settled' AND settled_at < ?)`,
+  purgeEvents: `DELETE FROM ask_events WHERE ask_id IN
+       (SELECT ask_id FROM asks WHERE state = 'settled' AND settled_at < ?)`,
+  // The record of asks (DESIGN §12, history.ts).
+  votes: `SELECT by_id, by_json FROM ask_events WHERE ask_id = ? AND type = 'vote' ORDER BY seq`,
+  insertEvent: `INSERT INTO ask_events (ask_id, at, type, by_id, by_json, detail)
+       VALUES (@askId, @at, @type, @byId, @by, @detail)`,
+  // Nothing for an ask the store does not hold.
+  recordEvent: `INSERT INTO ask_events (ask_id, at, type, by_id, by_json, detail)
+       SELECT @askId, @at, @type, @byId, @by, @detail
+       WHERE EXISTS (SELECT 1 FROM asks WHERE ask_id = @askId)`,
+  // ? a JSON array of askIds.
+  eventsOf: `SELECT ask_id, at, type, by_json, detail FROM ask_events
+       WHERE ask_id IN (SELECT value FROM json_each(?)) ORDER BY seq`,
+  deliveredOf: `SELECT ask_id, event_id, finished_at FROM notifications
+       WHERE ask_id IN (SELECT value FROM json_each(?)) AND ending = 'delivered'
+       ORDER BY finished_at, event_id`,
   // The notification ledger (notifications.ts).
   notification: `SELECT event_id, ask_id, holder, expires_at, ending FROM notifications WHERE event_id = ?`,
   insertNotification:

@@ -59,6 +59,7 @@ export function createSweeps(
         return db
           .transaction(() => {
             s.purgeNotifications.run(settledBefore)
+            s.purgeEvents.run(settledBefore)
             const deleted = s.purge.run(settledBefore).changes
             if (deleted === 0) return { purged: 0, purges: undefined }
             const next = (s.purges.get() as { user_version: number }).user_version + 1

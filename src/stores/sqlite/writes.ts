@@ -6,7 +6,13 @@ import {
   parseAskRecord,
   parseOutcome,
 } from '../../protocol/internal.js'
-import type { AdmitResult, AskRecord, AskStore } from '../../protocol/internal.js'
+import type {
+  AdmitResult,
+  AskOutcome,
+  AskRecord,
+  AskStore,
+  SettleResult,
+} from '../../protocol/internal.js'
 import type { ChangeFeed } from './change-feed.js'
 import type { Connection } from './connection.js'
 import { decodeAsk, encodeNewAsk } from './rows.js'
@@ -121,31 +127,44 @@ export function createAskWrites(
 
     async settle(askId, outcome, settledAt) {
       const offered = parseOutcome(outcome)
-      const values = {
-        outcome: JSON.stringify(offered),
-        offersTimeout: isTimeoutOutcome(offered) ? 1 : 0,
-        message: TIMEOUT_MESSAGE,
-        askId,
-      }
-      const { result, revision } = await write('settle', (s, revision, waitedMs) => {
-        // No row: the ask was settled already, or is not in the store.
+      const { result, revision } = await write('settle', (s, revision, waitedMs) =>
         // The deadline is checked at the write, not at the call: a wait for the lock counts.
-        const at = settledAt + waitedMs
-        const written = s.settle.get({ ...values, settledAt: at, revision }) as
-          { won: unknown } | undefined
-        const row = s.byId.get(askId) as AskRow | undefined
-        // Decoded inside the transaction: a corrupt ask rejects and is left as it was.
-        return {
-          result:
-            row === undefined ? undefined : { record: decodeAsk(row), won: written?.won === 1 },
-          // A write that lost to the deadline still ended the ask: watchers hear of it.
-          changed: written !== undefined,
-        }
-      })
+        settleWithin(s, askId, offered, settledAt + waitedMs, revision),
+      )
       if (result !== undefined && revision !== undefined) {
         announceSettled(feed, [result.record], revision)
       }
       return result
     },
+  }
+}
+
+/**
+ * The one conditional write, inside a writer's transaction: settles `askId`
+ * with `offered` at `at` if it is still pending (past its deadline, with the
+ * timeout). `changed`: whether it ended the ask, so watchers hear of it.
+ */
+export function settleWithin(
+  s: Statements,
+  askId: string,
+  offered: AskOutcome,
+  at: number,
+  revision: number,
+): { result: SettleResult | undefined; changed: boolean } {
+  // No row: the ask was settled already, or is not in the store.
+  const written = s.settle.get({
+    outcome: JSON.stringify(offered),
+    offersTimeout: isTimeoutOutcome(offered) ? 1 : 0,
+    message: TIMEOUT_MESSAGE,
+    askId,
+    settledAt: at,
+    revision,
+  }) as { won: unknown } | undefined
+  const row = s.byId.get(askId) as AskRow | undefined
+  // Decoded inside the transaction: a corrupt ask rejects and is left as it was.
+  return {
+    result: row === undefined ? undefined : { record: decodeAsk(row), won: written?.won === 1 },
+    // A write that lost to the deadline still ended the ask: watchers hear of it.
+    changed: written !== undefined,
   }
 }
