@@ -1,4 +1,4 @@
-import { afterEach, describe, vi } from 'vitest'
+import { afterEach, vi } from 'vitest'
 import { createSqliteStore } from '../../src/stores/sqlite/index.js'
 import { tempDirectory } from '../stores/sqlite/temp-file.js'
 import { seamVotesSuite } from './seam-votes-suite.js'
@@ -12,15 +12,10 @@ afterEach(() => {
   for (const directory of directories.splice(0)) directory.remove()
 })
 
-// Skipped until the SQLite store's vote, record and history (DESIGN §12, issue 23)
-// land from their own branch: on this one `vote` rejects and `history` is empty.
-// Remove `.skip` after that merge.
-describe.skip('needs the SQLite vote', () => {
-  seamVotesSuite('SQLite store', () => {
-    const directory = tempDirectory()
-    directories.push(directory)
-    // One connection serves all three seams, so its poll for other connections' commits
-    // finds nothing; at the default 25 ms it would only make every advance of the clock slow.
-    return createSqliteStore({ path: directory.file(), pollIntervalMs: 5_000 })
-  })
+seamVotesSuite('SQLite store', () => {
+  const directory = tempDirectory()
+  directories.push(directory)
+  // One connection serves all three seams, so its poll for other connections' commits
+  // finds nothing; at the default 25 ms it would only make every advance of the clock slow.
+  return createSqliteStore({ path: directory.file(), pollIntervalMs: 5_000 })
 })

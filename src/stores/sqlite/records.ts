@@ -79,7 +79,8 @@ export function createRecords(
           if (votes.some((each) => each.by_id === by.id)) {
             return { result: { status: 'already-voted', given }, changed: false }
           }
-          s.insertEvent.run(eventValues(askId, { at: vote.at, type: 'vote', by }))
+          // Kept at the time of the write: votes read back in the order they were counted.
+          s.insertEvent.run(eventValues(askId, { at, type: 'vote', by }))
           const now = [...given, by]
           if (now.length < vote.required) {
             return { result: { status: 'counted', given: now }, changed: false }
