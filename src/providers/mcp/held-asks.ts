@@ -1,9 +1,10 @@
 import { UserQuestionError, encodeAnswer, isUserQuestionError } from '../../protocol/index.js'
 import type {
   AskStore,
-  AskUserQuestionAnswer,
   AskUserQuestionItem,
+  ProviderAnswer,
   ProviderRequest,
+  Responder,
   UserQuestionProvider,
 } from '../../protocol/index.js'
 import { decodeContent, readElicitResult } from './decode.js'
@@ -22,7 +23,7 @@ export interface Presentation {
   readonly key: string | undefined
   readonly questions: AskUserQuestionItem[]
   readonly signal: AbortSignal
-  answer(value: AskUserQuestionAnswer): void
+  answer(value: ProviderAnswer): void
   refuse(error: UserQuestionError): void
   /** Set once an answer or a refusal was handed to the seam. */
   decided: boolean
@@ -40,7 +41,7 @@ export class HeldAsks implements UserQuestionProvider {
 
   constructor(private readonly store: AskStore) {}
 
-  ask(request: ProviderRequest): Promise<AskUserQuestionAnswer> {
+  ask(request: ProviderRequest): Promise<ProviderAnswer> {
     return new Promise((resolve, reject) => {
       const presentation: Presentation = {
         askId: request.askId,
@@ -109,8 +110,8 @@ export class HeldAsks implements UserQuestionProvider {
   }
 }
 
-/** Hands the client's answer for one ask to the seam, decoded as the form of DESIGN §7. */
-export function commit(presentation: Presentation, response: unknown): void {
+/** Hands the client's answer for one ask to the seam, decoded as the form of DESIGN §7, with who gave it. */
+export function commit(presentation: Presentation, response: unknown, by?: Responder): void {
   if (presentation.decided) return
   try {
     const result = readElicitResult(response)
@@ -119,7 +120,8 @@ export function commit(presentation: Presentation, response: unknown): void {
       return
     }
     const form = buildElicitationForm(presentation.questions, 'titled')
-    presentation.answer(encodeAnswer(presentation.questions, decodeContent(form, result.content)))
+    const answer = encodeAnswer(presentation.questions, decodeContent(form, result.content))
+    presentation.answer(by === undefined ? answer : { ...answer, by })
   } catch (error: unknown) {
     presentation.refuse(
       isUserQuestionError(error)

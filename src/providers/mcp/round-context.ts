@@ -1,3 +1,6 @@
+import { MAX_RESPONDER_FIELD_LENGTH } from '../../vocabulary/index.js'
+import type { Responder } from '../../vocabulary/index.js'
+
 /*
  * What a round trip reads of the MCP server's request context (DESIGN §14):
  * the request, the client's identity and whether it can answer forms.
@@ -39,6 +42,22 @@ export function clientOf(context: RoundTripContext): string | undefined {
   if (typeof clientId === 'string' && clientId !== '') return `oauth:${clientId}`
   const info = envelopeOf(context)[CLIENT_INFO_META_KEY] as { name?: unknown } | undefined
   return typeof info?.name === 'string' ? `name:${info.name}` : undefined
+}
+
+/**
+ * Who answers through the request's client (DESIGN §12): the client as the
+ * transport authenticated it, else as its `clientInfo` names it, with `via: 'mcp'`.
+ */
+export function responderOf(context: RoundTripContext): Responder | undefined {
+  const id = clientOf(context)
+  if (id === undefined) return undefined
+  const info = envelopeOf(context)[CLIENT_INFO_META_KEY] as { title?: unknown } | undefined
+  const name = typeof info?.title === 'string' && info.title.trim() !== '' ? info.title : undefined
+  return {
+    id: id.slice(0, MAX_RESPONDER_FIELD_LENGTH),
+    ...(name === undefined ? {} : { name: name.slice(0, MAX_RESPONDER_FIELD_LENGTH) }),
+    via: 'mcp',
+  }
 }
 
 /** Whether the request's client declared form elicitation (an empty `elicitation` object means form). */

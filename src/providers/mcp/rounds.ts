@@ -4,6 +4,7 @@ import type {
   AskStore,
   AskUserQuestionAnswer,
   AskUserQuestionRequest,
+  Responder,
   UserQuestions,
 } from '../../protocol/index.js'
 import { buildElicitationForm } from './form.js'
@@ -18,7 +19,7 @@ import {
   secretBytes,
 } from './request-state.js'
 import type { SealedAsk, StateBinding, StatePayload } from './request-state.js'
-import { canElicitForms, clientOf } from './round-context.js'
+import { canElicitForms, clientOf, responderOf } from './round-context.js'
 import type { RoundTripContext } from './round-context.js'
 
 /*
@@ -167,6 +168,8 @@ class Round {
     private readonly sealed: SealedAsk[],
     private readonly responses: Record<string, unknown>,
     private readonly elicits: boolean,
+    /** Who answers through this round's client (DESIGN §12), when the request names one. */
+    private readonly responder: Responder | undefined,
   ) {
     this.blocked = new Promise((resolve) => this.#blocked.push(resolve))
   }
@@ -201,7 +204,7 @@ class Round {
     const stopWatching = this.held.whenPresented(key, (presentation) => {
       const named = this.sealed.find((ask) => ask.key === key && ask.askId === presentation.askId)
       if (named !== undefined && Object.hasOwn(this.responses, named.requestKey)) {
-        commit(presentation, this.responses[named.requestKey])
+        commit(presentation, this.responses[named.requestKey], this.responder)
       } else if (!this.elicits) {
         presentation.refuse(elicitationUnsupported())
       } else {
@@ -332,6 +335,7 @@ export function createRoundTrips(options: RoundTripsOptions): RoundTrips {
           state?.asks ?? [],
           responses,
           canElicitForms(context),
+          responderOf(context),
         )
         const ran = handler(round.facade(), args, context).then(
           (result) => ({ result }) as const,

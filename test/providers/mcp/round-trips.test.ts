@@ -188,6 +188,20 @@ describe('a tool call served by round trips', () => {
     expect(textOf(done)).toBe('app: SQLite + Redis')
   })
 
+  it('records the client that answered, as its clientInfo names it (DESIGN §12)', async () => {
+    const { client: connect, seam } = await setUp()
+    const client = await connect('review-bot')
+    const { result, askId } = await firstRound(client)
+    await call(client, {
+      name: 'pick_stack',
+      arguments: {},
+      inputResponses: { [askId]: accept({ db: 'SQLite' }) },
+      requestState: result.requestState,
+    })
+    const [record] = await seam.history({ askId })
+    expect(record?.outcome?.by).toEqual([{ id: 'name:review-bot', via: 'mcp' }])
+  })
+
   it('puts every ask the handler waits on in one InputRequiredResult, and asks again only for the one left out', async () => {
     const { client: connect } = await setUp()
     const client = await connect()
