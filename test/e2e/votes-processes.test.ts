@@ -42,10 +42,9 @@ describeDialects('approvals across processes', (storage) => {
       const first = counted === verdicts[0] ? 'alice' : 'bob'
       const second = first === 'alice' ? 'bob' : 'alice'
       expect(record?.outcome?.by.map(({ id }) => id)).toEqual([first, second])
-      expect(record?.events.filter(({ type }) => type === 'vote').map(({ by }) => by?.id)).toEqual([
-        first,
-        second,
-      ])
+      // Each vote once; the record orders events by each writer's clock, the outcome by the count.
+      const votes = record?.events.filter(({ type }) => type === 'vote').map(({ by }) => by?.id)
+      expect(votes?.sort()).toEqual(['alice', 'bob'])
       expect(record?.events.filter(({ type }) => type === 'settled')).toHaveLength(1)
     } finally {
       await stopAll()

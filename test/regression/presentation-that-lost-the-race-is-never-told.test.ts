@@ -33,6 +33,7 @@ describe('regression: a presentation that lost the race is never told', () => {
           askId,
           status: 'refused',
           code: 'ASK_ABORTED',
+          reason: 'settled-elsewhere',
         })
         expect(await read(loser, 'aborted')).toEqual({
           event: 'aborted',

@@ -132,8 +132,6 @@ async function voteWithin(
   if (held.state !== 'pending') return { status: 'settled', record: held, won: false }
   const [clock] = await db.query<{ now: string }>(SQL.now, [], client)
   const now = Number(clock?.now)
-  // The time of the write, as in settle: votes read back in the order they were counted.
-  const at = Math.max(vote.at, now)
   if (held.deadline !== undefined && held.deadline <= now) {
     // Overdue: settled as settle settles it, and the vote is not counted.
     const timedOut = await settleOn(db, client, channel, held, timeoutOutcome(held), vote.at)
@@ -147,11 +145,11 @@ async function voteWithin(
   if (counted.length >= vote.required) {
     // Settled first: if the deadline passed since the clock was read, the
     // ask times out and the vote is not written.
-    const settled = await settleOn(db, client, channel, held, { ...offered, by: counted }, at)
-    if (settled.won) await insertVote(db, client, askId, { ...vote, at })
+    const settled = await settleOn(db, client, channel, held, { ...offered, by: counted }, vote.at)
+    if (settled.won) await insertVote(db, client, askId, vote)
     return { status: 'settled', record: settled.record, won: settled.won }
   }
-  await insertVote(db, client, askId, { ...vote, at })
+  await insertVote(db, client, askId, vote)
   return { status: 'counted', given: counted }
 }
 
