@@ -5,26 +5,10 @@
  * responder the parent names. Not a benchmark itself.
  */
 import { createUserQuestions } from '../src/protocol/index.js'
-import type { ProviderAnswer, ProviderRequest, Responder } from '../src/protocol/index.js'
+import type { ProviderAnswer, ProviderRequest } from '../src/protocol/index.js'
 import { createSqliteStore } from '../src/stores/sqlite/index.js'
-
-/** What the parent sends: answer the ask shown with this id. */
-export interface VoterCommand {
-  askId: string
-  label: string
-  by: Responder
-}
-
-/** What a voter tells the parent. */
-export type VoterReport =
-  | { type: 'ready' }
-  | { type: 'shown'; askId: string }
-  /** The answer was handed to the seam at `at` (epoch milliseconds, sub-millisecond). */
-  | { type: 'answered'; askId: string; at: number }
-  | { type: 'told'; askId: string; status: string }
-
-/** Epoch milliseconds with the sub-millisecond part, comparable across processes on one machine. */
-export const preciseNow = () => performance.timeOrigin + performance.now()
+import { preciseNow } from './quorum-wire.js'
+import type { VoterCommand, VoterReport } from './quorum-wire.js'
 
 const path = process.argv[2]
 if (path === undefined) throw new Error('quorum-voter: the SQLite file is its argument')

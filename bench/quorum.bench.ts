@@ -24,8 +24,8 @@ import { createUserQuestions } from '../src/protocol/index.js'
 import type { AskUserQuestionItem } from '../src/protocol/index.js'
 import { createSqliteStore } from '../src/stores/sqlite/index.js'
 import { goal, median, percentile, table } from './measure.js'
-import { preciseNow } from './quorum-voter.js'
-import type { VoterCommand, VoterReport } from './quorum-voter.js'
+import { preciseNow } from './quorum-wire.js'
+import type { VoterCommand, VoterReport } from './quorum-wire.js'
 
 const SAMPLES = Number(process.env.BENCH_QUORUM_SAMPLES ?? 60)
 const dir = mkdtempSync(join(tmpdir(), 'askseam-quorum-bench-'))
@@ -69,7 +69,7 @@ class Voter {
 
 async function main(): Promise<void> {
   const store = createSqliteStore({ path })
-  const seam = createUserQuestions({ store })
+  const seam = createUserQuestions({ store, waitForProviderMs: 10_000 })
   await store.pending()
   const [first, second] = [new Voter(), new Voter()]
   await Promise.all([first.next((r) => r.type === 'ready'), second.next((r) => r.type === 'ready')])

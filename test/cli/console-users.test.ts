@@ -1,30 +1,13 @@
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { askseam } from '../support/cli.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const directory = mkdtempSync(join(tmpdir(), 'askseam-users-'))
 
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
-
-/** The askseam command from source, as a real child process with no terminal. */
-function askseam(args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
 
 const sha = (token: string) => createHash('sha256').update(token).digest('hex')
 let files = 0

@@ -3,9 +3,7 @@
  * person reads or the JSON a script reads; a query that finds nothing is an
  * empty result; a mistake in the flags is one line and exit code 2.
  */
-import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { formatHistory, runHistory } from '../../src/cli/history.js'
 import type { HistoryRecord } from '../../src/cli/history.js'
@@ -13,24 +11,10 @@ import { createMemoryStore, createUserQuestions } from '../../src/protocol/index
 import type { AskStore, AskUserQuestionItem } from '../../src/protocol/index.js'
 import { createSqliteStore } from '../../src/stores/sqlite/index.js'
 import { tempDirectory } from '../stores/sqlite/temp-file.js'
+import { askseam } from '../support/cli.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const temp = tempDirectory()
 afterAll(() => temp.remove())
-
-function askseam(args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
 
 const db: AskUserQuestionItem[] = [
   { id: 'db', question: 'Which database?', options: [{ label: 'Postgres' }, { label: 'SQLite' }] },

@@ -9,24 +9,11 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { notifierOptions } from '../../src/cli/flags.js'
+import { askseam } from '../support/cli.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'askseam-notify-cli-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-function askseam(args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
 
 const store = ['--store', join(dir, 'asks.db')]
 const secret = `whsec_${Buffer.from('a secret of twenty-four!!').toString('base64')}`
