@@ -25,6 +25,13 @@ const question: AskUserQuestionItem = {
   options: [{ label: 'Yes' }, { label: 'No' }],
 }
 const yes = { answers: [{ id: 'go', selected: ['Yes'] }] }
+const plan: AskUserQuestionItem = {
+  id: 'plan',
+  question: 'Approve the plan?',
+  detail: '1. migrate\n2. deploy',
+  options: [{ label: 'Approve' }, { label: 'Revise' }],
+  intent: { kind: 'plan-review', approve: 'Approve' },
+}
 
 let restoreContext: () => void
 beforeAll(() => {
@@ -90,13 +97,6 @@ describe('askseam/otel', () => {
 
   it('names who answered, and from where, once a plan has its approvals (DESIGN §12)', async () => {
     const { seam, provider, named } = observed()
-    const plan: AskUserQuestionItem = {
-      id: 'plan',
-      question: 'Approve the plan?',
-      detail: '1. migrate\n2. deploy',
-      options: [{ label: 'Approve' }, { label: 'Revise' }],
-      intent: { kind: 'plan-review', approve: 'Approve' },
-    }
     const approve = { answers: [{ id: 'plan', selected: ['Approve'] }] }
     const answer = seam.ask({ questions: [plan], approvals: 2 })
     ;(await provider.call(0)).resolve({ ...approve, by: { id: 'alice', via: 'web' } })
@@ -110,13 +110,6 @@ describe('askseam/otel', () => {
 
   it('names the intent a question declares', async () => {
     const { seam, provider, named } = observed()
-    const plan: AskUserQuestionItem = {
-      id: 'plan',
-      question: 'Approve the plan?',
-      detail: '1. migrate\n2. deploy',
-      options: [{ label: 'Approve' }, { label: 'Revise' }],
-      intent: { kind: 'plan-review', approve: 'Approve' },
-    }
     const answer = seam.ask({ questions: [plan, { id: 'why', question: 'Why?' }] })
     ;(await provider.call(0)).resolve({
       answers: [

@@ -156,6 +156,17 @@ describe('§12 approvals', () => {
     ])
   })
 
+  it('an approval that names nobody is not a vote: refused as forbidden, and the ask stays pending', async () => {
+    const { seam, provider } = presenting()
+    void seam.ask({ questions: plan, approvals: 2 }).catch(() => undefined)
+    await expect(answerAs(provider, 0, approve)).resolves.toMatchObject({
+      status: 'refused',
+      error: { code: 'BAD_ANSWER', details: { reason: 'forbidden' } },
+    })
+    expect((await provider.call(1)).request.approvals).toEqual({ required: 2, given: [] })
+    expect(seam.pending()).toHaveLength(1)
+  })
+
   it('a refusal from an admitted responder ends the ask at once (a veto)', async () => {
     const { seam, provider } = presenting()
     const asked = seam.ask({ questions: plan, approvals: 3 })
