@@ -48,6 +48,7 @@ export {
   admits,
   alreadyVoted,
   forbiddenAnswer,
+  hasApproved,
   isApproval,
   readPolicy,
   readResponder,

@@ -136,6 +136,14 @@ export function admits(
   )
 }
 
+/** Whether `by` is among the responders whose approvals are counted: a second approval of theirs is refused. */
+export function hasApproved(
+  given: readonly Responder[] | undefined,
+  by: Responder | undefined,
+): boolean {
+  return by !== undefined && given !== undefined && given.some((voter) => voter.id === by.id)
+}
+
 /** Whether a canonical answer to a one-question plan review approves it: the approve label alone, nothing typed. */
 export function isApproval(
   questions: readonly AskUserQuestionItem[],

@@ -10,6 +10,7 @@ import type {
   SettleResult,
   VoteResult,
 } from './types.js'
+import { hasApproved } from '../../vocabulary/index.js'
 import type { AskOutcome } from '../../vocabulary/index.js'
 
 /**
@@ -43,7 +44,7 @@ export function memoryRecords(
         return { status: 'settled', record: settled.record, won: false }
       }
       const given = votesOf(askId)
-      if (given.some((responder) => responder.id === vote.by.id)) {
+      if (hasApproved(given, vote.by)) {
         return { status: 'already-voted', given }
       }
       append(askId, { at: vote.at, type: 'vote', by: vote.by })

@@ -9,7 +9,7 @@ import {
   toUserQuestionError,
 } from '../../protocol/index.js'
 import type { ProviderRequest, UserQuestionProvider } from '../../protocol/index.js'
-import { MAX_RESPONDER_FIELD_LENGTH, admits } from '../../vocabulary/index.js'
+import { MAX_RESPONDER_FIELD_LENGTH, admits, hasApproved } from '../../vocabulary/index.js'
 import type { ProviderAnswer, Responder } from '../../vocabulary/index.js'
 import { decodeContent, readElicitResult } from './decode.js'
 import type { ElicitOutcome } from './decode.js'
@@ -226,7 +226,7 @@ function clientResponder(server: Server): Responder | undefined {
  */
 function notForClient(request: ProviderRequest, by: Responder | undefined): boolean {
   if (!admits(request.answerers, by)) return true
-  return request.approvals?.given.some((given) => given.id === by?.id) === true
+  return hasApproved(request.approvals?.given, by)
 }
 
 /** Sends nothing and waits for the ask to end elsewhere: rejects with what ended it. */

@@ -4,7 +4,7 @@
  * approval counted or why an ask waits for someone else.
  */
 import { userInfo } from 'node:os'
-import { AskEndReasons, admits } from '../../vocabulary/index.js'
+import { AskEndReasons, admits, hasApproved } from '../../vocabulary/index.js'
 import type {
   ApprovalCount,
   ProviderRequest,
@@ -59,7 +59,7 @@ export function standingLine(
     return ` ${style.dim(`○ ${truncate(line, width - 4)}`)}`
   }
   const count = request.approvals
-  if (count !== undefined && count.given.some((given) => given.id === responder.id)) {
+  if (count !== undefined && hasApproved(count.given, responder)) {
     const line = `${title}: your approval is counted (${approvalsText(count)}); waiting for the others`
     return ` ${style.dim(`○ ${truncate(line, width - 4)}`)}`
   }

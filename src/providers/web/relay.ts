@@ -22,7 +22,7 @@ import type {
   UserQuestionProvider,
   UserQuestions,
 } from '../../protocol/index.js'
-import { isApproval } from '../../vocabulary/index.js'
+import { hasApproved, isApproval } from '../../vocabulary/index.js'
 import type { ApprovalCount, ProviderAnswer, Responder } from '../../vocabulary/index.js'
 import { interpretResult, parseClientFrame } from './frames.js'
 import type {
@@ -51,8 +51,8 @@ interface Entry {
   questions: AskUserQuestionItem[]
   /** Who may answer; absent: anyone `authorize` lets see the session. */
   answerers: readonly string[] | undefined
-  /** The approvals given so far (ids), on an ask that needs several. */
-  approvals: ApprovalIds | undefined
+  /** The approvals given so far, on an ask that needs several. */
+  approvals: ApprovalCount | undefined
   actor: RelayAskActor
   /** The `question/requested` frame, and its text, serialised once for every client and every replay. */
   frame: QuestionRequestedFrame
@@ -331,11 +331,7 @@ function readResponse(
   if (interpreted.kind === 'cancel') return { kind: 'cancel', error: errorData(interpreted.error) }
   try {
     const answer = validateAnswer(questions, interpreted.value)
-    if (
-      by !== undefined &&
-      approvals?.given.includes(by.id) === true &&
-      isApproval(questions, answer)
-    ) {
+    if (hasApproved(approvals?.given, by) && isApproval(questions, answer)) {
       return { kind: 'already-voted' }
     }
     return by === undefined ? { kind: 'answer', answer } : { kind: 'answer', answer, by }
@@ -349,8 +345,7 @@ function readResponse(
 
 /** A new ask's entry: its `relayAskMachine` and the `question/requested` frame every client is sent. */
 function entryFor(request: ProviderRequest, serial: string): Entry {
-  const { askId: rpcId, questions, deadline, answerers } = request
-  const approvals = request.approvals === undefined ? undefined : approvalIds(request.approvals)
+  const { askId: rpcId, questions, deadline, answerers, approvals } = request
   const sessionId = request.agent?.id
   const actor = createActor(relayAskMachine, {
     input:
@@ -364,7 +359,7 @@ function entryFor(request: ProviderRequest, serial: string): Entry {
     ...(sessionId === undefined ? {} : { sessionId }),
     questions,
     ...(deadline === undefined ? {} : { deadline }),
-    ...(approvals === undefined ? {} : { approvals }),
+    ...(approvals === undefined ? {} : { approvals: approvalIds(approvals) }),
   }
   return {
     rpcId,
