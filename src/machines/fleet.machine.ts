@@ -1,4 +1,4 @@
-import { assertEvent, assign, emit, fromPromise, raise, setup } from 'xstate'
+import { assertEvent, assign, emit, enqueueActions, fromPromise, raise, setup } from 'xstate'
 import { clampDelay, delayUntil } from './time.js'
 
 /** How often a seam on a durable store renews its lease and sweeps the store. */
@@ -56,8 +56,11 @@ export type FleetEvent =
 export type FleetEmitted =
   /** The first lease write settled: asks may be admitted (an orphan sweep would end one with no lease). */
   | { type: 'fleet.ready' }
-  /** The leases were read: `providerElsewhere` is what they say. */
-  | { type: 'fleet.read'; providerElsewhere: boolean }
+  /**
+   * What the leases say changed: the first read (`first`: until then nothing
+   * is known of the fleet), or another seam's provider came or went.
+   */
+  | { type: 'fleet.read'; providerElsewhere: boolean; first: boolean }
   /** A sweep for overdue asks ran: the seam says which deadline to watch next. */
   | { type: 'fleet.swept' }
 
@@ -128,10 +131,12 @@ export const fleetMachine = /* @__PURE__ */ setup({
     })),
     markKnown: assign({ known: true }),
     announceReady: emit({ type: 'fleet.ready' as const }),
-    announceRead: emit(({ context }) => ({
-      type: 'fleet.read' as const,
-      providerElsewhere: context.providerElsewhere,
-    })),
+    // Before the read is recorded: it tells the seam only what changed.
+    announceRead: enqueueActions(({ context, enqueue }, read: LeaseRead | undefined) => {
+      const providerElsewhere = read?.providerElsewhere ?? context.providerElsewhere
+      if (context.known && providerElsewhere === context.providerElsewhere) return
+      enqueue.emit({ type: 'fleet.read', providerElsewhere, first: !context.known })
+    }),
     announceSweep: emit({ type: 'fleet.swept' as const }),
     readAgain: raise({ type: 'leases.changed' as const }),
     noteRead: raise({ type: 'leases.read' as const }),
@@ -168,9 +173,15 @@ export const fleetMachine = /* @__PURE__ */ setup({
         src: 'readLeases',
         onDone: {
           target: 'running',
-          actions: [{ type: 'recordLeases', params: ({ event }) => event.output }, 'announceRead'],
+          actions: [
+            { type: 'announceRead', params: ({ event }) => event.output },
+            { type: 'recordLeases', params: ({ event }) => event.output },
+          ],
         },
-        onError: { target: 'running', actions: ['markKnown', 'announceRead'] },
+        onError: {
+          target: 'running',
+          actions: [{ type: 'announceRead', params: undefined }, 'markKnown'],
+        },
       },
     },
     running: {
@@ -223,8 +234,8 @@ export const fleetMachine = /* @__PURE__ */ setup({
                 onDone: {
                   target: 'idle',
                   actions: [
+                    { type: 'announceRead', params: ({ event }) => event.output },
                     { type: 'recordLeases', params: ({ event }) => event.output },
-                    'announceRead',
                     'noteRead',
                   ],
                 },

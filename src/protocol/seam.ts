@@ -51,8 +51,6 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   /** The registered provider, beside the slot that says whether one is. */
   let active: { registration: number; provider: UserQuestionProvider } | undefined
   let registrations = 0
-  let providersElsewhere = false
-  let fleetKnown = false
   let closing: Promise<void> | undefined
   let markReady!: () => void
   const ready = new Promise<void>((resolve) => (markReady = resolve))
@@ -66,6 +64,11 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     providerHere: false,
     ...(inspect && { inspect }),
   })
+  /** What the fleet knows of other seams, read from its machine. */
+  const fleetView = () => {
+    const { known, providerElsewhere } = fleet.getSnapshot().context
+    return { fleetKnown: known, providerElsewhere }
+  }
 
   const presenter = createPresenter({
     store,
@@ -97,8 +100,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       providerGraceMs: options.providerGraceMs ?? 0,
       durable,
       providerHere: active !== undefined,
-      providerElsewhere: providersElsewhere,
-      fleetKnown,
+      ...fleetView(),
     }),
     ...(inspect && { inspect }),
     ...(telemetry && { telemetry }),
@@ -113,11 +115,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   })
 
   fleet.on('fleet.ready', () => markReady())
-  fleet.on('fleet.read', ({ providerElsewhere }) => {
-    const first = !fleetKnown
-    fleetKnown = true
-    if (!first && providerElsewhere === providersElsewhere) return
-    providersElsewhere = providerElsewhere
+  fleet.on('fleet.read', ({ providerElsewhere, first }) => {
     asks.tell({ type: 'providers.elsewhere', active: providerElsewhere })
     if (first) void follower.resync()
   })
@@ -166,7 +164,8 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     },
 
     pending() {
-      const shownElsewhere = (askId: string) => presenter.shows(askId) || providersElsewhere
+      const { providerElsewhere } = fleetView()
+      const shownElsewhere = (askId: string) => presenter.shows(askId) || providerElsewhere
       const others = follower.pending(shownElsewhere).filter(({ askId }) => !asks.runs(askId))
       return [...asks.pending(shownElsewhere), ...others].sort((a, b) => a.startedAt - b.startedAt)
     },

@@ -166,7 +166,7 @@ describe('fleetMachine: starting', () => {
     expect(store.calls.reads).toBe(1)
     expect(emitted).toEqual([
       { type: 'fleet.ready' },
-      { type: 'fleet.read', providerElsewhere: false },
+      { type: 'fleet.read', providerElsewhere: false, first: true },
     ])
     expect(actor.getSnapshot().context).toMatchObject({ known: true, providerElsewhere: false })
     actor.stop()
@@ -179,7 +179,7 @@ describe('fleetMachine: starting', () => {
     })
     expect(emitted).toEqual([
       { type: 'fleet.ready' },
-      { type: 'fleet.read', providerElsewhere: false },
+      { type: 'fleet.read', providerElsewhere: false, first: true },
     ])
     expect(actor.getSnapshot().context.known).toBe(true)
     actor.stop()
@@ -195,7 +195,7 @@ describe('fleetMachine: starting', () => {
     const { actor, emitted } = await running({}, (calls) =>
       calls.readWith(async () => ({ providerElsewhere: true })),
     )
-    expect(emitted.at(-1)).toEqual({ type: 'fleet.read', providerElsewhere: true })
+    expect(emitted.at(-1)).toEqual({ type: 'fleet.read', providerElsewhere: true, first: true })
     expect(actor.getSnapshot().context.providerElsewhere).toBe(true)
     actor.stop()
   })
@@ -278,7 +278,27 @@ describe('fleetMachine: reading the leases', () => {
     actor.send({ type: 'leases.changed' })
     await settle()
     expect(store.calls.reads).toBe(2)
-    expect(emitted.at(-1)).toEqual({ type: 'fleet.read', providerElsewhere: true })
+    expect(emitted.at(-1)).toEqual({ type: 'fleet.read', providerElsewhere: true, first: false })
+    actor.stop()
+  })
+
+  it('a read that finds what the last one found tells the seam nothing', async () => {
+    const { actor, store, emitted } = await running()
+    const before = emitted.length
+    actor.send({ type: 'leases.changed' })
+    await settle()
+    expect(store.calls.reads).toBe(2)
+    expect(emitted.slice(before)).toEqual([])
+    store.readWith(async () => ({ providerElsewhere: true }))
+    actor.send({ type: 'leases.changed' })
+    await settle()
+    store.readWith(async () => ({ providerElsewhere: false }))
+    actor.send({ type: 'leases.changed' })
+    await settle()
+    expect(emitted.slice(before)).toEqual([
+      { type: 'fleet.read', providerElsewhere: true, first: false },
+      { type: 'fleet.read', providerElsewhere: false, first: false },
+    ])
     actor.stop()
   })
 
@@ -295,10 +315,13 @@ describe('fleetMachine: reading the leases', () => {
     stale.resolve({ providerElsewhere: true })
     await settle()
     expect(emitted.length).toBe(before)
-    fresh.resolve({ providerElsewhere: false })
-    await settle()
-    expect(emitted.slice(before)).toEqual([{ type: 'fleet.read', providerElsewhere: false }])
     expect(actor.getSnapshot().context.providerElsewhere).toBe(false)
+    fresh.resolve({ providerElsewhere: true })
+    await settle()
+    expect(emitted.slice(before)).toEqual([
+      { type: 'fleet.read', providerElsewhere: true, first: false },
+    ])
+    expect(actor.getSnapshot().context.providerElsewhere).toBe(true)
     actor.stop()
   })
 })

@@ -65,7 +65,8 @@ describe('§12 approvals: isApproval()', () => {
       isApproval(review, { answers: [{ id: 'plan', selected: ['Approve'], custom: 'but…' }] }),
     ).toBe(false)
     expect(isApproval(review, { answers: [{ id: 'plan', selected: [] }] })).toBe(false)
-    const plain = [{ ...review[0], intent: undefined }] as AskUserQuestionItem[]
+    const { intent: _intent, ...withoutIntent } = review[0] as AskUserQuestionItem
+    const plain: AskUserQuestionItem[] = [withoutIntent]
     expect(isApproval(plain, { answers: [{ id: 'plan', selected: ['Approve'] }] })).toBe(false)
   })
 })
