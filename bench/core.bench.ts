@@ -6,6 +6,7 @@ import type {
 } from '../src/protocol/index.js'
 import { openTelemetry } from '../src/otel/index.js'
 import { createPlainSeam } from './plain-seam.js'
+import { createXStateFloorSeam } from './xstate-floor-seam.js'
 import { gc, goal, median, percentile, table, turn } from './measure.js'
 
 /**
@@ -37,6 +38,9 @@ const subjects: Subject[] = [
   { name: 'askseam', make: () => createUserQuestions() },
   { name: 'plain promise', make: () => createPlainSeam() },
 ]
+
+/** The same checks with the ask's lifecycle in two tiny machines: what XState alone adds. */
+const statechartFloor: Subject = { name: 'XState floor', make: () => createXStateFloorSeam() }
 
 /**
  * The cost of the telemetry hooks on the hot path (DESIGN §13), against the
@@ -126,12 +130,19 @@ async function probeLatency(subject: Subject, pending: number): Promise<number> 
 const ROUNDS = 5
 const rates = new Map(subjects.map((subject) => [subject.name, [] as number[]]))
 const roundRatios: number[] = []
+const statechartRates: number[] = []
+const overStatechart: number[] = []
+const statechartOverPlain: number[] = []
 for (let round = 0; round < ROUNDS; round++) {
   const seamRate = await roundTripsPerSecond(subjects[0]!)
   const floorRate = await roundTripsPerSecond(subjects[1]!)
+  const statechartRate = await roundTripsPerSecond(statechartFloor)
   rates.get(subjects[0]!.name)!.push(seamRate)
   rates.get(subjects[1]!.name)!.push(floorRate)
+  statechartRates.push(statechartRate)
   roundRatios.push(floorRate / seamRate)
+  overStatechart.push(statechartRate / seamRate)
+  statechartOverPlain.push(floorRate / statechartRate)
 }
 // Each telemetry subject beside a run of the seam without it, back to back, the
 // order flipped every round: the two sides of each ratio share the load of their moment.
@@ -184,6 +195,28 @@ console.log(
         micros(floor.p50Many),
         `askseam ${crowded.toFixed(2)}× its 1-pending p50 (plain ${(floor.p50Many / floor.p50One).toFixed(2)}×)`,
         goal(crowded, 1.2),
+      ],
+    ],
+  ),
+)
+const statechart = median(statechartRates)
+const rounds = (ratios: number[]) => ratios.map((ratio) => ratio.toFixed(1)).join(', ')
+console.log(
+  `\nWhat the statecharts alone cost on the same round trip, in the same rounds: the plain seam's checks with the ask's lifecycle in two tiny machines (bench/xstate-floor-seam.ts: a root actor that admits and arms its deadline, a child that calls the provider and commits; three effects reporting back as events, as the seam's do).\n`,
+)
+console.log(
+  table(
+    ['subject', 'round trip', 'ratio'],
+    [
+      [
+        'XState floor',
+        `${micros(1000 / statechart)} (${statechart.toFixed(0)}/s)`,
+        `${median(statechartOverPlain).toFixed(1)}× the plain seam's (rounds: ${rounds(statechartOverPlain)})`,
+      ],
+      [
+        'askseam',
+        micros(1000 / seam.rate),
+        `${median(overStatechart).toFixed(1)}× the XState floor's (rounds: ${rounds(overStatechart)})`,
       ],
     ],
   ),
