@@ -107,6 +107,7 @@ export const listenMachine = /* @__PURE__ */ setup({
     },
     opening: {
       invoke: {
+        id: 'open',
         src: 'open',
         onDone: [
           {
@@ -153,6 +154,7 @@ export const listenMachine = /* @__PURE__ */ setup({
         idle: { on: { 'alive.check': 'checking' } },
         checking: {
           invoke: {
+            id: 'ping',
             src: 'ping',
             onDone: 'idle',
             onError: {
