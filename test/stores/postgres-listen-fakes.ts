@@ -9,10 +9,11 @@ import type { PostgresStoreEvent } from '../../src/stores/postgres/index.js'
 import type { SchemaFacts } from '../../src/stores/postgres/schema.js'
 import { CHANNEL, FakeConnection, settle } from './postgres-feed-fakes.js'
 
-/** A SimulatedClock that remembers the delay of every timer armed on it, and which are armed. */
+/** A SimulatedClock that remembers the delay of every timer armed on it, and which are still armed. */
 export function recordingClock() {
   const simulated = new SimulatedClock()
-  const armed = new Set<number>()
+  /** Each armed timer's delay, by id. */
+  const armed = new Map<number, number>()
   const delays: number[] = []
   return {
     armed,
@@ -23,7 +24,7 @@ export function recordingClock() {
         armed.delete(id)
         fn()
       }, delay) as number
-      armed.add(id)
+      armed.set(id, delay)
       return id
     },
     clearTimeout(id: number) {
@@ -38,11 +39,17 @@ export function recordingClock() {
   }
 }
 
-/** A LISTEN connection over fakes, on a recording clock, and everything it tells. */
-export function listenOverFakes({ aliveTimeoutMs = 10_000 } = {}) {
+/**
+ * A LISTEN connection over fakes, on a recording clock, and everything it
+ * tells; `fresh` makes the connections no test queued in `upcoming`.
+ */
+export function listenOverFakes({
+  aliveTimeoutMs = 10_000,
+  fresh = () => new FakeConnection(),
+}: { aliveTimeoutMs?: number; fresh?: () => FakeConnection } = {}) {
   const clock = recordingClock()
   const connections: FakeConnection[] = []
-  /** Connections the next `newClient()` calls hand out; a plain one after them. */
+  /** Connections the next `newClient()` calls hand out; a fresh one after them. */
   const upcoming: FakeConnection[] = []
   /** What the next `ready()` calls do; a resolved schema after them. */
   const readies: (() => Promise<SchemaFacts>)[] = []
@@ -56,7 +63,7 @@ export function listenOverFakes({ aliveTimeoutMs = 10_000 } = {}) {
       return readies.shift()?.() ?? Promise.resolve({ schema: 'app', channel: CHANNEL })
     },
     newClient: () => {
-      const next = upcoming.shift() ?? new FakeConnection()
+      const next = upcoming.shift() ?? fresh()
       connections.push(next)
       return next as unknown as Client
     },
