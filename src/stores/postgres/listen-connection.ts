@@ -49,12 +49,14 @@ function end(client: Client): Promise<void> {
  */
 export function createListenConnection(deps: ListenConnectionDependencies) {
   // The live client sits here, beside the actor, not in its context (context
-  // is data) nor in an invoked actor's scope: stop() must wait for its end and
-  // checkAlive() ping it, and neither can reach into an actor. The machine
-  // alone decides when it is kept and released; it is set only while the
+  // is data) nor in an invoked actor's scope: stop() must wait for its end,
+  // which an actor cannot hand back, and the ping and the clients' 'error' and
+  // 'end' listeners must tell the kept client from a dropped one. The machine
+  // alone decides when it is kept and released: it is set only while the
   // machine is `listening`.
   let client: Client | undefined
-  // The end of the client the last stop() let go, for stop() to wait on.
+  // The end `release` began; stop() clears it before sending `stop`, so after
+  // the send it is the end of the client that stop let go, if any.
   let released: Promise<void> | undefined
 
   /** A client's 'error' or 'end': only the kept one's loss is news. */
