@@ -34,9 +34,9 @@ const ALIVE_TIMEOUT_MS = 10_000
  * `watch()` and then was missed — the feed emits `resync`. A slow poll backs
  * it up: it checks the connection is alive (a half-open TCP connection tells
  * nobody) and emits the rows whose revision moved since the last polls.
- * The connection and its reconnection live in `listen-connection.ts`, the
- * poll in `backstop-poll.ts`; here, what notifications say and the rows read
- * for them.
+ * The connection and its reconnection live in `listen-connection.ts` (their
+ * lifecycle a machine, `listen.machine.ts`), the poll in `backstop-poll.ts`;
+ * here, what notifications say and the rows read for them.
  */
 export function createChangeFeed(deps: ChangeFeedDependencies) {
   let running = false
