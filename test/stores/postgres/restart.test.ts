@@ -4,12 +4,12 @@
  * and started, and the store's LISTEN connection cut.
  */
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import type { AskOutcome, AskStore, StoreChange } from '../../src/protocol/store/index.js'
-import { createPostgresStore } from '../../src/stores/postgres/index.js'
-import type { PostgresStoreEvent } from '../../src/stores/postgres/index.js'
-import { describePostgres, startCluster, withClient } from '../support/postgres.js'
-import type { Cluster } from '../support/postgres.js'
-import { answered, newAsk } from './store-contract.js'
+import type { AskOutcome, AskStore, StoreChange } from '../../../src/protocol/store/index.js'
+import { createPostgresStore } from '../../../src/stores/postgres/index.js'
+import type { PostgresStoreEvent } from '../../../src/stores/postgres/index.js'
+import { describePostgres, startCluster, withClient } from '../../support/postgres.js'
+import type { Cluster } from '../../support/postgres.js'
+import { answered, newAsk } from '../store-contract.js'
 
 describePostgres(
   'postgres store across server restarts',

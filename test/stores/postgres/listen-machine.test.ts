@@ -13,10 +13,10 @@ import {
   MAX_RETRY_MS,
   SILENT,
   listenMachine,
-} from '../../src/stores/postgres/listen.machine.js'
-import type { SchemaFacts } from '../../src/stores/postgres/schema.js'
-import { CHANNEL, FakeConnection, deferred, never, settle } from './postgres-feed-fakes.js'
-import { listenOverFakes } from './postgres-listen-fakes.js'
+} from '../../../src/stores/postgres/listen.machine.js'
+import type { SchemaFacts } from '../../../src/stores/postgres/schema.js'
+import { CHANNEL, FakeConnection, deferred, never, settle } from './feed-fakes.js'
+import { listenOverFakes } from './listen-fakes.js'
 
 const down = (error: Error) => () => Promise.reject<SchemaFacts>(error)
 const connected = (reconnect: boolean) => ({ type: 'listener.connected', reconnect })

@@ -4,10 +4,10 @@
  */
 import type { Client } from 'pg'
 import { SimulatedClock } from 'xstate'
-import { createListenConnection } from '../../src/stores/postgres/listen-connection.js'
-import type { PostgresStoreEvent } from '../../src/stores/postgres/index.js'
-import type { SchemaFacts } from '../../src/stores/postgres/schema.js'
-import { CHANNEL, FakeConnection, settle } from './postgres-feed-fakes.js'
+import { createListenConnection } from '../../../src/stores/postgres/listen-connection.js'
+import type { PostgresStoreEvent } from '../../../src/stores/postgres/index.js'
+import type { SchemaFacts } from '../../../src/stores/postgres/schema.js'
+import { CHANNEL, FakeConnection, settle } from './feed-fakes.js'
 
 /** A SimulatedClock that remembers the delay of every timer armed on it, and which are still armed. */
 export function recordingClock() {

@@ -1,12 +1,12 @@
 import pg from 'pg'
 import { afterEach, expect, it } from 'vitest'
-import { CorruptRowError, timeoutOutcome } from '../../src/protocol/store/index.js'
-import type { AskOutcome, AskStore, StoreChange } from '../../src/protocol/store/index.js'
-import { createPostgresStore } from '../../src/stores/postgres/index.js'
-import type { PostgresStoreOptions } from '../../src/stores/postgres/index.js'
-import { describePostgres, freshSchema, withClient } from '../support/postgres.js'
-import { answered, newAsk } from './store-contract.js'
-import { LATEST_MIGRATION } from '../../src/stores/postgres/schema.js'
+import { CorruptRowError, timeoutOutcome } from '../../../src/protocol/store/index.js'
+import type { AskOutcome, AskStore, StoreChange } from '../../../src/protocol/store/index.js'
+import { createPostgresStore } from '../../../src/stores/postgres/index.js'
+import type { PostgresStoreOptions } from '../../../src/stores/postgres/index.js'
+import { describePostgres, freshSchema, withClient } from '../../support/postgres.js'
+import { answered, newAsk } from '../store-contract.js'
+import { LATEST_MIGRATION } from '../../../src/stores/postgres/schema.js'
 
 /** Each migration applied once, in order. */
 const everyMigration = Array.from({ length: LATEST_MIGRATION }, (_, index) => ({

@@ -1,6 +1,6 @@
-import { createSqliteStore } from '../../src/stores/sqlite/index.js'
-import { describeStoreContract } from './store-contract.js'
-import { tempDirectory } from './sqlite/temp-file.js'
+import { createSqliteStore } from '../../../src/stores/sqlite/index.js'
+import { describeStoreContract } from '../store-contract.js'
+import { tempDirectory } from './temp-file.js'
 
 // A second createSqliteStore on the same file is a second connection, as a
 // second process would open.

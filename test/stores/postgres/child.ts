@@ -2,18 +2,18 @@
  * A process on a Postgres store, driven by postgres-processes.test.ts: one
  * JSON line per event on stdout; `go` on stdin releases a race.
  *
- *   node --import tsx postgres-child.ts URL admit-key KEY      admits, then waits to be killed
- *   node --import tsx postgres-child.ts URL race-admit KEY     on `go`: admits with KEY, prints, exits
- *   node --import tsx postgres-child.ts URL race-settle ASKID  on `go`: settles ASKID, prints, exits
- *   node --import tsx postgres-child.ts URL churn              admits and settles until killed
- *   node --import tsx postgres-child.ts URL cut-and-settle PID:ASKID
+ *   node --import tsx child.ts URL admit-key KEY      admits, then waits to be killed
+ *   node --import tsx child.ts URL race-admit KEY     on `go`: admits with KEY, prints, exits
+ *   node --import tsx child.ts URL race-settle ASKID  on `go`: settles ASKID, prints, exits
+ *   node --import tsx child.ts URL churn              admits and settles until killed
+ *   node --import tsx child.ts URL cut-and-settle PID:ASKID
  *       ends the backend PID (another store's LISTEN connection), waits until
  *       it is gone, settles ASKID answered, prints the record, exits
  */
 import { createInterface } from 'node:readline'
 import pg from 'pg'
-import type { AskOutcome } from '../../src/protocol/store/index.js'
-import { createPostgresStore } from '../../src/stores/postgres/index.js'
+import type { AskOutcome } from '../../../src/protocol/store/index.js'
+import { createPostgresStore } from '../../../src/stores/postgres/index.js'
 
 const [url, mode, arg = ''] = process.argv.slice(2)
 const store = createPostgresStore({ connectionString: url as string })

@@ -5,8 +5,8 @@
  * turn, corrupt rows, and nothing told of a read that ends after stop().
  */
 import { describe, expect, it, vi } from 'vitest'
-import { CorruptRowError } from '../../src/protocol/store/index.js'
-import { connected, settle, useFakeFeeds } from './postgres-feed-fakes.js'
+import { CorruptRowError } from '../../../src/protocol/store/index.js'
+import { connected, settle, useFakeFeeds } from './feed-fakes.js'
 
 const harness = useFakeFeeds()
 

@@ -11,12 +11,12 @@ import { describe, expect, it } from 'vitest'
 import { getNextSnapshot } from 'xstate'
 import type { SnapshotFrom } from 'xstate'
 import { TestModel } from 'xstate/graph'
-import { SILENT, listenMachine } from '../../src/stores/postgres/listen.machine.js'
-import type { ListenEvent } from '../../src/stores/postgres/listen.machine.js'
-import type { PostgresStoreEvent } from '../../src/stores/postgres/index.js'
-import { FakeConnection, deferred, settle } from './postgres-feed-fakes.js'
-import type { Deferred } from './postgres-feed-fakes.js'
-import { listenOverFakes } from './postgres-listen-fakes.js'
+import { SILENT, listenMachine } from '../../../src/stores/postgres/listen.machine.js'
+import type { ListenEvent } from '../../../src/stores/postgres/listen.machine.js'
+import type { PostgresStoreEvent } from '../../../src/stores/postgres/index.js'
+import { FakeConnection, deferred, settle } from './feed-fakes.js'
+import type { Deferred } from './feed-fakes.js'
+import { listenOverFakes } from './listen-fakes.js'
 
 type Snapshot = SnapshotFrom<typeof listenMachine>
 

@@ -14,7 +14,7 @@ import {
   never,
   settle,
   useFakeFeeds,
-} from './postgres-feed-fakes.js'
+} from './feed-fakes.js'
 
 const harness = useFakeFeeds()
 const ended = new Error('the LISTEN connection ended')

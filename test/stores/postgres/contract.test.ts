@@ -1,6 +1,6 @@
-import { createPostgresStore } from '../../src/stores/postgres/index.js'
-import { describePostgres, freshSchema } from '../support/postgres.js'
-import { describeStoreContract } from './store-contract.js'
+import { createPostgresStore } from '../../../src/stores/postgres/index.js'
+import { describePostgres, freshSchema } from '../../support/postgres.js'
+import { describeStoreContract } from '../store-contract.js'
 
 // Each test gets a schema of its own on the shared server; a second handle is
 // a second store (its own pool and LISTEN connection), as another process

@@ -8,12 +8,12 @@ import type { ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { afterEach, expect, it } from 'vitest'
-import type { AskStore } from '../../src/protocol/store/index.js'
-import { createPostgresStore } from '../../src/stores/postgres/index.js'
-import { describePostgres, freshSchema, withClient } from '../support/postgres.js'
-import { answered, newAsk } from './store-contract.js'
+import type { AskStore } from '../../../src/protocol/store/index.js'
+import { createPostgresStore } from '../../../src/stores/postgres/index.js'
+import { describePostgres, freshSchema, withClient } from '../../support/postgres.js'
+import { answered, newAsk } from '../store-contract.js'
 
-const CHILD = fileURLToPath(new URL('./postgres-child.ts', import.meta.url))
+const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url))
 
 interface Child {
   process: ChildProcess

@@ -8,10 +8,10 @@
  */
 import pg from 'pg'
 import { afterEach, expect, it } from 'vitest'
-import { timeoutOutcome } from '../../src/protocol/store/index.js'
-import type { AskStore, StoreChange } from '../../src/protocol/store/index.js'
-import { createPostgresStore } from '../../src/stores/postgres/index.js'
-import type { PostgresStoreOptions } from '../../src/stores/postgres/index.js'
+import { timeoutOutcome } from '../../../src/protocol/store/index.js'
+import type { AskStore, StoreChange } from '../../../src/protocol/store/index.js'
+import { createPostgresStore } from '../../../src/stores/postgres/index.js'
+import type { PostgresStoreOptions } from '../../../src/stores/postgres/index.js'
 import {
   describePostgres,
   freshDatabase,
@@ -19,8 +19,8 @@ import {
   postgresUrl,
   withClient,
   withSearchPath,
-} from '../support/postgres.js'
-import { answered, newAsk } from './store-contract.js'
+} from '../../support/postgres.js'
+import { answered, newAsk } from '../store-contract.js'
 
 const opened: AskStore[] = []
 const cleanups: (() => Promise<void>)[] = []

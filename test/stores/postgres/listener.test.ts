@@ -9,16 +9,16 @@
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterEach, expect, it } from 'vitest'
-import { createUserQuestions } from '../../src/protocol/index.js'
-import type { UserQuestions } from '../../src/protocol/index.js'
-import type { AskRecord, AskStore, StoreChange } from '../../src/protocol/store/index.js'
-import { createPostgresStore } from '../../src/stores/postgres/index.js'
-import type { PostgresStoreEvent, PostgresStoreOptions } from '../../src/stores/postgres/index.js'
-import { createControllableProvider } from '../support/controllable-provider.js'
-import { describePostgres, freshDatabase, withClient } from '../support/postgres.js'
-import { answered, newAsk } from './store-contract.js'
+import { createUserQuestions } from '../../../src/protocol/index.js'
+import type { UserQuestions } from '../../../src/protocol/index.js'
+import type { AskRecord, AskStore, StoreChange } from '../../../src/protocol/store/index.js'
+import { createPostgresStore } from '../../../src/stores/postgres/index.js'
+import type { PostgresStoreEvent, PostgresStoreOptions } from '../../../src/stores/postgres/index.js'
+import { createControllableProvider } from '../../support/controllable-provider.js'
+import { describePostgres, freshDatabase, withClient } from '../../support/postgres.js'
+import { answered, newAsk } from '../store-contract.js'
 
-const CHILD = fileURLToPath(new URL('./postgres-child.ts', import.meta.url))
+const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url))
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
