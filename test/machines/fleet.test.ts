@@ -6,66 +6,14 @@
  * every delay clamped to what a timer can hold.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { SimulatedClock, createActor, fromPromise } from 'xstate'
+import { createActor, fromPromise } from 'xstate'
 import { HEARTBEAT_MS, LEASE_MS, MAX_DELAY_MS, fleetMachine } from '../../src/machines/index.js'
 import type { FleetEmitted, FleetInput, LeaseRead } from '../../src/machines/index.js'
+import { recordingClock } from '../support/clock.js'
+import { deferred } from '../support/deferred.js'
 import { settle } from '../support/settle.js'
 
 type LeaseWrite = { providerActive: boolean; expiresAt: number }
-
-/** A promise the test settles. */
-function deferred<T>() {
-  let resolve!: (value: T) => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<T>((ok, fail) => {
-    resolve = ok
-    reject = fail
-  })
-  return { promise, resolve, reject }
-}
-
-/**
- * A SimulatedClock that also moves `Date.now()` (the fleet computes its delays from it), and
- * remembers each timer armed on it: when it falls due, and whether it is still armed.
- */
-function steppedClock() {
-  const simulated = new SimulatedClock()
-  const armed = new Map<number, { delay: number; dueAt: number }>()
-  const delays: number[] = []
-  return {
-    armed,
-    delays,
-    setTimeout(fn: (...args: unknown[]) => void, delay: number) {
-      delays.push(delay)
-      const id = simulated.setTimeout(() => {
-        armed.delete(id)
-        fn()
-      }, delay)
-      armed.set(id, { delay, dueAt: simulated.now() + delay })
-      return id
-    },
-    clearTimeout(id: number) {
-      armed.delete(id)
-      simulated.clearTimeout(id)
-    },
-    /** Moves time on by `ms`, firing each timer at its own instant and letting what it starts settle. */
-    async advance(ms: number) {
-      const until = simulated.now() + ms
-      // Bounded: a machine that re-arms a due timer for ever fails the test instead of hanging it.
-      for (let fired = 0; ; fired++) {
-        const next = Math.min(...[...armed.values()].map(({ dueAt }) => dueAt))
-        if (!(next <= until)) break
-        if (fired === 1_000) throw new Error(`timers keep falling due at ${next}`)
-        vi.setSystemTime(next)
-        simulated.set(next)
-        await settle()
-      }
-      vi.setSystemTime(until)
-      simulated.set(until)
-      await settle()
-    },
-  }
-}
 
 /** The fleet's store calls, recorded; reads and writes answer at once unless the test holds them. */
 function storeCalls() {
@@ -122,7 +70,7 @@ function startFleet(
 ) {
   const store = storeCalls()
   prepare?.(store)
-  const clock = steppedClock()
+  const clock = recordingClock({ movesDateNow: true })
   const actor = createActor(fleetMachine.provide({ actors: store.actors }), {
     clock,
     input: { durable: false, providerHere: false, ...input },

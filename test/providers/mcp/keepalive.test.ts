@@ -17,23 +17,13 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { keepAlive } from '../../../src/providers/mcp/index.js'
+import { deferred } from '../../support/deferred.js'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
   vi.useRealTimers()
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()))
 })
-
-/** A promise the test settles: the human's answer. */
-function deferred<T>() {
-  let resolve!: (value: T) => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<T>((ok, fail) => {
-    resolve = ok
-    reject = fail
-  })
-  return { promise, resolve, reject }
-}
 
 async function connect(server: McpServer | Server): Promise<Client> {
   const client = new Client({ name: 'keepalive-test', version: '0.0.0' })

@@ -13,25 +13,15 @@ import { createChangeFeed } from '../../../src/stores/postgres/change-feed.js'
 import type { AskRow } from '../../../src/stores/postgres/rows.js'
 import type { SchemaFacts } from '../../../src/stores/postgres/schema.js'
 import { answered } from '../store-contract.js'
+import { deferred } from '../../support/deferred.js'
+import type { Deferred } from '../../support/deferred.js'
 import { settle } from '../../support/settle.js'
 
 export const CHANNEL = 'askseam:app'
 
-export interface Deferred<T> {
-  promise: Promise<T>
-  resolve(value: T): void
-  reject(error: unknown): void
-}
-
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<T>((yes, no) => {
-    resolve = yes
-    reject = no
-  })
-  return { promise, resolve, reject }
-}
+// The feed tests take these from here, beside the fakes they drive.
+export { deferred }
+export type { Deferred }
 
 /** A promise that never settles: a server that never answers. */
 export const never = <T>(): Promise<T> => new Promise<T>(() => undefined)

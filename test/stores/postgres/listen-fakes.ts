@@ -3,41 +3,11 @@
  * clients, its time on XState's SimulatedClock: for its tests and its model.
  */
 import type { Client } from 'pg'
-import { SimulatedClock } from 'xstate'
 import { createListenConnection } from '../../../src/stores/postgres/listen-connection.js'
 import type { PostgresStoreEvent } from '../../../src/stores/postgres/index.js'
 import type { SchemaFacts } from '../../../src/stores/postgres/schema.js'
+import { recordingClock } from '../../support/clock.js'
 import { CHANNEL, FakeConnection, settle } from './feed-fakes.js'
-
-/** A SimulatedClock that remembers the delay of every timer armed on it, and which are still armed. */
-export function recordingClock() {
-  const simulated = new SimulatedClock()
-  /** Each armed timer's delay, by id. */
-  const armed = new Map<number, number>()
-  const delays: number[] = []
-  return {
-    armed,
-    delays,
-    setTimeout(fn: (...args: unknown[]) => void, delay: number) {
-      delays.push(delay)
-      const id = simulated.setTimeout(() => {
-        armed.delete(id)
-        fn()
-      }, delay) as number
-      armed.set(id, delay)
-      return id
-    },
-    clearTimeout(id: number) {
-      armed.delete(id)
-      simulated.clearTimeout(id)
-    },
-    /** Moves time on by `ms` and lets what the timers start settle. */
-    async advance(ms: number) {
-      simulated.increment(ms)
-      await settle()
-    },
-  }
-}
 
 /**
  * A LISTEN connection over fakes, on a recording clock, and everything it

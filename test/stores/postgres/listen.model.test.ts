@@ -200,7 +200,7 @@ describe('listenMachine paths drive the LISTEN connection', () => {
         const live = state.matches('opening') || state.matches('listening')
         expect(open.length, where).toBe(live ? 1 : 0)
         // The timer of the state, and no other.
-        const armed = [...h.clock.armed.values()]
+        const armed = [...h.clock.armed.values()].map(({ delay }) => delay)
         if (state.matches('retrying')) expect(armed, where).toEqual([state.context.retryMs])
         else if (state.matches({ listening: 'checking' })) expect(armed, where).toEqual([ALIVE_MS])
         else expect(armed, where).toEqual([])

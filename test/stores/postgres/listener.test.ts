@@ -13,7 +13,10 @@ import { createUserQuestions } from '../../../src/protocol/index.js'
 import type { UserQuestions } from '../../../src/protocol/index.js'
 import type { AskRecord, AskStore, StoreChange } from '../../../src/protocol/store/index.js'
 import { createPostgresStore } from '../../../src/stores/postgres/index.js'
-import type { PostgresStoreEvent, PostgresStoreOptions } from '../../../src/stores/postgres/index.js'
+import type {
+  PostgresStoreEvent,
+  PostgresStoreOptions,
+} from '../../../src/stores/postgres/index.js'
 import { createControllableProvider } from '../../support/controllable-provider.js'
 import { describePostgres, freshDatabase, withClient } from '../../support/postgres.js'
 import { answered, newAsk } from '../store-contract.js'
