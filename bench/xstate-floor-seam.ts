@@ -1,9 +1,8 @@
 import { assign, createActor, sendParent, setup } from 'xstate'
-import { createAbortFanout } from '../src/protocol/abort-fanout.js'
-import { UserQuestionError, validateAnswer, validateRequest } from '../src/protocol/index.js'
+import { UserQuestionError, validateAnswer } from '../src/protocol/index.js'
+import { createBenchSeam } from './plain-seam.js'
 import type {
   AskUserQuestionAnswer,
-  AskUserQuestionRequest,
   AskUserQuestionItem,
   UserQuestionProvider,
 } from '../src/protocol/index.js'
@@ -132,42 +131,19 @@ const ask = setup({
 
 /** A seam with the plain seam's checks and its lifecycle in XState: the statechart floor. */
 export function createXStateFloorSeam() {
-  let provider: UserQuestionProvider | undefined
-  let counter = 0
-  const pending = new Map<string, () => void>()
-  const callerSignals = createAbortFanout<() => void>((onAbort) => onAbort())
-  return {
-    registerProvider(next: UserQuestionProvider) {
-      provider = next
-      return () => {
-        provider = undefined
-      }
-    },
-    async close() {
-      for (const end of [...pending.values()]) end()
-    },
-    ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
-      let admitted
-      try {
-        admitted = validateRequest(request)
-      } catch (error: unknown) {
-        return Promise.reject(error)
-      }
-      const current = provider
-      if (current === undefined)
-        return Promise.reject(new UserQuestionError('no provider', 'NO_PROVIDER'))
-      const askId = `xstate-${++counter}`
-      const controller = new AbortController()
-      const actor = createActor(ask, {
-        input: {
-          askId,
-          questions: admitted.questions,
-          provider: current,
-          signal: controller.signal,
-          timeoutMs: admitted.timeoutMs,
-        },
-      })
-      return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
+  return createBenchSeam(
+    'xstate',
+    ({ askId, admitted, provider, controller, pending, callerSignals }) =>
+      new Promise<AskUserQuestionAnswer>((resolve, reject) => {
+        const actor = createActor(ask, {
+          input: {
+            askId,
+            questions: admitted.questions,
+            provider,
+            signal: controller.signal,
+            timeoutMs: admitted.timeoutMs,
+          },
+        })
         const onAbort = () => actor.send({ type: 'aborted' })
         pending.set(askId, onAbort)
         if (admitted.signal !== undefined) callerSignals.watch(admitted.signal, onAbort)
@@ -184,7 +160,6 @@ export function createXStateFloorSeam() {
           },
         })
         actor.start()
-      })
-    },
-  }
+      }),
+  )
 }
