@@ -91,9 +91,18 @@ export function callProvider(provider: UserQuestionProvider, subject: CallSubjec
   if (subject.deadline !== undefined) request.deadline = subject.deadline
   if (subject.answerers !== undefined) request.answerers = subject.answerers
   if (subject.approvals !== undefined) request.approvals = subject.approvals
-  const answer = askDefensively(provider, request).catch((error: unknown) => {
-    throw safeProviderError(error)
-  })
+  // The provider runs on a turn of its own, outside the machine's transition
+  // that opened the call: a UI built on XState (every one of askseam's) then
+  // starts its own actors outside another actor's action.
+  const answer = Promise.resolve()
+    .then(() =>
+      controller.signal.aborted
+        ? Promise.reject(controller.signal.reason as Error)
+        : askDefensively(provider, request),
+    )
+    .catch((error: unknown) => {
+      throw safeProviderError(error)
+    })
   return { controller, tell, answer }
 }
 

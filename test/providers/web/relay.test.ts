@@ -494,6 +494,7 @@ describe('createRelay', () => {
     const rpcId = relay.pending()[0]!.rpcId
     relay.dispose()
     const next = createRelay(seam)
+    await flush()
     expect(next.pending().map((ask) => ask.rpcId)).toEqual([rpcId])
     const client = fakeClient()
     next.connect(client).receive(respond(rpcId))
