@@ -88,27 +88,30 @@ function openCall(
   }
   const agent = options.agentOf(context.askId)
   const { policy } = context
-  const call = callProvider(provider, {
-    askId: context.askId,
-    questions: context.questions,
-    ...(agent === undefined ? {} : { agent }),
-    ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
-    ...(policy?.answerers === undefined ? {} : { answerers: policy.answerers }),
-    ...(policy?.approvals === undefined
-      ? {}
-      : { approvals: { required: policy.approvals, given: context.given } }),
-  })
-  report<unknown, PresentationEvent>(
-    reportTo,
-    () => call.answer,
-    (answer) => ({ type: 'provider.answered', answer }),
-    (error) => {
-      const safe = safeProviderError(error)
-      options.onProviderError(context.askId, safe)
-      return { type: 'provider.failed', error: errorData(safe) }
+  return callProvider(
+    provider,
+    {
+      askId: context.askId,
+      questions: context.questions,
+      ...(agent === undefined ? {} : { agent }),
+      ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
+      ...(policy?.answerers === undefined ? {} : { answerers: policy.answerers }),
+      ...(policy?.approvals === undefined
+        ? {}
+        : { approvals: { required: policy.approvals, given: context.given } }),
     },
+    (answer) =>
+      report<unknown, PresentationEvent>(
+        reportTo,
+        () => answer,
+        (value) => ({ type: 'provider.answered', answer: value }),
+        (error) => {
+          const safe = safeProviderError(error)
+          options.onProviderError(context.askId, safe)
+          return { type: 'provider.failed', error: errorData(safe) }
+        },
+      ),
   )
-  return call
 }
 
 /** Creates a seam's {@link Presenter}. */

@@ -24,8 +24,6 @@ export interface ProviderCall {
   readonly controller: AbortController
   /** Resolves `ProviderRequest.settlement` (once). */
   readonly tell: (settlement: ProviderSettlement) => void
-  /** The provider's own promise, never rejecting with anything but a safe `UserQuestionError`. */
-  readonly answer: Promise<unknown>
 }
 
 /** What a presentation shows. */
@@ -75,9 +73,18 @@ export function safeProviderError(value: unknown): UserQuestionError {
  * Shows `subject` to `provider`: builds the request (with its signal and its
  * settlement promise) and calls `provider.ask` defensively, so a provider that
  * throws, returns no promise, or hands back a hostile value only ever rejects
- * `answer` with a safe, coded error.
+ * the answer `answered` is handed with a safe, coded error.
+ *
+ * The provider runs on a turn of its own, outside the machine's transition
+ * that opened the call: a UI built on XState (every one of askseam's) then
+ * starts its own actors outside another actor's action. A call taken down
+ * before that turn never reaches the provider.
  */
-export function callProvider(provider: UserQuestionProvider, subject: CallSubject): ProviderCall {
+export function callProvider(
+  provider: UserQuestionProvider,
+  subject: CallSubject,
+  answered: (answer: Promise<unknown>) => void,
+): ProviderCall {
   const controller = new AbortController()
   let tell!: (settlement: ProviderSettlement) => void
   const settlement = new Promise<ProviderSettlement>((resolve) => (tell = resolve))
@@ -91,19 +98,15 @@ export function callProvider(provider: UserQuestionProvider, subject: CallSubjec
   if (subject.deadline !== undefined) request.deadline = subject.deadline
   if (subject.answerers !== undefined) request.answerers = subject.answerers
   if (subject.approvals !== undefined) request.approvals = subject.approvals
-  // The provider runs on a turn of its own, outside the machine's transition
-  // that opened the call: a UI built on XState (every one of askseam's) then
-  // starts its own actors outside another actor's action.
-  const answer = Promise.resolve()
-    .then(() =>
-      controller.signal.aborted
-        ? Promise.reject(controller.signal.reason as Error)
-        : askDefensively(provider, request),
+  queueMicrotask(() => {
+    if (controller.signal.aborted) return
+    answered(
+      askDefensively(provider, request).catch((error: unknown) => {
+        throw safeProviderError(error)
+      }),
     )
-    .catch((error: unknown) => {
-      throw safeProviderError(error)
-    })
-  return { controller, tell, answer }
+  })
+  return { controller, tell }
 }
 
 function askDefensively(
