@@ -422,3 +422,22 @@ describe('presentationMachine in the seam: a commit that fails, then succeeds', 
     await seam.close()
   })
 })
+
+describe('presentationMachine: a fresh presentation', () => {
+  it('has counted no votes, refusals or attempts, and is neither yielding nor withdrawn', () => {
+    const actor = createActor(presentationMachine, { input: presentationInput() }).start()
+    expect(actor.getSnapshot().context).toMatchObject({
+      proposal: undefined,
+      responder: undefined,
+      voting: false,
+      given: [],
+      refusals: 0,
+      attempts: 0,
+      outcome: undefined,
+      won: false,
+      yielding: false,
+      withdrawn: false,
+    })
+    actor.stop()
+  })
+})

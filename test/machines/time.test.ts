@@ -37,3 +37,9 @@ describe('delayUntil', () => {
     expect(delayUntil(1_000 + MAX_DELAY_MS * 2)).toBe(MAX_DELAY_MS)
   })
 })
+
+describe('clampDelay of negative zero', () => {
+  it('is plain 0', () => {
+    expect(Object.is(clampDelay(-0), 0)).toBe(true)
+  })
+})
