@@ -441,3 +441,19 @@ describe('presentationMachine: a fresh presentation', () => {
     actor.stop()
   })
 })
+
+describe('presentationMachine: refusals of who answered', () => {
+  it('counts each refused answer, and shows the ask again after each pause', async () => {
+    const { actor, effects } = presenting({ policy: { answerers: ['bob'] } })
+    actor.send({ type: 'provider.answered', answer })
+    expect(actor.getSnapshot().value).toBe('pausing')
+    expect(actor.getSnapshot().context.refusals).toBe(1)
+    await vi.advanceTimersByTimeAsync(MAX_RETRY_DELAY_MS * 2)
+    expect(actor.getSnapshot().value).toBe('presenting')
+    expect(effects.called).toBe(2)
+    actor.send({ type: 'provider.answered', answer })
+    expect(actor.getSnapshot().context.refusals).toBe(2)
+    expect(effects.offered).toEqual([])
+    actor.stop()
+  })
+})
