@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   CorruptRowError,
   notifyEach,
+  parseNotificationRow,
   parseAskRecord,
   parseOutcome,
   readAdmission,
@@ -312,5 +313,24 @@ describe('the stores’ helpers', () => {
       await settle()
       expect(uncaught).toEqual([thrown])
     })
+  })
+})
+
+describe('parseNotificationRow: what it says', () => {
+  const row = { event_id: 'e1', ask_id: 'a1', holder: null, expires_at: null, ending: null }
+  it('reads an absent expiry as none', () => {
+    expect(parseNotificationRow({ ...row, expires_at: undefined })).toStrictEqual({
+      eventId: 'e1',
+      askId: 'a1',
+    })
+  })
+
+  it('names the row it refuses', () => {
+    expect(corrupt(() => parseNotificationRow({ ...row, event_id: 7 }))).toBe(
+      'notification 7: no event or ask id',
+    )
+    expect(corrupt(() => parseNotificationRow({ ...row, ending: 'lost' }))).toBe(
+      'notification e1: not a row of the notification ledger',
+    )
   })
 })
