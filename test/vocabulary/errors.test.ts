@@ -334,3 +334,23 @@ describe('toUserQuestionError and isUserQuestionError on hostile and odd values'
     )
   })
 })
+
+describe('look-alikes that are not ours', () => {
+  it('a value whose instanceof check throws is ours only by name', () => {
+    const proxy = new Proxy(
+      { name: 'Other', code: 'ASK_TIMEOUT', message: 'm' },
+      {
+        getPrototypeOf() {
+          throw new Error('trap')
+        },
+      },
+    )
+    expect(isUserQuestionError(proxy)).toBe(false)
+  })
+
+  it('a look-alike whose code is not text is no unknown code', () => {
+    const converted = toUserQuestionError({ name: 'UserQuestionError', code: 7, message: 'm' })
+    expect(converted.message).toBe('The question provider failed')
+    expect(converted.details).toBeUndefined()
+  })
+})

@@ -213,6 +213,7 @@ describe('isApproval', () => {
     expect(isApproval([review], answer(['Approve'], 'but later'))).toBe(false)
     expect(isApproval([review], { answers: [] })).toBe(false)
     expect(isApproval([choice('plan', ['Approve'])], answer(['Approve']))).toBe(false)
+    expect(isApproval([], answer(['Approve']))).toBe(false)
   })
 })
 

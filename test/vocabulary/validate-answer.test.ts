@@ -313,6 +313,14 @@ describe('validateAnswer: unreadable answers, exact messages and the label table
     expect(validateAnswer([frozenQuestion], { answers: [{ id: 'q', selected: ['b'] }] })).toEqual({
       answers: [{ id: 'q', selected: ['b'] }],
     })
+    // The question and each option frozen, the list not.
+    const growing: { label: string }[] = [Object.freeze({ label: 'a' })]
+    const frozenButList = Object.freeze({ id: 'q', question: 'Which?', options: growing })
+    validateAnswer([frozenButList], { answers: [{ id: 'q', selected: ['a'] }] })
+    growing.push(Object.freeze({ label: 'b' }))
+    expect(validateAnswer([frozenButList], { answers: [{ id: 'q', selected: ['b'] }] })).toEqual({
+      answers: [{ id: 'q', selected: ['b'] }],
+    })
     // Each option frozen, the list and the question not.
     const frozenEach = q([])
     frozenEach.options = [Object.freeze({ label: 'a' })]
