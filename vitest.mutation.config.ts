@@ -19,6 +19,7 @@ export default defineConfig({
       'test/machines/fleet*.test.ts',
       'test/machines/relayAsk*.test.ts',
       'test/machines/seam*.test.ts',
+      'test/machines/time*.test.ts',
       'test/vocabulary/**/*.test.ts',
       'test/providers/web/relay*.test.ts',
       'test/stores/**/*.test.ts',

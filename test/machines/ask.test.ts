@@ -471,3 +471,16 @@ describe('askMachine: keyed asks on a durable store wait for a human', () => {
     ])
   })
 })
+
+describe('askMachine: bare', () => {
+  it('knows the fleet unless told otherwise, and commits what it offers with its cause', () => {
+    const actor = createActor(askMachine, { input: askInput() }).start()
+    expect(actor.getSnapshot().context.fleetKnown).toBe(true)
+    actor.send({ type: 'ask.aborted' })
+    expect(actor.getSnapshot().output).toStrictEqual({
+      status: 'rejected',
+      error: callerAbortOutcome().error,
+      cause: 'caller',
+    })
+  })
+})

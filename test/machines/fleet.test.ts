@@ -415,3 +415,16 @@ describe('fleetMachine: every delay is clamped', () => {
     actor.stop()
   })
 })
+
+describe('fleetMachine: a fresh fleet', () => {
+  it('starts knowing nothing of the fleet, with a lease that is not stale', () => {
+    const { actor } = startFleet()
+    expect(actor.getSnapshot().context).toMatchObject({
+      durable: false,
+      providerHere: false,
+      leaseStale: false,
+      providerElsewhere: false,
+    })
+    actor.stop()
+  })
+})

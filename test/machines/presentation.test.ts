@@ -422,3 +422,38 @@ describe('presentationMachine in the seam: a commit that fails, then succeeds', 
     await seam.close()
   })
 })
+
+describe('presentationMachine: a fresh presentation', () => {
+  it('has counted no votes, refusals or attempts, and is neither yielding nor withdrawn', () => {
+    const actor = createActor(presentationMachine, { input: presentationInput() }).start()
+    expect(actor.getSnapshot().context).toMatchObject({
+      proposal: undefined,
+      responder: undefined,
+      voting: false,
+      given: [],
+      refusals: 0,
+      attempts: 0,
+      outcome: undefined,
+      won: false,
+      yielding: false,
+      withdrawn: false,
+    })
+    actor.stop()
+  })
+})
+
+describe('presentationMachine: refusals of who answered', () => {
+  it('counts each refused answer, and shows the ask again after each pause', async () => {
+    const { actor, effects } = presenting({ policy: { answerers: ['bob'] } })
+    actor.send({ type: 'provider.answered', answer })
+    expect(actor.getSnapshot().value).toBe('pausing')
+    expect(actor.getSnapshot().context.refusals).toBe(1)
+    await vi.advanceTimersByTimeAsync(MAX_RETRY_DELAY_MS * 2)
+    expect(actor.getSnapshot().value).toBe('presenting')
+    expect(effects.called).toBe(2)
+    actor.send({ type: 'provider.answered', answer })
+    expect(actor.getSnapshot().context.refusals).toBe(2)
+    expect(effects.offered).toEqual([])
+    actor.stop()
+  })
+})

@@ -202,3 +202,89 @@ describe('relayAskMachine: while the response is committed', () => {
     expect(actor.getSnapshot().output).toEqual({ outcome: 'timed-out' })
   })
 })
+
+describe('relayAskMachine: exact receipts', () => {
+  it('starts pending with the ask it was given and no responder', () => {
+    const { actor } = relayed()
+    expect(actor.getSnapshot().context).toStrictEqual({
+      askId: 'a1',
+      sessionId: 'agent-1',
+      questions,
+      responder: undefined,
+      responded: undefined,
+      outcome: undefined,
+    })
+  })
+
+  it('an invalid response without details carries no details key', () => {
+    const { actor, emitted } = relayed()
+    actor.send(respond('alice', invalid))
+    expect(emitted).toStrictEqual([
+      { type: 'receipt', clientId: 'alice', reason: 'bad-response', message: invalid.message },
+    ])
+  })
+
+  it('a counted vote tells its client the count and ends without an outcome: the ask is still pending', () => {
+    const { actor, emitted } = committing()
+    const approvals = { required: 2, given: [{ id: 'alice', via: 'web' }] }
+    actor.send({ type: 'settlement.told', verdict: { status: 'counted', approvals } })
+    expect(emitted).toStrictEqual([{ type: 'receipt', clientId: 'alice', counted: approvals }])
+    expect(actor.getSnapshot().output).toStrictEqual({ outcome: undefined })
+  })
+
+  it('a misfit without details carries no details key', () => {
+    const { actor, emitted } = committing()
+    actor.send({
+      type: 'settlement.told',
+      verdict: { status: 'refused', error: { code: 'BAD_ANSWER', message: 'misfit' } },
+    })
+    expect(emitted).toStrictEqual([
+      { type: 'receipt', clientId: 'alice', reason: 'bad-response', message: 'misfit' },
+    ])
+  })
+
+  it('a BAD_ANSWER for another reason than the responder is a misfit, not a refusal of who gave it', () => {
+    const { actor, emitted } = committing()
+    const error = { code: 'BAD_ANSWER' as const, message: 'm', details: { reason: 'other' } }
+    actor.send({ type: 'settlement.told', verdict: { status: 'refused', error } })
+    expect(emitted).toStrictEqual([
+      {
+        type: 'receipt',
+        clientId: 'alice',
+        reason: 'bad-response',
+        message: 'm',
+        details: { reason: 'other' },
+      },
+    ])
+    expect(actor.getSnapshot().output).toStrictEqual({ outcome: 'aborted' })
+  })
+
+  it('only a BAD_ANSWER refuses the responder: another code with a responder’s reason waits for the ending', () => {
+    const { actor, emitted } = committing()
+    actor.send({
+      type: 'settlement.told',
+      verdict: {
+        status: 'refused',
+        error: { code: 'ASK_ABORTED', message: 'm', details: { reason: 'forbidden' } },
+      },
+    })
+    expect(emitted).toEqual([])
+    expect(actor.getSnapshot().value).toBe('committing')
+  })
+
+  it.each(['forbidden', 'already-voted'])(
+    'a BAD_ANSWER for the responder (%s) tells its client so, and ends without an outcome',
+    (reason) => {
+      const { actor, emitted } = committing()
+      actor.send({
+        type: 'settlement.told',
+        verdict: {
+          status: 'refused',
+          error: { code: 'BAD_ANSWER', message: 'm', details: { reason } },
+        },
+      })
+      expect(emitted).toStrictEqual([{ type: 'receipt', clientId: 'alice', reason }])
+      expect(actor.getSnapshot().output).toStrictEqual({ outcome: undefined })
+    },
+  )
+})

@@ -216,3 +216,141 @@ describe('edges of the error helpers', () => {
     expect(withText.details).toBeUndefined()
   })
 })
+
+describe('toUserQuestionError and isUserQuestionError on hostile and odd values', () => {
+  const boom = new Error('boom')
+  const throwing = <T extends object>(target: T, key: string): T =>
+    Object.defineProperty(target, key, {
+      get() {
+        throw boom
+      },
+    })
+  const lookAlike = (fields: Record<string, unknown> = {}) => ({
+    name: 'UserQuestionError',
+    code: 'ASK_CANCELLED',
+    message: 'closed',
+    ...fields,
+  })
+
+  it('names HarnessError as such', () => {
+    expect(new HarnessError('m', 'X').name).toBe('HarnessError')
+  })
+
+  it('the default fallback is PROVIDER_FAILED with the default message, no details', () => {
+    const converted = toUserQuestionError(42)
+    expect(converted.message).toBe('The question provider failed')
+    expect(converted.details).toBeUndefined()
+    expect(converted.cause).toBe(42)
+    expect(toUserQuestionError({ message: 'not an Error' }).message).toBe(
+      'The question provider failed',
+    )
+    expect(toUserQuestionError(Object.assign(new Error(), { message: 5 })).message).toBe(
+      'The question provider failed',
+    )
+    expect(toUserQuestionError(new Error('boom')).message).toBe(
+      'The question provider failed: boom',
+    )
+  })
+
+  it('does not adopt a known code from something that is not ours', () => {
+    const error = Object.assign(new Error('late'), { code: 'ASK_TIMEOUT' })
+    const converted = toUserQuestionError(error)
+    expect(converted.code).toBe('PROVIDER_FAILED')
+    expect(converted.message).toBe('The question provider failed: late')
+  })
+
+  it('adopts a look-alike whose message is not a string with an empty message', () => {
+    const adopted = toUserQuestionError(lookAlike({ message: 5 }))
+    expect(adopted.code).toBe('ASK_CANCELLED')
+    expect(adopted.message).toBe('')
+  })
+
+  it('adopts a look-alike that is a function', () => {
+    const fn = Object.assign(() => undefined, { code: 'ASK_TIMEOUT', message: 'late' })
+    Object.defineProperty(fn, 'name', { value: 'UserQuestionError' })
+    expect(isUserQuestionError(fn)).toBe(true)
+    expect(toUserQuestionError(fn).code).toBe('ASK_TIMEOUT')
+  })
+
+  it.each([
+    ['its message', () => throwing(lookAlike(), 'message')],
+    ['its details', () => throwing(lookAlike(), 'details')],
+    [
+      'the keys of its details',
+      () =>
+        lookAlike({
+          details: new Proxy(
+            {},
+            {
+              ownKeys() {
+                throw boom
+              },
+            },
+          ),
+        }),
+    ],
+    ['its name', () => throwing(new UserQuestionError('closed', 'ASK_CANCELLED'), 'name')],
+  ])('falls back when %s cannot be read', (_name, value) => {
+    const given = value()
+    const converted = toUserQuestionError(given)
+    expect(converted.code).toBe('PROVIDER_FAILED')
+    expect(converted.message).toBe(
+      'The question provider failed: its ASK_CANCELLED error could not be read',
+    )
+    expect(converted.cause).toBe(given)
+  })
+
+  it('is not one of ours when its message cannot be read, or its code only converts to one', () => {
+    expect(isUserQuestionError(throwing(lookAlike(), 'message'))).toBe(false)
+    expect(isUserQuestionError(lookAlike({ code: { toString: () => 'ASK_TIMEOUT' } }))).toBe(false)
+    const proxy = new Proxy(new UserQuestionError('m', 'ASK_TIMEOUT'), {
+      getPrototypeOf() {
+        throw boom
+      },
+    })
+    // instanceof throws: only the name can say it is ours.
+    expect(isUserQuestionError(proxy)).toBe(true)
+    expect(toUserQuestionError(proxy).code).toBe('ASK_TIMEOUT')
+  })
+
+  it('names an unknown code, and what the error said', () => {
+    const converted = toUserQuestionError(lookAlike({ code: 'NOPE', message: 'odd' }))
+    expect(converted.code).toBe('PROVIDER_FAILED')
+    expect(converted.message).toBe(
+      'The question provider failed: it raised the unknown code "NOPE" (odd)',
+    )
+    expect(converted.details).toStrictEqual({ unknownCode: 'NOPE' })
+    const silent = toUserQuestionError(lookAlike({ code: 'NOPE', message: undefined }))
+    expect(silent.message).toBe('The question provider failed: it raised the unknown code "NOPE"')
+  })
+
+  it('quotes at most 200 characters of a foreign code or message', () => {
+    const code = 'C'.repeat(201)
+    const exact = 'M'.repeat(200)
+    const converted = toUserQuestionError(lookAlike({ code, message: exact }))
+    expect(converted.details).toStrictEqual({ unknownCode: `${'C'.repeat(200)}…` })
+    expect(converted.message).toBe(
+      `The question provider failed: it raised the unknown code "${'C'.repeat(200)}…" (${exact})`,
+    )
+  })
+})
+
+describe('look-alikes that are not ours', () => {
+  it('a value whose instanceof check throws is ours only by name', () => {
+    const proxy = new Proxy(
+      { name: 'Other', code: 'ASK_TIMEOUT', message: 'm' },
+      {
+        getPrototypeOf() {
+          throw new Error('trap')
+        },
+      },
+    )
+    expect(isUserQuestionError(proxy)).toBe(false)
+  })
+
+  it('a look-alike whose code is not text is no unknown code', () => {
+    const converted = toUserQuestionError({ name: 'UserQuestionError', code: 7, message: 'm' })
+    expect(converted.message).toBe('The question provider failed')
+    expect(converted.details).toBeUndefined()
+  })
+})

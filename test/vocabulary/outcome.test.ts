@@ -3,9 +3,19 @@ import {
   UserQuestionError,
   callerAbortOutcome,
   errorData,
+  handedOverOutcome,
+  isReplayedOutcome,
+  isTimeoutOutcome,
   noProviderOutcome,
+  otherQuestionsOutcome,
   outcomeError,
+  ownerGoneOutcome,
+  presentationEnding,
+  providerGoneOutcome,
+  seamFaultOutcome,
+  settledElsewhereOutcome,
 } from '../../src/vocabulary/index.js'
+import type { AskOutcome, UserQuestionErrorCode } from '../../src/vocabulary/index.js'
 
 /** Outcomes and errors as data (src/vocabulary/outcome.ts): what a store keeps and a caller gets back. */
 
@@ -40,5 +50,92 @@ describe('outcomes as data', () => {
       code: 'ASK_CANCELLED',
       message: 'gone',
     })
+  })
+})
+
+describe('every outcome, exactly', () => {
+  it('builds each ending with its code, message and details', () => {
+    expect(callerAbortOutcome()).toStrictEqual({
+      status: 'rejected',
+      error: {
+        code: 'ASK_ABORTED',
+        message: 'the caller aborted the ask',
+        details: { reason: 'caller-aborted' },
+      },
+    })
+    expect(noProviderOutcome()).toStrictEqual({
+      status: 'rejected',
+      error: { code: 'NO_PROVIDER', message: 'no question provider is registered to ask the user' },
+    })
+    expect(providerGoneOutcome().error).toStrictEqual({
+      code: 'ASK_ABORTED',
+      message: 'the provider was disposed while the ask was pending',
+      details: { reason: 'provider-disposed' },
+    })
+    expect(ownerGoneOutcome().error).toStrictEqual({
+      code: 'ASK_ABORTED',
+      message: 'the process that asked is gone',
+      details: { reason: 'owner-gone' },
+    })
+    expect(seamFaultOutcome().error).toStrictEqual({
+      code: 'PROVIDER_FAILED',
+      message: 'the ask failed inside the seam',
+    })
+    expect(settledElsewhereOutcome().error).toStrictEqual({
+      code: 'ASK_ABORTED',
+      message: 'another settlement of this ask was committed first',
+      details: { reason: 'settled-elsewhere' },
+    })
+    expect(handedOverOutcome().error).toStrictEqual({
+      code: 'ASK_ABORTED',
+      message: 'the provider was disposed; the ask waits for the next one',
+      details: { reason: 'provider-disposed', handOver: true },
+    })
+    expect(otherQuestionsOutcome('ask-1').error).toStrictEqual({
+      code: 'INVALID_REQUEST',
+      message: 'this key belongs to an ask with other questions',
+      details: { field: 'key', askId: 'ask-1' },
+    })
+  })
+
+  const answered: AskOutcome = { status: 'answered', answer: { answers: [] } }
+  const rejectedWith = (code: UserQuestionErrorCode): AskOutcome => ({
+    status: 'rejected',
+    error: { code, message: 'm' },
+  })
+
+  it('tells the timeout from every other outcome', () => {
+    expect(isTimeoutOutcome(rejectedWith('ASK_TIMEOUT'))).toBe(true)
+    expect(isTimeoutOutcome(rejectedWith('ASK_CANCELLED'))).toBe(false)
+    expect(isTimeoutOutcome(answered)).toBe(false)
+  })
+
+  it('replays what the human or the clock decided, and nothing else', () => {
+    expect(isReplayedOutcome(answered)).toBe(true)
+    for (const code of ['ASK_TIMEOUT', 'ASK_CANCELLED', 'BAD_ANSWER', 'PROVIDER_FAILED'] as const) {
+      expect(isReplayedOutcome(rejectedWith(code)), code).toBe(true)
+    }
+    for (const code of ['ASK_ABORTED', 'NO_PROVIDER', 'STORE_FAILED', 'SEAM_CLOSED'] as const) {
+      expect(isReplayedOutcome(rejectedWith(code)), code).toBe(false)
+    }
+  })
+
+  it('tells a losing presentation why it comes down', () => {
+    expect(presentationEnding(answered)).toStrictEqual(settledElsewhereOutcome())
+    expect(presentationEnding(rejectedWith('ASK_CANCELLED'))).toStrictEqual(
+      settledElsewhereOutcome(),
+    )
+    const timeout = rejectedWith('ASK_TIMEOUT')
+    expect(presentationEnding(timeout)).toBe(timeout)
+    const closed = rejectedWith('SEAM_CLOSED')
+    expect(presentationEnding(closed)).toBe(closed)
+  })
+
+  it('rebuilds an error with its cause only when one is given, and no details key without details', () => {
+    const cause = new Error('live')
+    expect(outcomeError({ code: 'ASK_ABORTED', message: 'm' }, cause).cause).toBe(cause)
+    const without = outcomeError({ code: 'ASK_ABORTED', message: 'm' })
+    expect('cause' in without).toBe(false)
+    expect(Object.keys(without.toJSON())).toEqual(['name', 'code', 'message'])
   })
 })

@@ -73,3 +73,14 @@ describe('outcomeName', () => {
     expect(outcomeName(outcome)).toBe(name)
   })
 })
+
+describe('readTraceContext: prototypes', () => {
+  it('takes a map without a prototype, and refuses a class instance', () => {
+    const bare = Object.assign(Object.create(null) as Record<string, string>, { traceparent: 't' })
+    expect(readTraceContext(bare)).toEqual({ traceparent: 't' })
+    class Carrier {
+      traceparent = 't'
+    }
+    expect(readTraceContext(new Carrier())).toBeUndefined()
+  })
+})

@@ -267,3 +267,97 @@ describe('exact shapes', () => {
     expect(Object.keys(answer.answers[1]!)).toEqual(['id', 'selected'])
   })
 })
+
+describe('validateAnswer: unreadable answers, exact messages and the label table', () => {
+  const boom = new Error('boom')
+  const q = (labels: string[]): AskUserQuestionItem => ({
+    id: 'q',
+    question: 'Which?',
+    options: labels.map((label) => ({ label })),
+  })
+
+  it('an answer whose read throws is BAD_ANSWER unreadable, with the throw as cause', () => {
+    const answer = Object.defineProperty({}, 'answers', {
+      get() {
+        throw boom
+      },
+    })
+    const error = thrownBy(() => validateAnswer([q(['a'])], answer), 'BAD_ANSWER')
+    expect(error.message).toBe('the answer could not be read')
+    expect(error.details).toStrictEqual({ rule: 'unreadable' })
+    expect(error.cause).toBe(boom)
+  })
+
+  it('names the shape it wants', () => {
+    expect(thrownBy(() => validateAnswer([q(['a'])], {}), 'BAD_ANSWER').message).toBe(
+      'the answer must be an object with an answers array',
+    )
+    expect(
+      thrownBy(() => validateAnswer([q(['a'])], { answers: [{ id: 1 }] }), 'BAD_ANSWER').message,
+    ).toBe('each answer must be an object with a string id')
+  })
+
+  it('indexes a question that may still change afresh on every answer', () => {
+    // Nothing frozen.
+    const open = q(['a'])
+    validateAnswer([open], { answers: [{ id: 'q', selected: ['a'] }] })
+    open.options?.push({ label: 'b' })
+    expect(validateAnswer([open], { answers: [{ id: 'q', selected: ['b'] }] })).toEqual({
+      answers: [{ id: 'q', selected: ['b'] }],
+    })
+    // The question frozen, its options not.
+    const options = [{ label: 'a' }]
+    const frozenQuestion = Object.freeze({ id: 'q', question: 'Which?', options })
+    validateAnswer([frozenQuestion], { answers: [{ id: 'q', selected: ['a'] }] })
+    options.push({ label: 'b' })
+    expect(validateAnswer([frozenQuestion], { answers: [{ id: 'q', selected: ['b'] }] })).toEqual({
+      answers: [{ id: 'q', selected: ['b'] }],
+    })
+    // The question and each option frozen, the list not.
+    const growing: { label: string }[] = [Object.freeze({ label: 'a' })]
+    const frozenButList = Object.freeze({ id: 'q', question: 'Which?', options: growing })
+    validateAnswer([frozenButList], { answers: [{ id: 'q', selected: ['a'] }] })
+    growing.push(Object.freeze({ label: 'b' }))
+    expect(validateAnswer([frozenButList], { answers: [{ id: 'q', selected: ['b'] }] })).toEqual({
+      answers: [{ id: 'q', selected: ['b'] }],
+    })
+    // Each option frozen, the list and the question not.
+    const frozenEach = q([])
+    frozenEach.options = [Object.freeze({ label: 'a' })]
+    validateAnswer([frozenEach], { answers: [{ id: 'q', selected: ['a'] }] })
+    frozenEach.options.push(Object.freeze({ label: 'b' }))
+    expect(validateAnswer([frozenEach], { answers: [{ id: 'q', selected: ['b'] }] })).toEqual({
+      answers: [{ id: 'q', selected: ['b'] }],
+    })
+    // The question and the list frozen, one option not.
+    const loose = { label: 'a' }
+    const oneLoose = Object.freeze({
+      id: 'q',
+      question: 'Which?',
+      options: Object.freeze([loose, Object.freeze({ label: 'b' })]),
+    }) as unknown as AskUserQuestionItem
+    validateAnswer([oneLoose], { answers: [{ id: 'q', selected: ['a'] }] })
+    loose.label = 'c'
+    expect(validateAnswer([oneLoose], { answers: [{ id: 'q', selected: ['c'] }] })).toEqual({
+      answers: [{ id: 'q', selected: ['c'] }],
+    })
+  })
+})
+
+describe('encodeAnswer: typed text and unknown drafts', () => {
+  it('turns CRLF and CR into LF and trims, once for every UI', () => {
+    const open: AskUserQuestionItem = { id: 'q', question: 'Why?' }
+    expect(encodeAnswer([open], [{ id: 'q', custom: '  one\r\ntwo\rthree \n' }])).toEqual({
+      answers: [{ id: 'q', selected: [], custom: 'one\ntwo\nthree' }],
+    })
+  })
+
+  it('names a draft for a question that was not asked', () => {
+    const error = thrownBy(
+      () => encodeAnswer([{ id: 'q', question: 'Why?' }], [{ id: 'other', skipped: true }]),
+      'BAD_ANSWER',
+    )
+    expect(error.message).toBe('a draft names question "other", which was not asked')
+    expect(error.details).toStrictEqual({ questionId: 'other', rule: 'unknown-id' })
+  })
+})
