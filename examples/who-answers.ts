@@ -42,8 +42,8 @@ console.log(record?.outcome?.by.map((responder) => responder.name).join(' and ')
 console.log(record?.events.map((event) => event.type).join(' → '))
 await seam.close()
 // shown with 0 of 2 approvals
-// shown with 1 of 2 approvals
 // told: counted
+// shown with 1 of 2 approvals
 // told: accepted
 // {"answers":[{"id":"plan","selected":["Approve"]}]}
 // Alice and Bob
