@@ -139,7 +139,11 @@ export function createAsks(options: AsksOptions): Asks {
     callers.settle(handle, { status: 'rejected', error: outcome.error })
   }
 
-  const start = (request: ValidatedRequest, caller: Omit<Caller, 'ask'>) => {
+  const start = (
+    request: ValidatedRequest,
+    resolve: Caller['resolve'],
+    reject: Caller['reject'],
+  ) => {
     const input = askInput(request, options)
     const agent = request.agent as Agent | undefined
     const actor = createActor(
@@ -156,7 +160,7 @@ export function createAsks(options: AsksOptions): Asks {
       error: undefined,
     }
     // First, since a signal that cannot be listened to refuses the ask: nothing is left behind.
-    callers.join(handle, caller)
+    callers.join(handle, resolve, reject, request.signal)
     // Here, inside ask(): the caller's ambient trace context is the current one.
     if (options.telemetry !== undefined) {
       handle.telemetry = options.telemetry.askStarted(telemetryAsk(input))
@@ -185,15 +189,14 @@ export function createAsks(options: AsksOptions): Asks {
 
   return {
     ask(request, resolve, reject) {
-      const caller = { resolve, reject, signal: request.signal }
       const held = request.key === undefined ? undefined : byKey.get(request.key)
-      if (held === undefined) return start(request, caller)
+      if (held === undefined) return start(request, resolve, reject)
       const context = held.actor.getSnapshot().context
       if (!sameQuestions(context.questions, request.questions)) {
         reject(outcomeError(otherQuestionsOutcome(context.askId).error))
         return
       }
-      callers.join(held, caller)
+      callers.join(held, resolve, reject, request.signal)
     },
 
     tell(event) {
