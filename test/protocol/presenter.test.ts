@@ -1,0 +1,80 @@
+import { describe, expect, it, vi } from 'vitest'
+import { createMemoryStore } from '../../src/protocol/index.js'
+import type { PresentationVerdict, SeamTelemetry } from '../../src/protocol/index.js'
+import { createControllableProvider } from '../support/controllable-provider.js'
+import { settle } from '../support/settle.js'
+import { answer, questions, seamOn, useStoreSeams } from './seam-store-fixtures.js'
+
+/*
+ * §6 §13 the presentations of a seam's provider (src/protocol/presenter.ts),
+ * seen from outside: how each one closes, as its telemetry hears it, what the
+ * provider of another seam is shown, and what the ask's record keeps.
+ */
+
+useStoreSeams()
+
+/** Telemetry that records how each presentation of its seam closed, by ask. */
+function recordingTelemetry() {
+  const verdicts: [string, PresentationVerdict][] = []
+  const telemetry: SeamTelemetry = {
+    askStarted: () => undefined,
+    presentationStarted: ({ askId }) => ({ ended: (verdict) => verdicts.push([askId, verdict]) }),
+  }
+  return { telemetry, verdicts }
+}
+
+describe('§13 a presentation closes once, with its verdict', () => {
+  it('the provider’s own answer is accepted', async () => {
+    const { telemetry, verdicts } = recordingTelemetry()
+    const seam = seamOn(createMemoryStore(), { telemetry })
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    const asked = seam.ask({ questions })
+    ;(await provider.call(0)).resolve(answer)
+    await expect(asked).resolves.toEqual(answer)
+    expect(verdicts).toEqual([[provider.calls[0]!.request.askId, 'accepted']])
+  })
+
+  it('an ask whose deadline passes while it is shown is taken down', async () => {
+    const { telemetry, verdicts } = recordingTelemetry()
+    const seam = seamOn(createMemoryStore(), { telemetry })
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    const asked = seam.ask({ questions, timeoutMs: 1_000 }).catch((error: unknown) => error)
+    const call = await provider.call(0)
+    await vi.advanceTimersByTimeAsync(1_000)
+    await expect(asked).resolves.toMatchObject({ code: 'ASK_TIMEOUT' })
+    expect(verdicts).toEqual([[call.request.askId, 'taken-down']])
+  })
+})
+
+describe('§6 §12 another seam’s ask, shown here', () => {
+  it('is shown with its policy; when an answer on its own seam commits first, the answer here is refused and not recorded as a refusal', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store)
+    const own = createControllableProvider()
+    worker.registerProvider(own)
+    const watched = recordingTelemetry()
+    const console_ = seamOn(store, { telemetry: watched.telemetry })
+    const there = createControllableProvider()
+    console_.registerProvider(there)
+    await settle()
+
+    const asked = worker.ask({ questions, answerers: ['ana'] })
+    const shownThere = await there.call(0)
+    const askId = shownThere.request.askId
+    expect(shownThere.request.answerers).toEqual(['ana'])
+
+    // Both answer in one instant: the worker's commit is first, the console's loses.
+    ;(await own.call(0)).resolve({ ...answer, by: { id: 'ana', via: 'web' } })
+    shownThere.resolve({ ...answer, by: { id: 'ana', via: 'terminal' } })
+    await expect(asked).resolves.toMatchObject(answer)
+    await expect(shownThere.request.settlement).resolves.toMatchObject({ status: 'refused' })
+    await settle()
+    expect(shownThere.request.signal.aborted).toBe(true)
+    expect(watched.verdicts).toEqual([[askId, 'refused']])
+    const [record] = await worker.history({ askId })
+    expect(record?.events.map((event) => event.type)).not.toContain('refused')
+    expect(record?.outcome).toMatchObject({ status: 'answered', by: [{ id: 'ana', via: 'web' }] })
+  })
+})
