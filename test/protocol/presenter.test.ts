@@ -48,6 +48,24 @@ describe('§13 a presentation closes once, with its verdict', () => {
   })
 })
 
+describe('§12 the record keeps a refusal only while the ask goes on', () => {
+  it('an answer that ends the ask as BAD_ANSWER is its settlement, not a refusal', async () => {
+    const seam = seamOn(createMemoryStore())
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    const asked = seam.ask({ questions }).catch((error: unknown) => error)
+    const call = await provider.call(0)
+    call.resolve({ answers: [{ id: 'db', selected: ['MySQL'] }] })
+    await expect(asked).resolves.toMatchObject({ code: 'BAD_ANSWER' })
+    await expect(call.request.settlement).resolves.toMatchObject({
+      status: 'refused',
+      error: { code: 'BAD_ANSWER' },
+    })
+    const [record] = await seam.history({ askId: call.request.askId })
+    expect(record?.events.map((event) => event.type)).toEqual(['admitted', 'presented', 'settled'])
+  })
+})
+
 describe('§6 §12 another seam’s ask, shown here', () => {
   it('is shown with its policy; when an answer on its own seam commits first, the answer here is refused and not recorded as a refusal', async () => {
     const store = createMemoryStore()
