@@ -16,7 +16,7 @@ import type { InspectionObserver } from './seam-api.js'
 import { settlementOf } from './telemetry.js'
 import type { SeamTelemetry, TelemetryAsk } from './telemetry.js'
 import { readAdmission } from './store/rows.js'
-import type { AskRecord, AskStore, NewAskRecord } from './store/types.js'
+import type { AskStore, NewAskRecord } from './store/types.js'
 import {
   outcomeError,
   sameQuestions,
@@ -80,8 +80,8 @@ export interface Asks {
   ): void
   /** Tells every ask. */
   tell(event: AskEvent): void
-  /** Tells the ask with this id, if this seam runs it; returns whether it does. */
-  tellAsk(askId: string, event: AskEvent): boolean
+  /** Tells the ask with this id, if this seam runs it. */
+  tellAsk(askId: string, event: AskEvent): void
   /** The live error an ask's error data stands for (see {@link AskHandle.error}). */
   errorFor(askId: string, error: AskErrorData): UserQuestionError
   agentOf(askId: string): Agent | undefined
@@ -108,14 +108,14 @@ export function createAsks(options: AsksOptions): Asks {
   /** Writes made outside a machine (a faulted ask's outcome): `close()` waits for them. */
   const writes = new Set<Promise<unknown>>()
 
-  const machine = provideEffects(options, {
-    handleOf: (self) => byActor.get(self),
-    rekey(handle, askId) {
-      if (byId.get(handle.askId) === handle) byId.delete(handle.askId)
-      handle.askId = askId
-      byId.set(askId, handle)
-    },
-  })
+  const machine = provideEffects(options, (self) => byActor.get(self))
+
+  /** The machine adopted a held ask's id (it follows that ask): the seam knows it by that id now. */
+  const rekey = (handle: AskHandle, askId: string) => {
+    if (byId.get(handle.askId) === handle) byId.delete(handle.askId)
+    handle.askId = askId
+    byId.set(askId, handle)
+  }
 
   const forget = (handle: AskHandle) => {
     if (byId.get(handle.askId) === handle) byId.delete(handle.askId)
@@ -169,6 +169,9 @@ export function createAsks(options: AsksOptions): Asks {
     byId.set(input.askId, handle)
     if (request.key !== undefined) byKey.set(request.key, handle)
     actor.subscribe({
+      next: ({ context }) => {
+        if (context.askId !== handle.askId) rekey(handle, context.askId)
+      },
       complete: () => {
         forget(handle)
         const { status, output, context } = actor.getSnapshot()
@@ -204,9 +207,7 @@ export function createAsks(options: AsksOptions): Asks {
     },
 
     tellAsk(askId, event) {
-      const handle = handleOf(askId)
-      handle?.actor.send(event)
-      return handle !== undefined
+      handleOf(askId)?.actor.send(event)
     },
 
     errorFor(askId, data) {
@@ -281,40 +282,20 @@ function endAll(handles: AskHandle[]): Promise<unknown> {
 
 /**
  * The ask machine with its store effects: `admit` writes the ask and
- * `offerCommit` offers a proposal; each reports back as an event. An ask the
- * store already held is followed under the held ask's id.
+ * `offerCommit` offers a proposal; each reports back as an event.
  */
-function provideEffects(
-  options: AsksOptions,
-  index: {
-    handleOf(self: object): AskHandle | undefined
-    rekey(handle: AskHandle, askId: string): void
-  },
-) {
+function provideEffects(options: AsksOptions, handleOf: (self: object) => AskHandle | undefined) {
   const { store, seamId } = options
-  const admitted = async (record: NewAskRecord) => {
+  const admitted = async (record: NewAskRecord): Promise<AdmissionResult> => {
     await options.ready()
-    return readAdmission(await store.admit(record))
-  }
-
-  /** What the store made of the admission, for the machine; an ask it already held is followed here under its own id. */
-  const admission = (
-    handle: AskHandle | undefined,
-    result: { status: 'admitted' | 'existing'; record: AskRecord },
-  ): AdmissionResult => {
-    if (result.status === 'admitted') return { status: 'admitted' }
-    const { record } = result
-    // The machine will follow a pending held ask with the same questions: it is known here by its id.
-    const follows =
-      record.state === 'pending' &&
-      handle !== undefined &&
-      sameQuestions(record.questions, handle.actor.getSnapshot().context.questions)
-    if (follows) index.rekey(handle, record.askId)
-    return { status: 'existing', ask: record }
+    const result = readAdmission(await store.admit(record))
+    return result.status === 'admitted'
+      ? { status: 'admitted' }
+      : { status: 'existing', ask: result.record }
   }
 
   const failedWith = (self: object, error: unknown, event: AskEvent): AskEvent => {
-    const handle = index.handleOf(self)
+    const handle = handleOf(self)
     if (handle !== undefined) handle.causes.store = error
     return event
   }
@@ -323,10 +304,10 @@ function provideEffects(
     actors: { presentation: options.presentation },
     actions: {
       admit: ({ context, self }) => {
-        const record = newAskRecord(context, seamId, index.handleOf(self)?.telemetry?.traceContext)
+        const record = newAskRecord(context, seamId, handleOf(self)?.telemetry?.traceContext)
         report<AdmissionResult, AskEvent>(
           self,
-          async () => admission(index.handleOf(self), await admitted(record)),
+          () => admitted(record),
           (result) => ({ type: 'admission.done', result }),
           (error) => failedWith(self, error, { type: 'admission.failed' }),
         )
