@@ -307,7 +307,7 @@ function provideEffects(options: AsksOptions, handleOf: (self: object) => AskHan
         const record = newAskRecord(context, seamId, handleOf(self)?.telemetry?.traceContext)
         report<AdmissionResult, AskEvent>(
           self,
-          () => admitted(record),
+          admitted(record),
           (result) => ({ type: 'admission.done', result }),
           (error) => failedWith(self, error, { type: 'admission.failed' }),
         )
@@ -315,7 +315,7 @@ function provideEffects(options: AsksOptions, handleOf: (self: object) => AskHan
       offerCommit: ({ context, self }) => {
         report<{ outcome: AskOutcome; won: boolean }, AskEvent>(
           self,
-          () => commitOutcome(store, context.askId, context.proposal?.outcome as AskOutcome),
+          commitOutcome(store, context.askId, context.proposal?.outcome as AskOutcome),
           (committed) => ({ type: 'commit.done', ...committed }),
           (error) => failedWith(self, error, { type: 'commit.failed' }),
         )

@@ -16,19 +16,13 @@ export interface Reportable<TEvent> {
   send(event: TEvent): void
 }
 
-/** Runs `work` (which may also throw at once) and tells `self` how it went, while it still runs. */
+/** Waits for `pending` (the promise of an async effect) and tells `self` how it went, while it still runs. */
 export function report<TResult, TEvent>(
   self: Reportable<TEvent>,
-  work: () => PromiseLike<TResult>,
+  pending: PromiseLike<TResult>,
   done: (result: TResult) => TEvent,
   failed: (error: unknown) => TEvent,
 ): void {
-  let pending: PromiseLike<TResult>
-  try {
-    pending = work()
-  } catch (error: unknown) {
-    pending = Promise.reject(error as Error)
-  }
   const tell = (event: TEvent) => {
     if (self.getSnapshot().status === 'active') self.send(event)
   }

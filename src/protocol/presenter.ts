@@ -103,7 +103,7 @@ function openCall(
     (answer) =>
       report<unknown, PresentationEvent>(
         reportTo,
-        () => answer,
+        answer,
         (value) => ({ type: 'provider.answered', answer: value }),
         (error) => {
           const safe = safeProviderError(error)
@@ -144,7 +144,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
       commitProposal: ({ context, self }) => {
         report<PresentationEvent, PresentationEvent>(
           self as { send(event: PresentationEvent): void } & typeof self,
-          () => commitPresentation(store, context),
+          commitPresentation(store, context),
           (event) => event,
           () => ({ type: 'commit.failed' }),
         )

@@ -368,7 +368,7 @@ describe('askMachine: its effects, as the seam runs them', () => {
     const send = vi.spyOn(actor, 'send')
     report(
       actor,
-      () => new Promise<void>((resolve) => (release = resolve)),
+      new Promise<void>((resolve) => (release = resolve)),
       () => ({ type: 'ask.aborted' }),
       () => ({ type: 'commit.failed' }),
     )
