@@ -10,7 +10,7 @@ import type {
 } from '../machines/index.js'
 import { createCallerSignals, errorOf } from './callers.js'
 import type { AskHandle, Caller } from './callers.js'
-import { commitOutcome, newAskRecord, report } from './effects.js'
+import { commitOutcome, ended, newAskRecord, report } from './effects.js'
 import { newId } from './ids.js'
 import type { InspectionObserver } from './seam-api.js'
 import { settlementOf } from './telemetry.js'
@@ -269,13 +269,7 @@ function pendingEntry(actor: AskActor, shownElsewhere: (askId: string) => boolea
 
 /** Tells every ask the seam closed; resolves once each has ended. */
 function endAll(handles: AskHandle[]): Promise<unknown> {
-  const ends = handles.map(
-    ({ actor }) =>
-      new Promise<void>((resolve) => {
-        actor.subscribe({ complete: resolve, error: () => resolve() })
-        if (actor.getSnapshot().status !== 'active') resolve()
-      }),
-  )
+  const ends = handles.map(({ actor }) => ended(actor))
   for (const { actor } of handles) actor.send({ type: 'seam.closed' })
   return Promise.all(ends)
 }

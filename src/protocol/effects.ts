@@ -1,3 +1,4 @@
+import type { AnyActorRef } from 'xstate'
 import { readSettlement, readVote } from './store/rows.js'
 import type { AskStore, NewAskRecord, NewVote } from './store/types.js'
 import type { PresentationContext, PresentationEvent } from '../machines/index.js'
@@ -30,6 +31,14 @@ export function report<TResult, TEvent>(
     (result) => tell(done(result)),
     (error: unknown) => tell(failed(error)),
   )
+}
+
+/** Resolves once `actor` has stopped, however it stopped; at once if it already has. */
+export function ended(actor: AnyActorRef): Promise<void> {
+  return new Promise<void>((resolve) => {
+    actor.subscribe({ complete: resolve, error: () => resolve() })
+    if (actor.getSnapshot().status !== 'active') resolve()
+  })
 }
 
 /** Offers `outcome` to the store's one conditional write; resolves with what it committed, and whether it is this write. */

@@ -2,6 +2,7 @@ import { createActor, fromPromise } from 'xstate'
 import type { Actor } from 'xstate'
 import { fleetMachine } from '../machines/index.js'
 import type { FleetEvent, LeaseRead } from '../machines/index.js'
+import { ended } from './effects.js'
 import type { InspectionObserver } from './seam-api.js'
 import type { AskStore } from './store/types.js'
 
@@ -79,9 +80,7 @@ export function tellFleet(fleet: FleetActor, event: FleetEvent): void {
 
 /** Stops the seam's part in the fleet (its lease released); resolves once it has. */
 export function stopFleet(fleet: FleetActor): Promise<void> {
-  return new Promise<void>((resolve) => {
-    fleet.subscribe({ complete: resolve, error: () => resolve() })
-    tellFleet(fleet, { type: 'fleet.stop' })
-    if (fleet.getSnapshot().status !== 'active') resolve()
-  })
+  const stopped = ended(fleet)
+  tellFleet(fleet, { type: 'fleet.stop' })
+  return stopped
 }

@@ -6,7 +6,7 @@ import type {
   PresentationEvent,
   PresentationOutput,
 } from '../machines/index.js'
-import { commitPresentation, report } from './effects.js'
+import { commitPresentation, ended, report } from './effects.js'
 import type { Reportable } from './effects.js'
 import { createLiveCalls } from './live-calls.js'
 import { callProvider, safeProviderError } from './provider-call.js'
@@ -237,13 +237,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
     },
 
     end(error) {
-      const ends = [...foreign.values()].map(
-        (actor) =>
-          new Promise<void>((resolve) => {
-            actor.subscribe({ complete: resolve, error: () => resolve() })
-            if (actor.getSnapshot().status !== 'active') resolve()
-          }),
-      )
+      const ends = [...foreign.values()].map(ended)
       for (const askId of [...foreign.keys()]) tell(askId, { type: 'ask.ending', error })
       return Promise.all(ends).then(() => undefined)
     },
