@@ -256,14 +256,25 @@ function pendingEntry(actor: AskActor, shownElsewhere: (askId: string) => boolea
     snapshot.matches({ pending: 'presentedElsewhere' }) ||
     snapshot.matches('committing') ||
     (snapshot.matches({ pending: 'following' }) && shownElsewhere(askId))
+  return listed({ askId, questions, agentId, startedAt, deadline }, shown)
+}
+
+/** How `pending()` lists an ask, whichever seam runs it: the fields it has, and whether it is shown. */
+export function listed(
+  ask: Pick<PendingAsk, 'askId' | 'questions' | 'startedAt'> & {
+    agentId?: string | undefined
+    deadline?: number | undefined
+  },
+  shown: boolean,
+): PendingAsk {
   const entry: PendingAsk = {
-    askId,
-    questions,
+    askId: ask.askId,
+    questions: ask.questions,
     state: shown ? 'presenting' : 'waiting-for-provider',
-    startedAt,
+    startedAt: ask.startedAt,
   }
-  if (agentId !== undefined) entry.agentId = agentId
-  if (deadline !== undefined) entry.deadline = deadline
+  if (ask.agentId !== undefined) entry.agentId = ask.agentId
+  if (ask.deadline !== undefined) entry.deadline = ask.deadline
   return entry
 }
 

@@ -1,3 +1,4 @@
+import { listed } from './asks.js'
 import type { Asks } from './asks.js'
 import type { Presenter } from './presenter.js'
 import type { AskRecord, AskStore, StoreChange } from './store/types.js'
@@ -57,11 +58,12 @@ export function createFollower(options: FollowerOptions): Follower {
     presenter.show(record)
   }
 
-  const settled = (askId: string, outcome: AskOutcome) => {
+  /** The ask ended: its question comes down with `shown`, and a caller waiting on it here gets `outcome`. */
+  const settled = (askId: string, outcome: AskOutcome, shown = outcome) => {
     if (foreign.delete(askId) && foreign.size === 0) {
       options.fleet({ type: 'deadline.watch', deadline: undefined })
     }
-    presenter.settled(askId, outcome)
+    presenter.settled(askId, shown)
     asks.tellAsk(askId, { type: 'ask.settled', outcome })
   }
 
@@ -106,29 +108,15 @@ export function createFollower(options: FollowerOptions): Follower {
    * here gets `STORE_FAILED`, since nobody can learn its outcome any more.
    */
   const gone = (askId: string) => {
-    if (foreign.delete(askId) && foreign.size === 0) {
-      options.fleet({ type: 'deadline.watch', deadline: undefined })
-    }
-    presenter.settled(askId, settledElsewhereOutcome())
     const lost = storeFailedOutcome()
     lost.error.message = `ask ${askId} is no longer in the store`
-    asks.tellAsk(askId, { type: 'ask.settled', outcome: lost })
+    settled(askId, lost, settledElsewhereOutcome())
   }
 
   let unwatch: (() => void) | undefined
   return {
     pending(shown) {
-      return [...foreign.values()].map((record) => {
-        const entry: PendingAsk = {
-          askId: record.askId,
-          questions: record.questions,
-          state: shown(record.askId) ? 'presenting' : 'waiting-for-provider',
-          startedAt: record.startedAt,
-        }
-        if (record.agentId !== undefined) entry.agentId = record.agentId
-        if (record.deadline !== undefined) entry.deadline = record.deadline
-        return entry
-      })
+      return [...foreign.values()].map((record) => listed(record, shown(record.askId)))
     },
     start() {
       unwatch = store.watch(onChange)
