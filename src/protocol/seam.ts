@@ -48,8 +48,8 @@ export function dropSeamForTesting(seam: UserQuestions): void {
 export function createUserQuestions(options: UserQuestionsOptions = {}): UserQuestions {
   const { inspect, telemetry, store, durable } = readOptions(options)
   const seamId = newId()
-  /** The registered provider, beside the slot that says whether one is. */
-  let active: { registration: number; provider: UserQuestionProvider } | undefined
+  /** The registered provider, beside the slot that holds its registration. */
+  let registered: UserQuestionProvider | undefined
   let registrations = 0
   let closing: Promise<void> | undefined
   let markReady!: () => void
@@ -72,7 +72,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
 
   const presenter = createPresenter({
     store,
-    provider: () => active?.provider,
+    provider: () => registered,
     errorFor: (askId, error) => asks.errorFor(askId, error),
     agentOf: (askId) => asks.agentOf(askId),
     traceContextOf: (askId) => asks.traceContextOf(askId),
@@ -99,7 +99,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       waitForProviderMs: options.waitForProviderMs ?? 0,
       providerGraceMs: options.providerGraceMs ?? 0,
       durable,
-      providerHere: active !== undefined,
+      providerHere: registered !== undefined,
       ...fleetView(),
     }),
     ...(inspect && { inspect }),
@@ -125,8 +125,9 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     asks.tell({ type: 'provider.available' })
     follower.showAll()
   })
-  slot.on('provider.disposed', ({ registration }) => {
-    if (active?.registration === registration) active = undefined
+  // The slot announces only the disposal of the registration that holds it: a stale disposer is refused there.
+  slot.on('provider.disposed', () => {
+    registered = undefined
     tellFleet(fleet, { type: 'provider.changed', active: false })
     asks.tell({ type: 'provider.disposed' })
     presenter.withdraw(handedOverOutcome())
@@ -143,7 +144,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       if (!slot.getSnapshot().can(event)) {
         throw isClosed() ? closedError() : duplicateError()
       }
-      active = { registration, provider }
+      registered = provider
       slot.send(event)
       return () => slot.send({ type: 'provider.disposed', registration })
     },

@@ -147,6 +147,26 @@ describe('§4 pending() of the asks this seam runs', () => {
   })
 })
 
+describe('§4 pending() across a fleet', () => {
+  it('lists this seam’s asks and other seams’ in one list, oldest first', async () => {
+    const store = createMemoryStore()
+    const other = seamOn(store, patient)
+    const here = seamOn(store, patient)
+    void outcomeOf(other.ask({ questions }))
+    await settle()
+    vi.advanceTimersByTime(1_000)
+    void outcomeOf(here.ask({ questions }))
+    vi.advanceTimersByTime(1_000)
+    void outcomeOf(other.ask({ questions }))
+    await settle()
+    expect(here.pending().map(({ startedAt }) => startedAt)).toEqual([
+      1_000_000, 1_001_000, 1_002_000,
+    ])
+    // Each seam runs some of the three and follows the rest: both list them alike.
+    expect(here.pending()).toEqual(other.pending())
+  })
+})
+
 describe('§10 the row an admission writes', () => {
   it('holds what the ask has, and no field it lacks', async () => {
     const { store, admitted } = recordingAdmissions(createMemoryStore())
@@ -272,6 +292,15 @@ describe('§4 a dropped seam', () => {
 })
 
 describe('§4 close()', () => {
+  it('called again, returns the same promise', async () => {
+    const seam = seamOn(createMemoryStore(), patient)
+    void outcomeOf(seam.ask({ questions }))
+    await settle()
+    const first = seam.close()
+    expect(seam.close()).toBe(first)
+    await first
+  })
+
   it('resolves only once each ask has its outcome written', async () => {
     const holding = holdingStore(createMemoryStore())
     const seam = seamOn(holding.store, patient)
