@@ -33,7 +33,11 @@ export function report<TResult, TEvent>(
   )
 }
 
-/** Resolves once `actor` has stopped, however it stopped; at once if it already has. */
+/**
+ * Resolves once `actor` has stopped, however it stopped; at once if it already
+ * has. XState's `toPromise` rejects on an error and never settles for an actor
+ * stopped by hand, and a seam's close waits on both kinds alike.
+ */
 export function ended(actor: AnyActorRef): Promise<void> {
   return new Promise<void>((resolve) => {
     actor.subscribe({ complete: resolve, error: () => resolve() })

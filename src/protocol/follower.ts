@@ -58,12 +58,12 @@ export function createFollower(options: FollowerOptions): Follower {
     presenter.show(record)
   }
 
-  /** The ask ended: its question comes down with `shown`, and a caller waiting on it here gets `outcome`. */
-  const settled = (askId: string, outcome: AskOutcome, shown = outcome) => {
+  /** The ask ended: a caller waiting on it here gets `outcome`, and its presentation here is told `presented`. */
+  const settled = (askId: string, outcome: AskOutcome, presented = outcome) => {
     if (foreign.delete(askId) && foreign.size === 0) {
       options.fleet({ type: 'deadline.watch', deadline: undefined })
     }
-    presenter.settled(askId, shown)
+    presenter.settled(askId, presented)
     asks.tellAsk(askId, { type: 'ask.settled', outcome })
   }
 
