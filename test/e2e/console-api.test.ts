@@ -5,13 +5,16 @@
  * 200. A tab with the same ask open hears it resolved; an HTTP answer and a
  * tab's racing for one ask are accepted exactly once between them.
  */
-import { randomBytes } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createUserQuestions } from '../../src/protocol/index.js'
 import { createSqliteStore } from '../../src/stores/sqlite/index.js'
 import { tempDirectory } from '../stores/sqlite/temp-file.js'
-import { freePort, startConsole as startConsoleProcess } from '../support/console-process.js'
+import {
+  consoleToken,
+  freePort,
+  startConsole as startConsoleProcess,
+} from '../support/console-process.js'
 
 const questions = [
   { id: 'go', question: 'Deploy now?', options: [{ label: 'Deploy' }, { label: 'Wait' }] },
@@ -60,7 +63,7 @@ async function startFleet() {
   cleanups.push(() => temp.remove())
   const file = temp.file()
   const port = await freePort()
-  const token = randomBytes(24).toString('base64url')
+  const token = consoleToken()
   const store = createSqliteStore({ path: file })
   const seam = createUserQuestions({ store, waitForProviderMs: 30_000 })
   cleanups.push(async () => {

@@ -6,14 +6,17 @@
  * pending.
  */
 import { spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createUserQuestions } from '../../src/protocol/index.js'
 import { createSqliteStore } from '../../src/stores/sqlite/index.js'
 import { tempDirectory } from '../stores/sqlite/temp-file.js'
-import { freePort, startConsole as startConsoleProcess } from '../support/console-process.js'
+import {
+  consoleToken,
+  freePort,
+  startConsole as startConsoleProcess,
+} from '../support/console-process.js'
 
 const questions = [
   { id: 'go', question: 'Deploy now?', options: [{ label: 'Deploy' }, { label: 'Wait' }] },
@@ -53,7 +56,7 @@ describe('askseam console --store', () => {
     cleanups.push(() => temp.remove())
     const file = temp.file()
     const port = await freePort()
-    const token = randomBytes(24).toString('base64url')
+    const token = consoleToken()
     const args = ['--store', file, '--port', String(port), '--token', token]
 
     const store = createSqliteStore({ path: file })

@@ -9,7 +9,6 @@
  */
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -17,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { describePostgres, freshSchema } from '../support/postgres.js'
-import { freePort } from '../support/console-process.js'
+import { consoleToken, freePort } from '../support/console-process.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const MAIN = path.join(ROOT, 'src/cli/main.ts')
@@ -165,7 +164,7 @@ function scenarios(store: 'sqlite' | 'postgres') {
         env = { ASKS_URL: schema.url }
       }
       const port = await freePort()
-      const token = randomBytes(24).toString('base64url')
+      const token = consoleToken()
       const startAgent = () =>
         run([example], {
           cwd: dir,

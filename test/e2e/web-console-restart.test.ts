@@ -5,13 +5,16 @@
  * tab reconnects by itself and the question is answered there. The ask is a
  * keyed one on a SQLite store, raised by another process (this one).
  */
-import { randomBytes } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import { deploymentQuestions } from '../../src/cli/scenario.js'
 import { createUserQuestions } from '../../src/protocol/index.js'
 import { createSqliteStore } from '../../src/stores/sqlite/index.js'
 import { tempDirectory } from '../stores/sqlite/temp-file.js'
-import { freePort, startConsole as startConsoleProcess } from '../support/console-process.js'
+import {
+  consoleToken,
+  freePort,
+  startConsole as startConsoleProcess,
+} from '../support/console-process.js'
 import { readScreen, useChromium } from './web-console-harness.js'
 
 const browser = useChromium()
@@ -28,7 +31,7 @@ describe('askseam console stopped with Ctrl-C, in Chromium', () => {
     cleanups.push(() => temp.remove())
     const file = temp.file()
     const port = await freePort()
-    const token = randomBytes(24).toString('base64url')
+    const token = consoleToken()
     const args = ['--store', file, '--port', String(port), '--token', token]
     const store = createSqliteStore({ path: file })
     // A keyed ask on a durable store waits for a UI; the waits cover a seam that does not yet.

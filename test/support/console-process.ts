@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import type { ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
@@ -22,6 +23,12 @@ export async function freePort(): Promise<number> {
     })
   })
 }
+
+/**
+ * A token to give the console as `--token T`: hex, since a base64url token
+ * begins with "-" one time in 64, and the CLI reads that as an option.
+ */
+export const consoleToken = (): string => randomBytes(24).toString('hex')
 
 /**
  * Starts `askseam console` with `args` and resolves once it printed its URL;
