@@ -84,6 +84,82 @@ describe('§10 close and crashes', () => {
   })
 })
 
+describe('§10 deadlines of another seam’s asks', () => {
+  it('a live seam without a provider ends each overdue ask of a dropped seam at its own deadline, one after another', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store, { waitForProviderMs: 60_000 })
+    const watcher = seamOn(store)
+    void worker.ask({ questions, key: 'first', timeoutMs: 5_000 })
+    void worker.ask({ questions, key: 'second', timeoutMs: 10_000 })
+    void worker.ask({ questions, key: 'third', timeoutMs: 20_000 })
+    void worker.ask({ questions, key: 'open', timeoutMs: Infinity })
+    await settle()
+    const byKey = new Map((await store.pending()).map((each) => [each.key, each]))
+    dropSeamForTesting(worker)
+    await settle()
+    const outcome = async (key: string) => (await store.get(byKey.get(key)!.askId))?.outcome
+    await vi.advanceTimersByTimeAsync(5_000)
+    await settle()
+    expect(await outcome('first')).toMatchObject({ error: { code: 'ASK_TIMEOUT' } })
+    expect(await outcome('second')).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(5_000)
+    await settle()
+    expect(await outcome('second')).toMatchObject({ error: { code: 'ASK_TIMEOUT' } })
+    expect(await outcome('third')).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(10_000)
+    await settle()
+    expect(await outcome('third')).toMatchObject({ error: { code: 'ASK_TIMEOUT' } })
+    expect(watcher.pending().map(({ askId }) => askId)).toEqual([byKey.get('open')!.askId])
+  })
+
+  it('no sweep stays armed once the last of another seam’s asks has ended', async () => {
+    const { worker, console_, there } = await fleetWithConsole()
+    const asked = worker.ask({ questions, timeoutMs: 60_000 })
+    ;(await there.call(0)).resolve(answer)
+    await expect(asked).resolves.toEqual(answer)
+    await settle()
+    await worker.close()
+    await settle()
+    expect(console_.pending()).toEqual([])
+    expect(vi.getTimerCount()).toBe(0)
+  })
+})
+
+describe('§10 a closed seam and other seams’ asks', () => {
+  it('lists none of them once closed', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store, { waitForProviderMs: 60_000 })
+    const watcher = seamOn(store)
+    outcomeOf(worker.ask({ questions, key: 'seen' }))
+    await settle()
+    expect(watcher.pending()).toHaveLength(1)
+    await watcher.close()
+    expect(watcher.pending()).toEqual([])
+  })
+
+  it('lists none of what a reread under way when it closed brings back', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store, { waitForProviderMs: 60_000 })
+    outcomeOf(worker.ask({ questions, key: 'read-late' }))
+    await settle()
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const watcher = seamOn({
+      ...store,
+      pending: async () => {
+        await gate
+        return store.pending()
+      },
+    })
+    await settle()
+    const closed = watcher.close()
+    release()
+    await closed
+    await settle()
+    expect(watcher.pending()).toEqual([])
+  })
+})
+
 describe('§10 store failures', () => {
   it('STORE_FAILED with the cause when admission fails, and the seam goes on working', async () => {
     const inner = createMemoryStore()
@@ -207,6 +283,31 @@ describe('§10 an ask purged before a seam heard it settle', () => {
     expect(asked.error).toMatchObject({ code: 'ASK_CANCELLED' })
   })
 
+  it('an ask settled but not purged, whose settlement the feed lost, ends at the same resync', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store)
+    const { provider } = presentingOn(missingSettlements(store))
+    await settle()
+    const purged = outcomeOf(worker.ask({ questions, key: 'purged' }))
+    const kept = outcomeOf(worker.ask({ questions, key: 'kept' }))
+    const [first, second] = [await provider.call(0), await provider.call(1)]
+    await settle()
+    const cancel = (message: string) => ({
+      status: 'rejected' as const,
+      error: { code: 'ASK_CANCELLED' as const, message },
+    })
+    await store.settle(first.request.askId, cancel('first'), Date.now())
+    await vi.advanceTimersByTimeAsync(10)
+    await store.settle(second.request.askId, cancel('second'), Date.now())
+    await settle()
+    expect(second.request.signal.aborted).toBe(false)
+    expect(await store.purge({ settledBefore: Date.now() - 5 })).toBe(1)
+    await settle()
+    expect(second.request.signal.aborted).toBe(true)
+    expect(kept.error).toMatchObject({ code: 'ASK_CANCELLED', message: 'second' })
+    expect(purged.error).toMatchObject({ code: 'ASK_CANCELLED', message: 'first' })
+  })
+
   it('its own ask: the caller gets STORE_FAILED instead of waiting for ever', async () => {
     const store = createMemoryStore()
     const seam = seamOn(missingSettlements(store))
@@ -225,7 +326,10 @@ describe('§10 an ask purged before a seam heard it settle', () => {
     await store.purge({ settledBefore: Date.now() + 1 })
     await settle()
     expect(asked.error).toBeInstanceOf(UserQuestionError)
-    expect(asked.error).toMatchObject({ code: 'STORE_FAILED' })
+    expect(asked.error).toMatchObject({
+      code: 'STORE_FAILED',
+      message: `ask ${shown.request.askId} is no longer in the store`,
+    })
     expect(shown.request.signal.aborted).toBe(true)
     expect(seam.pending()).toEqual([])
   })
