@@ -63,6 +63,30 @@ describe('§10 close and crashes', () => {
     expect((await store.get(keyed!.askId))?.state).toBe('pending')
   })
 
+  it('two dropped seams: each one’s keyless ask ends owner-gone when its own lease lapses, the earlier first', async () => {
+    const { store, there } = await fleetWithConsole()
+    const early = seamOn(store)
+    const late = seamOn(store)
+    void early.ask({ questions })
+    void late.ask({ questions })
+    await settle()
+    const [earlyAsk, lateAsk] = [there.calls[0]!.request.askId, there.calls[1]!.request.askId]
+    const state = async (askId: string) => (await store.get(askId))?.state
+    dropSeamForTesting(early)
+    await vi.advanceTimersByTimeAsync(5_000)
+    dropSeamForTesting(late)
+    await settle()
+    await vi.advanceTimersByTimeAsync(LEASE_MS - 5_000 + 1)
+    await settle()
+    expect(await state(earlyAsk)).toBe('settled')
+    expect(await state(lateAsk)).toBe('pending')
+    await vi.advanceTimersByTimeAsync(5_000)
+    await settle()
+    expect((await store.get(lateAsk))?.outcome).toMatchObject({
+      error: { code: 'ASK_ABORTED', details: { reason: 'owner-gone' } },
+    })
+  })
+
   it('any live seam ends an overdue ask ASK_TIMEOUT with the original deadline, and an answer before it wins', async () => {
     const { store, worker, there } = await fleetWithConsole()
     void worker.ask({ questions, key: 'late', timeoutMs: 10_000 })

@@ -47,6 +47,17 @@ describe('§10 one console for a fleet', () => {
     expect((asked.error as UserQuestionError).details).toEqual({ reason: 'provider-disposed' })
   })
 
+  it('a seam that closed gives its lease up: its provider no longer counts for the others', async () => {
+    const { store, worker, console_ } = await fleetWithConsole()
+    expect(await store.leases(Date.now())).toHaveLength(2)
+    // Nothing of a process-local store lapses: no seam arms a timer for the other's lease.
+    expect(vi.getTimerCount()).toBe(0)
+    await console_.close()
+    expect(await store.leases(Date.now())).toHaveLength(1)
+    await settle()
+    await expect(worker.ask({ questions })).rejects.toMatchObject({ code: 'NO_PROVIDER' })
+  })
+
   it('the first committed answer wins; the other presentation aborts settled-elsewhere and its late answer is refused', async () => {
     const { store, worker, console_ } = fleet()
     const here = createControllableProvider()
