@@ -103,6 +103,9 @@ const holdingProvider = {
   },
 }
 
+/** An answer latency p50 (ms), right after the burst of pending asks and after a full collection. */
+type Latency = { burst: number; settled: number }
+
 /**
  * The answer latency (p50) with `pending` asks held, twice: right after the
  * burst that made them, and again after one full collection. Right after a
@@ -111,8 +114,6 @@ const holdingProvider = {
  * heap that fast, not the seam's work. A seam that has held its asks a while
  * has been through full collections, as the second probe has.
  */
-type Latency = { burst: number; settled: number }
-
 async function probeLatency(subject: Subject, pending: number): Promise<Latency> {
   const seam = subject.make()
   seam.registerProvider(holdingProvider)
