@@ -332,6 +332,43 @@ describe('§10 an ask purged before a seam heard it settle', () => {
     expect(purged.error).toMatchObject({ code: 'ASK_CANCELLED', message: 'first' })
   })
 
+  it('a read that fails at a resync ends nothing, and the next resync reads the outcome', async () => {
+    const store = createMemoryStore()
+    let reads = 0
+    const seam = seamOn({
+      ...missingSettlements(store),
+      get: async (askId) => {
+        reads += 1
+        if (reads === 1) throw new Error('database is locked')
+        return store.get(askId)
+      },
+    })
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    await settle()
+    const keys = ['read-fails', 'purged-first', 'purged-next']
+    const [asked, first, next] = keys.map((key) => outcomeOf(seam.ask({ questions, key })))
+    const shown = await Promise.all(keys.map((_, index) => provider.call(index)))
+    const cancel = (message: string) => ({
+      status: 'rejected' as const,
+      error: { code: 'ASK_CANCELLED' as const, message },
+    })
+    // Settled 10 ms apart, oldest first: purged-first, purged-next, read-fails.
+    for (const index of [1, 2, 0]) {
+      await store.settle(shown[index]!.request.askId, cancel(keys[index]!), Date.now())
+      await vi.advanceTimersByTimeAsync(10)
+    }
+    await store.purge({ settledBefore: Date.now() - 25 })
+    await settle()
+    expect(reads).toBe(3)
+    expect(first!.error).toMatchObject({ code: 'STORE_FAILED' })
+    expect(next!.error).toMatchObject({ code: 'ASK_CANCELLED', message: 'purged-next' })
+    expect(asked!.settled).toBe(false)
+    await store.purge({ settledBefore: Date.now() - 15 })
+    await settle()
+    expect(asked!.error).toMatchObject({ code: 'ASK_CANCELLED', message: 'read-fails' })
+  })
+
   it('its own ask: the caller gets STORE_FAILED instead of waiting for ever', async () => {
     const store = createMemoryStore()
     const seam = seamOn(missingSettlements(store))
