@@ -65,12 +65,13 @@ describe('§10 close and crashes', () => {
 
   it('two dropped seams: each one’s keyless ask ends owner-gone when its own lease lapses, the earlier first', async () => {
     const { store, there } = await fleetWithConsole()
-    const early = seamOn(store)
+    // The seam dropped last holds the older lease: the earliest lapse is found, not taken first.
     const late = seamOn(store)
-    void early.ask({ questions })
+    const early = seamOn(store)
     void late.ask({ questions })
+    void early.ask({ questions })
     await settle()
-    const [earlyAsk, lateAsk] = [there.calls[0]!.request.askId, there.calls[1]!.request.askId]
+    const [lateAsk, earlyAsk] = [there.calls[0]!.request.askId, there.calls[1]!.request.askId]
     const state = async (askId: string) => (await store.get(askId))?.state
     dropSeamForTesting(early)
     await vi.advanceTimersByTimeAsync(5_000)
@@ -113,26 +114,41 @@ describe('§10 deadlines of another seam’s asks', () => {
     const store = createMemoryStore()
     const worker = seamOn(store, { waitForProviderMs: 60_000 })
     const watcher = seamOn(store)
-    void worker.ask({ questions, key: 'first', timeoutMs: 5_000 })
-    void worker.ask({ questions, key: 'second', timeoutMs: 10_000 })
-    void worker.ask({ questions, key: 'third', timeoutMs: 20_000 })
+    // Not asked in the order of their deadlines: the earliest is found, neither the first nor the last.
+    const deadlines = { at20: 20_000, at5: 5_000, at10: 10_000, at15: 15_000 }
+    for (const [key, timeoutMs] of Object.entries(deadlines))
+      void worker.ask({ questions, key, timeoutMs })
     void worker.ask({ questions, key: 'open', timeoutMs: Infinity })
     await settle()
     const byKey = new Map((await store.pending()).map((each) => [each.key, each]))
     dropSeamForTesting(worker)
     await settle()
-    const outcome = async (key: string) => (await store.get(byKey.get(key)!.askId))?.outcome
+    type Key = keyof typeof deadlines
+    /** The keys whose ask has ended, earliest deadline first. */
+    const ended = async () => {
+      const keys: Key[] = []
+      for (const key of Object.keys(deadlines) as Key[]) {
+        if ((await store.get(byKey.get(key)!.askId))?.outcome !== undefined) keys.push(key)
+      }
+      return keys.sort((a, b) => deadlines[a] - deadlines[b])
+    }
     await vi.advanceTimersByTimeAsync(5_000)
     await settle()
-    expect(await outcome('first')).toMatchObject({ error: { code: 'ASK_TIMEOUT' } })
-    expect(await outcome('second')).toBeUndefined()
+    expect(await ended()).toEqual(['at5'])
     await vi.advanceTimersByTimeAsync(5_000)
     await settle()
-    expect(await outcome('second')).toMatchObject({ error: { code: 'ASK_TIMEOUT' } })
-    expect(await outcome('third')).toBeUndefined()
-    await vi.advanceTimersByTimeAsync(10_000)
+    expect(await ended()).toEqual(['at5', 'at10'])
+    await vi.advanceTimersByTimeAsync(5_000)
     await settle()
-    expect(await outcome('third')).toMatchObject({ error: { code: 'ASK_TIMEOUT' } })
+    expect(await ended()).toEqual(['at5', 'at10', 'at15'])
+    await vi.advanceTimersByTimeAsync(5_000)
+    await settle()
+    expect(await ended()).toEqual(['at5', 'at10', 'at15', 'at20'])
+    for (const key of Object.keys(deadlines)) {
+      expect((await store.get(byKey.get(key)!.askId))?.outcome).toMatchObject({
+        error: { code: 'ASK_TIMEOUT' },
+      })
+    }
     expect(watcher.pending().map(({ askId }) => askId)).toEqual([byKey.get('open')!.askId])
   })
 
