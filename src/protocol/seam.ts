@@ -77,12 +77,11 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     agentOf: (askId) => asks.agentOf(askId),
     traceContextOf: (askId) => asks.traceContextOf(askId),
     onProviderError: (askId, error) => asks.noteProviderError(askId, error),
+    // A caller here following the ask under its key hears the commit now, not when the feed brings it.
+    // (An ask overdue when shown needs nothing here: the follower armed the sweep at its deadline.)
     onEnded(askId, output) {
       if (output.verdict !== 'takenDown') {
         asks.tellAsk(askId, { type: 'ask.settled', outcome: output.outcome })
-      } else if (output.ending.error.code === 'ASK_TIMEOUT') {
-        // Overdue when it opened: some seam must end it now.
-        tellFleet(fleet, { type: 'deadline.watch', deadline: Date.now() })
       }
     },
     ...(inspect && { inspect }),

@@ -27,6 +27,27 @@ describe('§10 keys', () => {
     await expect(second).resolves.toEqual(answer)
   })
 
+  it('a seam that follows another seam’s ask and answers it hears its own commit at once, not through the store’s feed', async () => {
+    const store = createMemoryStore()
+    const holder = seamOn(store, { waitForProviderMs: 60_000 })
+    const held = outcomeOf(holder.ask({ questions, key: 'followed' }))
+    await settle()
+    const { seam, provider } = presentingOn({
+      ...store,
+      // A feed that never brings a settlement: only the seam's own commit can tell its caller.
+      watch: (listener) =>
+        store.watch((change) => {
+          if (change.type !== 'ask.settled') listener(change)
+        }),
+    })
+    const followed = outcomeOf(seam.ask({ questions, key: 'followed' }))
+    const shown = await provider.call(0)
+    shown.resolve(answer)
+    await settle()
+    expect(followed.value).toEqual(answer)
+    expect(held.value).toEqual(answer)
+  })
+
   it('a settled key returns its answer at once, even with no provider anywhere', async () => {
     const store = createMemoryStore()
     const seam = seamOn(store)
