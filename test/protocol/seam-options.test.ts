@@ -30,7 +30,12 @@ describe('createUserQuestions options', () => {
   })
 
   it('says "or Infinity" only for the deadline', () => {
-    expect(() => createUserQuestions({ timeoutMs: -1 })).toThrow(/or Infinity/)
+    expect(() => createUserQuestions({ timeoutMs: -1 })).toThrow(
+      `createUserQuestions: timeoutMs must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS} or Infinity`,
+    )
+    expect(() => createUserQuestions({ providerGraceMs: -1 })).toThrow(
+      `createUserQuestions: providerGraceMs must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`,
+    )
     expect(() => createUserQuestions({ providerGraceMs: -1 })).not.toThrow(/or Infinity/)
   })
 })

@@ -34,7 +34,9 @@ describe('§4 registerProvider', () => {
     const first = createControllableProvider()
     const second = createControllableProvider()
     seam.registerProvider(first)
-    thrownBy(() => seam.registerProvider(second), 'DUPLICATE_PROVIDER')
+    expect(thrownBy(() => seam.registerProvider(second), 'DUPLICATE_PROVIDER').message).toBe(
+      'another question provider is already active',
+    )
     const asking = seam.ask({ questions: batch() })
     ;(await first.call(0)).resolve(skipAll(batch()))
     await expect(asking).resolves.toEqual(skipAll(batch()))
@@ -44,8 +46,20 @@ describe('§4 registerProvider', () => {
   it('refuses a registration after close() with SEAM_CLOSED', async () => {
     const seam = createUserQuestions()
     await seam.close()
-    thrownBy(() => seam.registerProvider(createControllableProvider()), 'SEAM_CLOSED')
+    const error = thrownBy(() => seam.registerProvider(createControllableProvider()), 'SEAM_CLOSED')
+    expect(error.message).toBe('the question seam is closed')
   })
+
+  it.each([{}, { ask: 'not a function' }, null])(
+    'refuses %j as a provider with a TypeError, before anything is registered',
+    (provider) => {
+      const seam = createUserQuestions()
+      expect(() => seam.registerProvider(provider as never)).toThrow(
+        new TypeError('registerProvider: the provider must have an ask(request) function'),
+      )
+      expect(() => seam.registerProvider(createControllableProvider())).not.toThrow()
+    },
+  )
 
   it('has an idempotent disposer', async () => {
     const seam = createUserQuestions()

@@ -19,6 +19,9 @@ describe('registerProvider with a provider whose ask cannot be read', () => {
       thrown = error
     }
     expect(thrown).toBeInstanceOf(TypeError)
+    expect((thrown as TypeError).message).toBe(
+      'registerProvider: the provider’s ask could not be read',
+    )
     expect((thrown as TypeError).cause).toBe(failure)
     expect(() => seam.registerProvider({ ask: () => new Promise(() => {}) })).not.toThrow()
   })
