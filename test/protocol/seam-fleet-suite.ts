@@ -1,0 +1,332 @@
+import { getEventListeners } from 'node:events'
+import fc from 'fast-check'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createUserQuestions } from '../../src/protocol/index.js'
+import type {
+  AskStore,
+  AskUserQuestionAnswer,
+  AskOutcome,
+  UserQuestions,
+} from '../../src/protocol/index.js'
+import { UserQuestionError } from '../../src/protocol/index.js'
+import { dropSeamForTesting } from '../../src/protocol/seam.js'
+import { createControllableProvider } from '../support/controllable-provider.js'
+import type { ControllableProvider } from '../support/controllable-provider.js'
+import { runs } from '../support/runs.js'
+import { settle } from '../support/settle.js'
+
+/**
+ * Three seams share one store: seams 0 and 1 have providers (two
+ * consoles), seam 2 only asks. Commands interleave asks (with and without
+ * keys), answers and UI cancels from either console, caller aborts, time,
+ * closes, crashes and re-asks by key. The store decides every outcome; the
+ * reference model tracks what each caller must end with and which answer
+ * came first, and the run checks that every ask has one outcome that never
+ * changes, every live caller gets it, no answer is lost, and nothing is left.
+ */
+
+const questions = [
+  { id: 'q', question: 'Which?', options: [{ label: 'A' }, { label: 'B' }, { label: 'C' }] },
+]
+const answerOf = (label: string): AskUserQuestionAnswer => ({
+  answers: [{ id: 'q', selected: [label] }],
+})
+const KEYS = ['k0', 'k1', 'k2']
+
+interface CallerRecord {
+  seam: number
+  askId: string | undefined
+  controller: AbortController
+  result: { value?: AskUserQuestionAnswer; error?: UserQuestionError } | undefined
+  /** Set when the model knows this caller's ending without the store (its own abort, a close). */
+  expectCode: string | undefined
+}
+
+interface Model {
+  callers: CallerRecord[]
+  /** The first answer given while the ask was pending in the store, by askId. */
+  firstAnswer: Map<string, AskUserQuestionAnswer>
+  /** Each settled ask's outcome as first seen: it may never change. */
+  seen: Map<string, AskOutcome>
+  closed: Set<number>
+  crashed: Set<number>
+}
+
+interface Real {
+  store: AskStore
+  seams: UserQuestions[]
+  providers: (ControllableProvider | undefined)[]
+}
+
+const live = (model: Model, seam: number) => !model.closed.has(seam) && !model.crashed.has(seam)
+
+class Ask implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly seam: number,
+    readonly key: string | undefined,
+    readonly timeoutMs: number | undefined,
+  ) {}
+  check = (model: Model) => live(model, this.seam)
+  async run(model: Model, real: Real) {
+    const controller = new AbortController()
+    const record: CallerRecord = {
+      seam: this.seam,
+      askId: undefined,
+      controller,
+      result: undefined,
+      expectCode: undefined,
+    }
+    model.callers.push(record)
+    real.seams[this.seam]!.ask({
+      questions,
+      signal: controller.signal,
+      ...(this.key === undefined ? {} : { key: this.key }),
+      ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }),
+    }).then(
+      (value) => (record.result = { value }),
+      (error: unknown) => (record.result = { error: error as UserQuestionError }),
+    )
+    await settle()
+    const before = new Set(model.callers.map((each) => each.askId))
+    const listed = real.seams[this.seam]!.pending().map((each) => each.askId)
+    record.askId = listed.find((askId) => !before.has(askId)) ?? (await keyedAskId(real, this.key))
+  }
+  toString = () => `ask(seam ${this.seam}, ${this.key ?? 'no key'}, ${this.timeoutMs ?? '∞'})`
+}
+
+async function keyedAskId(real: Real, key: string | undefined): Promise<string | undefined> {
+  if (key === undefined) return undefined
+  const pending = await real.store.pending()
+  return pending.find((each) => each.key === key)?.askId
+}
+
+class Respond implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly console: number,
+    readonly pick: number,
+    readonly how: 'A' | 'B' | 'cancel',
+  ) {}
+  check = (model: Model) => live(model, this.console)
+  async run(model: Model, real: Real) {
+    const provider = real.providers[this.console]!
+    const open = provider.calls.filter((call) => !call.settled && !call.request.signal.aborted)
+    if (open.length === 0) return
+    const call = open[this.pick % open.length]!
+    const stored = await real.store.get(call.request.askId)
+    if (this.how === 'cancel') call.reject(new UserQuestionError('dismissed', 'ASK_CANCELLED'))
+    else {
+      const answer = answerOf(this.how)
+      if (stored?.state === 'pending' && !model.firstAnswer.has(call.request.askId)) {
+        model.firstAnswer.set(call.request.askId, answer)
+      }
+      call.resolve(answer)
+    }
+    await settle()
+  }
+  toString = () => `respond(console ${this.console}, #${this.pick}, ${this.how})`
+}
+
+class Abort implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly pick: number) {}
+  check = () => true
+  async run(model: Model) {
+    const waiting = model.callers.filter(
+      (each) => each.result === undefined && live(model, each.seam),
+    )
+    if (waiting.length === 0) return
+    const caller = waiting[this.pick % waiting.length]!
+    caller.controller.abort('stop')
+    caller.expectCode ??= 'ASK_ABORTED'
+    await settle()
+  }
+  toString = () => `abort(#${this.pick})`
+}
+
+class Advance implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly ms: number) {}
+  check = () => true
+  async run() {
+    await vi.advanceTimersByTimeAsync(this.ms)
+    await settle()
+  }
+  toString = () => `advance(${this.ms})`
+}
+
+class Close implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly seam: number) {}
+  check = (model: Model) => live(model, this.seam)
+  async run(model: Model, real: Real) {
+    for (const caller of model.callers) {
+      if (caller.seam === this.seam && caller.result === undefined)
+        caller.expectCode ??= 'SEAM_CLOSED'
+    }
+    model.closed.add(this.seam)
+    await real.seams[this.seam]!.close()
+    await settle()
+  }
+  toString = () => `close(seam ${this.seam})`
+}
+
+class Crash implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly seam: number) {}
+  check = (model: Model) => live(model, this.seam)
+  async run(model: Model, real: Real) {
+    model.crashed.add(this.seam)
+    dropSeamForTesting(real.seams[this.seam]!)
+    await settle()
+  }
+  toString = () => `crash(seam ${this.seam})`
+}
+
+const RUNS = 150
+
+async function compare(model: Model, real: Real) {
+  for (const caller of model.callers) {
+    if (caller.askId === undefined || model.crashed.has(caller.seam)) continue
+    const stored = await real.store.get(caller.askId)
+    if (stored?.outcome !== undefined) {
+      const first = model.seen.get(caller.askId)
+      if (first === undefined) model.seen.set(caller.askId, stored.outcome)
+      else expect(stored.outcome, `the outcome of ${caller.askId} changed`).toEqual(first)
+      const answered = model.firstAnswer.get(caller.askId)
+      if (stored.outcome.status === 'answered' && answered !== undefined) {
+        expect(stored.outcome.answer, 'the first answer is the outcome').toEqual(answered)
+      }
+    }
+    if (caller.result === undefined) {
+      // Still waiting: only while the store still holds the ask pending.
+      if (caller.expectCode === undefined) expect(stored?.state).not.toBe('settled')
+      continue
+    }
+    if (caller.expectCode !== undefined && caller.result.error?.code === caller.expectCode) continue
+    const outcome = stored?.outcome
+    expect(outcome, `caller of ${caller.askId} settled, so the store has an outcome`).toBeDefined()
+    if (outcome!.status === 'answered') expect(caller.result.value).toEqual(outcome!.answer)
+    else {
+      expect(caller.result.error).toBeInstanceOf(UserQuestionError)
+      expect(caller.result.error?.code).toBe(outcome!.error.code)
+      expect(caller.result.error?.message).toBe(outcome!.error.message)
+    }
+  }
+}
+
+function wrap(command: fc.AsyncCommand<Model, Real>): fc.AsyncCommand<Model, Real> {
+  return {
+    check: (model) => command.check(model),
+    run: async (model, real) => {
+      await command.run(model, real)
+      await compare(model, real)
+    },
+    toString: () => command.toString(),
+  }
+}
+
+const seamIndex = fc.constantFrom(0, 1, 2)
+const ask = fc
+  .tuple(seamIndex, fc.constantFrom(undefined, ...KEYS), fc.constantFrom(undefined, 400, 1_500))
+  .map(([seam, key, timeoutMs]) => new Ask(seam, key, timeoutMs))
+const respond = fc
+  .tuple(
+    fc.constantFrom(0, 1),
+    fc.nat(10),
+    fc.constantFrom('A', 'B', 'cancel') as fc.Arbitrary<'A' | 'B' | 'cancel'>,
+  )
+  .map(([console, pick, how]) => new Respond(console, pick, how))
+// Asks and answers are drawn three times as often as the endings that stop them.
+const commands = fc.commands(
+  [
+    ask,
+    ask,
+    ask,
+    respond,
+    respond,
+    respond,
+    fc.nat(10).map((pick) => new Abort(pick)),
+    fc.constantFrom(100, 500, 2_000, 16_000).map((ms) => new Advance(ms)),
+    seamIndex.map((seam) => new Close(seam)),
+    seamIndex.map((seam) => new Crash(seam)),
+  ],
+  { maxCommands: 30 },
+)
+
+/** The fleet property on the store `makeStore` opens afresh for every run. */
+export function seamFleetSuite(storeName: string, makeStore: () => AskStore): void {
+  describe(`seams sharing one store against a reference model (${storeName})`, () => {
+    beforeEach(() => {
+      vi.useFakeTimers({
+        toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+      })
+    })
+    afterEach(() => {
+      vi.useRealTimers()
+    })
+
+    it('one outcome per ask, the first committed; every live caller gets it; nothing is left', async () => {
+      /** What the runs reached, so the property is known to exercise every ending. */
+      const reached = new Map<string, number>()
+      const numRuns = runs(RUNS)
+      await fc.assert(
+        fc.asyncProperty(commands, async (cmds) => {
+          vi.setSystemTime(0)
+          vi.clearAllTimers()
+          const store = makeStore()
+          const providers = [createControllableProvider(), createControllableProvider(), undefined]
+          const seams = providers.map(() =>
+            createUserQuestions({ store, waitForProviderMs: 60_000 }),
+          )
+          providers.forEach((provider, index) => {
+            if (provider !== undefined) seams[index]!.registerProvider(provider)
+          })
+          const model: Model = {
+            callers: [],
+            firstAnswer: new Map(),
+            seen: new Map(),
+            closed: new Set(),
+            crashed: new Set(),
+          }
+          const real: Real = { store, seams, providers }
+          await settle()
+          await fc.asyncModelRun(
+            () => ({ model, real }),
+            [...cmds].map((command) => wrap(command)),
+          )
+          for (const [index, seam] of seams.entries()) {
+            if (!model.crashed.has(index)) {
+              for (const caller of model.callers) {
+                if (caller.seam === index && caller.result === undefined)
+                  caller.expectCode ??= 'SEAM_CLOSED'
+              }
+              await seam.close()
+            }
+          }
+          await settle()
+          await compare(model, real)
+          for (const caller of model.callers) {
+            const ending = caller.result?.error?.code ?? (caller.result ? 'answered' : 'waiting')
+            reached.set(ending, (reached.get(ending) ?? 0) + 1)
+            if (!model.crashed.has(caller.seam)) expect(caller.result).toBeDefined()
+            expect(getEventListeners(caller.controller.signal, 'abort')).toHaveLength(0)
+          }
+          expect(vi.getTimerCount()).toBe(0)
+          await store.close()
+        }),
+        { numRuns },
+      )
+      console.info(
+        `fleet property endings (${storeName}): ${JSON.stringify(Object.fromEntries(reached))}`,
+      )
+      // A capped run (PROPERTY_RUNS, the mutation run) is too short to promise every ending.
+      if (numRuns === RUNS) {
+        for (const ending of [
+          'answered',
+          'ASK_CANCELLED',
+          'ASK_ABORTED',
+          'ASK_TIMEOUT',
+          'SEAM_CLOSED',
+        ]) {
+          expect(reached.get(ending), ending).toBeGreaterThan(0)
+        }
+      }
+    })
+  })
+}
