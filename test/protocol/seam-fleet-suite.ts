@@ -14,6 +14,8 @@ import { createControllableProvider } from '../support/controllable-provider.js'
 import type { ControllableProvider } from '../support/controllable-provider.js'
 import { runs } from '../support/runs.js'
 import { settle } from '../support/settle.js'
+import { comparedAfter, expectCallerAgrees, startCaller } from './property-callers.js'
+import type { PropertyCaller } from './property-callers.js'
 
 /**
  * Three seams share one store: seams 0 and 1 have providers (two
@@ -33,17 +35,8 @@ const answerOf = (label: string): AskUserQuestionAnswer => ({
 })
 const KEYS = ['k0', 'k1', 'k2']
 
-interface CallerRecord {
-  seam: number
-  askId: string | undefined
-  controller: AbortController
-  result: { value?: AskUserQuestionAnswer; error?: UserQuestionError } | undefined
-  /** Set when the model knows this caller's ending without the store (its own abort, a close). */
-  expectCode: string | undefined
-}
-
 interface Model {
-  callers: CallerRecord[]
+  callers: PropertyCaller[]
   /** The first answer given while the ask was pending in the store, by askId. */
   firstAnswer: Map<string, AskUserQuestionAnswer>
   /** Each settled ask's outcome as first seen: it may never change. */
@@ -68,23 +61,13 @@ class Ask implements fc.AsyncCommand<Model, Real> {
   ) {}
   check = (model: Model) => live(model, this.seam)
   async run(model: Model, real: Real) {
-    const controller = new AbortController()
-    const record: CallerRecord = {
-      seam: this.seam,
-      askId: undefined,
-      controller,
-      result: undefined,
-      expectCode: undefined,
-    }
-    model.callers.push(record)
-    real.seams[this.seam]!.ask({
-      questions,
-      signal: controller.signal,
-      ...(this.key === undefined ? {} : { key: this.key }),
-      ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }),
-    }).then(
-      (value) => (record.result = { value }),
-      (error: unknown) => (record.result = { error: error as UserQuestionError }),
+    const record = startCaller(model.callers, this.seam, (signal) =>
+      real.seams[this.seam]!.ask({
+        questions,
+        signal,
+        ...(this.key === undefined ? {} : { key: this.key }),
+        ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }),
+      }),
     )
     await settle()
     const before = new Set(model.callers.map((each) => each.askId))
@@ -193,31 +176,7 @@ async function compare(model: Model, real: Real) {
         expect(stored.outcome.answer, 'the first answer is the outcome').toEqual(answered)
       }
     }
-    if (caller.result === undefined) {
-      // Still waiting: only while the store still holds the ask pending.
-      if (caller.expectCode === undefined) expect(stored?.state).not.toBe('settled')
-      continue
-    }
-    if (caller.expectCode !== undefined && caller.result.error?.code === caller.expectCode) continue
-    const outcome = stored?.outcome
-    expect(outcome, `caller of ${caller.askId} settled, so the store has an outcome`).toBeDefined()
-    if (outcome!.status === 'answered') expect(caller.result.value).toEqual(outcome!.answer)
-    else {
-      expect(caller.result.error).toBeInstanceOf(UserQuestionError)
-      expect(caller.result.error?.code).toBe(outcome!.error.code)
-      expect(caller.result.error?.message).toBe(outcome!.error.message)
-    }
-  }
-}
-
-function wrap(command: fc.AsyncCommand<Model, Real>): fc.AsyncCommand<Model, Real> {
-  return {
-    check: (model) => command.check(model),
-    run: async (model, real) => {
-      await command.run(model, real)
-      await compare(model, real)
-    },
-    toString: () => command.toString(),
+    expectCallerAgrees(caller, stored)
   }
 }
 
@@ -288,7 +247,7 @@ export function seamFleetSuite(storeName: string, makeStore: () => AskStore): vo
           await settle()
           await fc.asyncModelRun(
             () => ({ model, real }),
-            [...cmds].map((command) => wrap(command)),
+            [...cmds].map((command) => comparedAfter(command, compare)),
           )
           for (const [index, seam] of seams.entries()) {
             if (!model.crashed.has(index)) {

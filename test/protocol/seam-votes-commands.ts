@@ -1,9 +1,11 @@
 import type fc from 'fast-check'
 import { expect, vi } from 'vitest'
-import type { Responder, UserQuestionError } from '../../src/protocol/index.js'
+import type { Responder } from '../../src/protocol/index.js'
 import { dropSeamForTesting } from '../../src/protocol/seam.js'
 import { isReplayedOutcome } from '../../src/vocabulary/index.js'
 import { settle } from '../support/settle.js'
+import { startCaller } from './property-callers.js'
+import type { PropertyCaller } from './property-callers.js'
 import {
   KEY_POLICY,
   PEOPLE,
@@ -15,7 +17,7 @@ import {
   openCalls,
   plan,
 } from './seam-votes-model.js'
-import type { AskModel, CallerRecord, How, Model, Policy, Real } from './seam-votes-model.js'
+import type { AskModel, How, Model, Policy, Real } from './seam-votes-model.js'
 
 /*
  * The commands of seam-votes-suite.ts: asks and re-asks by key, people
@@ -36,25 +38,15 @@ class Ask implements fc.AsyncCommand<Model, Real> {
     // Found through pending(), not history(): a store whose record is wrong still runs.
     const before = new Set((await real.store.pending()).map((each) => each.askId))
     const holder = this.key === undefined ? undefined : await keyHolder(model, real, this.key)
-    const controller = new AbortController()
-    const record: CallerRecord = {
-      seam: this.seam,
-      askId: undefined,
-      controller,
-      result: undefined,
-      expectCode: undefined,
-    }
-    model.callers.push(record)
-    real.seams[this.seam]!.ask({
-      questions: plan,
-      signal: controller.signal,
-      approvals: this.policy.approvals,
-      ...(this.policy.answerers === undefined ? {} : { answerers: this.policy.answerers }),
-      ...(this.key === undefined ? {} : { key: this.key }),
-      ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }),
-    }).then(
-      (value) => (record.result = { value }),
-      (error: unknown) => (record.result = { error: error as UserQuestionError }),
+    const record = startCaller(model.callers, this.seam, (signal) =>
+      real.seams[this.seam]!.ask({
+        questions: plan,
+        signal,
+        approvals: this.policy.approvals,
+        ...(this.policy.answerers === undefined ? {} : { answerers: this.policy.answerers }),
+        ...(this.key === undefined ? {} : { key: this.key }),
+        ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }),
+      }),
     )
     await settle()
     const admittedNow = (await real.store.pending()).filter(
@@ -120,7 +112,7 @@ export class Reask implements fc.AsyncCommand<Model, Real> {
   toString = () => `reask(seam ${this.seam}, #${this.pick})`
 }
 
-const keyOf = (model: Model, caller: CallerRecord) =>
+const keyOf = (model: Model, caller: PropertyCaller) =>
   caller.askId === undefined ? undefined : model.asks.get(caller.askId)?.key
 
 /** A seam may close or crash while another lives: a fleet of none presents nothing to vote on. */

@@ -11,6 +11,7 @@ import type {
 } from '../../src/protocol/index.js'
 import type { ControllableProvider, ProviderCall } from '../support/controllable-provider.js'
 import { settle } from '../support/settle.js'
+import type { PropertyCaller } from './property-callers.js'
 
 /*
  * The reference model of seam-votes-suite.ts: plan reviews that count
@@ -90,18 +91,9 @@ export interface AskModel {
   seen: AskOutcome | undefined
 }
 
-export interface CallerRecord {
-  seam: number
-  askId: string | undefined
-  controller: AbortController
-  result: { value?: AskUserQuestionAnswer; error?: UserQuestionError } | undefined
-  /** Set when the model knows this caller's ending without the store (a close). */
-  expectCode: string | undefined
-}
-
 export interface Model {
   asks: Map<string, AskModel>
-  callers: CallerRecord[]
+  callers: PropertyCaller[]
   /** When each console last had an answer to an ask refused: `console:askId` → epoch ms. */
   refusedAt: Map<string, number>
   closed: Set<number>

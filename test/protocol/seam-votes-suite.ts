@@ -1,11 +1,12 @@
 import { getEventListeners } from 'node:events'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { UserQuestionError, createUserQuestions } from '../../src/protocol/index.js'
+import { createUserQuestions } from '../../src/protocol/index.js'
 import type { AskHistory, AskStore } from '../../src/protocol/index.js'
 import { createControllableProvider, track } from '../support/controllable-provider.js'
 import { runs } from '../support/runs.js'
 import { settle } from '../support/settle.js'
+import { comparedAfter, expectCallerAgrees } from './property-callers.js'
 import {
   Advance,
   Answer,
@@ -140,31 +141,7 @@ async function compare(model: Model, real: Real) {
   for (const caller of model.callers) {
     if (caller.askId === undefined || model.crashed.has(caller.seam)) continue
     const stored = await real.store.get(caller.askId)
-    if (caller.result === undefined) {
-      if (caller.expectCode === undefined)
-        expect(stored?.state, `the caller of ${caller.askId} is told`).not.toBe('settled')
-      continue
-    }
-    if (caller.expectCode !== undefined && caller.result.error?.code === caller.expectCode) continue
-    const outcome = stored?.outcome
-    expect(outcome, `caller of ${caller.askId} settled, so the store has an outcome`).toBeDefined()
-    if (outcome!.status === 'answered') expect(caller.result.value).toEqual(outcome!.answer)
-    else {
-      expect(caller.result.error).toBeInstanceOf(UserQuestionError)
-      expect(caller.result.error?.code).toBe(outcome!.error.code)
-      expect(caller.result.error?.message).toBe(outcome!.error.message)
-    }
-  }
-}
-
-function wrap(command: fc.AsyncCommand<Model, Real>): fc.AsyncCommand<Model, Real> {
-  return {
-    check: (model) => command.check(model),
-    run: async (model, real) => {
-      await command.run(model, real)
-      await compare(model, real)
-    },
-    toString: () => command.toString(),
+    expectCallerAgrees(caller, stored)
   }
 }
 
@@ -333,7 +310,7 @@ export function seamVotesSuite(storeName: string, makeStore: () => AskStore): vo
             await settle()
             await fc.asyncModelRun(
               () => ({ model, real }),
-              [...cmds].map((command) => wrap(command)),
+              [...cmds].map((command) => comparedAfter(command, compare)),
             )
             for (const [index, seam] of seams.entries()) {
               if (!live(model, index)) continue

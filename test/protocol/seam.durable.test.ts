@@ -297,6 +297,11 @@ describe('§10 an ask purged before a seam heard it settle', () => {
         if (change.type !== 'ask.settled') listener(change)
       }),
   })
+  /** The outcome a UI elsewhere commits when its human dismisses the ask. */
+  const cancelled = (message: string) => ({
+    status: 'rejected' as const,
+    error: { code: 'ASK_CANCELLED' as const, message },
+  })
 
   it("another seam's ask: the question comes down at the resync the purge brings", async () => {
     const store = createMemoryStore()
@@ -307,11 +312,7 @@ describe('§10 an ask purged before a seam heard it settle', () => {
     const shown = await provider.call(0)
     await settle()
     const askId = shown.request.askId
-    await store.settle(
-      askId,
-      { status: 'rejected', error: { code: 'ASK_CANCELLED', message: 'no' } },
-      Date.now(),
-    )
+    await store.settle(askId, cancelled('no'), Date.now())
     await settle()
     expect(shown.request.signal.aborted).toBe(false)
     expect(await store.purge({ settledBefore: Date.now() + 1 })).toBe(1)
@@ -332,13 +333,9 @@ describe('§10 an ask purged before a seam heard it settle', () => {
     const kept = outcomeOf(worker.ask({ questions, key: 'kept' }))
     const [first, second] = [await provider.call(0), await provider.call(1)]
     await settle()
-    const cancel = (message: string) => ({
-      status: 'rejected' as const,
-      error: { code: 'ASK_CANCELLED' as const, message },
-    })
-    await store.settle(first.request.askId, cancel('first'), Date.now())
+    await store.settle(first.request.askId, cancelled('first'), Date.now())
     await vi.advanceTimersByTimeAsync(10)
-    await store.settle(second.request.askId, cancel('second'), Date.now())
+    await store.settle(second.request.askId, cancelled('second'), Date.now())
     await settle()
     expect(second.request.signal.aborted).toBe(false)
     expect(await store.purge({ settledBefore: Date.now() - 5 })).toBe(1)
@@ -365,13 +362,9 @@ describe('§10 an ask purged before a seam heard it settle', () => {
     const keys = ['read-fails', 'purged-first', 'purged-next']
     const [asked, first, next] = keys.map((key) => outcomeOf(seam.ask({ questions, key })))
     const shown = await Promise.all(keys.map((_, index) => provider.call(index)))
-    const cancel = (message: string) => ({
-      status: 'rejected' as const,
-      error: { code: 'ASK_CANCELLED' as const, message },
-    })
     // Settled 10 ms apart, oldest first: purged-first, purged-next, read-fails.
     for (const index of [1, 2, 0]) {
-      await store.settle(shown[index]!.request.askId, cancel(keys[index]!), Date.now())
+      await store.settle(shown[index]!.request.askId, cancelled(keys[index]!), Date.now())
       await vi.advanceTimersByTimeAsync(10)
     }
     await store.purge({ settledBefore: Date.now() - 25 })
@@ -393,11 +386,7 @@ describe('§10 an ask purged before a seam heard it settle', () => {
     await settle()
     const asked = outcomeOf(seam.ask({ questions, key: 'own-purged' }))
     const shown = await provider.call(0)
-    await store.settle(
-      shown.request.askId,
-      { status: 'rejected', error: { code: 'ASK_CANCELLED', message: 'elsewhere' } },
-      Date.now(),
-    )
+    await store.settle(shown.request.askId, cancelled('elsewhere'), Date.now())
     await settle()
     expect(asked.settled).toBe(false)
     await store.purge({ settledBefore: Date.now() + 1 })

@@ -1,0 +1,83 @@
+import type fc from 'fast-check'
+import { expect } from 'vitest'
+import { UserQuestionError } from '../../src/protocol/index.js'
+import type { AskUserQuestionAnswer } from '../../src/protocol/index.js'
+import type { AskRecord } from '../../src/protocol/store/index.js'
+
+/*
+ * What the seam property suites (seam-fleet-suite.ts, seam-votes-suite.ts)
+ * share: the callers they start on their seams, how what a caller got is
+ * checked against the store's row, and the check run after every command.
+ */
+
+/** One caller of a property run: the seam it asked, the ask it waits on, what it got. */
+export interface PropertyCaller {
+  seam: number
+  askId: string | undefined
+  controller: AbortController
+  result: { value?: AskUserQuestionAnswer; error?: UserQuestionError } | undefined
+  /** Set when the model knows this caller's ending without the store (its own abort, a close). */
+  expectCode: string | undefined
+}
+
+/**
+ * Asks through `ask` on behalf of a new caller of `seam`, added to `callers`:
+ * its signal is the caller's, and what its promise ends with is its result.
+ */
+export function startCaller(
+  callers: PropertyCaller[],
+  seam: number,
+  ask: (signal: AbortSignal) => Promise<AskUserQuestionAnswer>,
+): PropertyCaller {
+  const caller: PropertyCaller = {
+    seam,
+    askId: undefined,
+    controller: new AbortController(),
+    result: undefined,
+    expectCode: undefined,
+  }
+  callers.push(caller)
+  ask(caller.controller.signal).then(
+    (value) => (caller.result = { value }),
+    (error: unknown) => (caller.result = { error: error as UserQuestionError }),
+  )
+  return caller
+}
+
+/**
+ * What a caller got agrees with its ask's row: a caller still waits only
+ * while the row is pending, and one that settled got the row's outcome (the
+ * answer, or an error with its code and message), unless the model knows its
+ * ending without the store.
+ */
+export function expectCallerAgrees(caller: PropertyCaller, stored: AskRecord | undefined): void {
+  if (caller.result === undefined) {
+    if (caller.expectCode === undefined)
+      expect(stored?.state, `the caller of ${caller.askId} is told`).not.toBe('settled')
+    return
+  }
+  if (caller.expectCode !== undefined && caller.result.error?.code === caller.expectCode) return
+  const outcome = stored?.outcome
+  expect(outcome, `caller of ${caller.askId} settled, so the store has an outcome`).toBeDefined()
+  if (outcome!.status === 'answered') expect(caller.result.value).toEqual(outcome!.answer)
+  else {
+    expect(caller.result.error).toBeInstanceOf(UserQuestionError)
+    expect(caller.result.error?.code).toBe(outcome!.error.code)
+    expect(caller.result.error?.message).toBe(outcome!.error.message)
+  }
+}
+
+/** `command`, followed by the suite's `compare` of its model with the real seams and store. */
+export function comparedAfter<Model extends object, Real>(
+  command: fc.AsyncCommand<Model, Real>,
+  compare: (model: Model, real: Real) => Promise<void>,
+): fc.AsyncCommand<Model, Real> {
+  return {
+    check: (model) => command.check(model),
+    run: async (model, real) => {
+      await command.run(model, real)
+      await compare(model, real)
+    },
+    toString: () => command.toString(),
+  }
+}
