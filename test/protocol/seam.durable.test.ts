@@ -152,6 +152,25 @@ describe('§10 deadlines of another seam’s asks', () => {
     expect(watcher.pending().map(({ askId }) => askId)).toEqual([byKey.get('open')!.askId])
   })
 
+  it('a seam that starts after another seam’s ask is overdue never shows it, and ends it ASK_TIMEOUT at once', async () => {
+    const store = createMemoryStore()
+    await store.admit({
+      askId: 'overdue',
+      key: 'left-behind',
+      questions,
+      ownerSeamId: 'a process long gone',
+      startedAt: Date.now() - 10_000,
+      deadline: Date.now() - 1_000,
+    })
+    const { provider } = presentingOn(store)
+    await settle()
+    expect(provider.calls).toHaveLength(0)
+    expect((await store.get('overdue'))?.outcome).toMatchObject({
+      status: 'rejected',
+      error: { code: 'ASK_TIMEOUT' },
+    })
+  })
+
   it('no sweep stays armed once the last of another seam’s asks has ended', async () => {
     const { worker, console_, there } = await fleetWithConsole()
     const asked = worker.ask({ questions, timeoutMs: 60_000 })
