@@ -1,4 +1,5 @@
 import { seamFleetSuite } from './seam-fleet-suite.js'
+import { inProcess } from './run-store.js'
 import { sqliteStorePerRun } from './sqlite-property-store.js'
 
-seamFleetSuite('SQLite store', sqliteStorePerRun())
+seamFleetSuite('SQLite store', inProcess(sqliteStorePerRun()))
