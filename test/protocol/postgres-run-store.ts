@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
-import type { AskRecord } from '../../src/protocol/store/index.js'
 import { createPostgresStore } from '../../src/stores/postgres/index.js'
 import { freshSchema } from '../support/postgres.js'
 import { settle } from '../support/settle.js'
@@ -29,19 +28,30 @@ export async function postgresRunStore(): Promise<RunStore> {
   await store.pending() // the store's tables exist from here on
   const reader = new pg.Client({ connectionString: schema.url })
   await reader.connect()
+  const rows = async () =>
+    (
+      await reader.query<{ ask_id: string; state: string }>(
+        'SELECT ask_id, state FROM askseam_asks',
+      )
+    ).rows
   /** Each ask's state as the change feed last told it. */
-  const told = new Map<string, AskRecord['state']>()
+  const told = new Map<string, string>()
+  let listening!: () => void
+  const listens = new Promise<void>((resolve) => (listening = resolve))
   const unwatch = store.watch((change) => {
-    if (change.type === 'ask.admitted' || change.type === 'ask.settled')
+    if (change.type === 'ask.admitted' || change.type === 'ask.settled') {
       told.set(change.record.askId, change.record.state)
+    } else if (change.type === 'resync') {
+      // The LISTEN took effect (the first time, or again): the seams reread
+      // every pending ask now, so they know each row as it stands.
+      listening()
+      void rows().then((all) => all.forEach((row) => told.set(row.ask_id, row.state)))
+    }
   })
+  // Asked before the LISTEN takes effect, an ask would be known only through a resync.
+  await listens
   const busy = () => pool.totalCount - pool.idleCount + pool.waitingCount > 0
-  const feedHasTold = async () => {
-    const { rows } = await reader.query<{ ask_id: string; state: string }>(
-      'SELECT ask_id, state FROM askseam_asks',
-    )
-    return rows.every((row) => told.get(row.ask_id) === row.state)
-  }
+  const feedHasTold = async () => (await rows()).every((row) => told.get(row.ask_id) === row.state)
   return {
     store,
     async settle() {

@@ -1,3 +1,4 @@
+import { vi } from 'vitest'
 import type { AskStore } from '../../src/protocol/index.js'
 import { settle } from '../support/settle.js'
 
@@ -21,5 +22,34 @@ export function inProcess(open: () => AskStore): () => Promise<RunStore> {
   return async () => {
     const store = open()
     return { store, settle, release: () => {}, dispose: () => store.close() }
+  }
+}
+
+/**
+ * How far ahead of the real clock a run's fake clock starts: a database that
+ * checks deadlines by its own clock (Postgres) never finds one passed before
+ * the seams do. The properties are about the seams' agreement; the
+ * database's own deadline check has its tests beside the store.
+ */
+const AHEAD_MS = 3_600_000
+
+/** Starts a run's fake clock afresh: no timers, {@link AHEAD_MS} past the real time it was installed at. */
+export function restartClock(): void {
+  vi.clearAllTimers() // which also puts the fake clock back to when it was installed
+  vi.setSystemTime(Date.now() + AHEAD_MS)
+}
+
+/**
+ * The clock moves in steps no longer than the shortest deadline the
+ * properties ask, the seams settling after each: a store's I/O takes no time
+ * on this clock, as it takes little beside real deadlines.
+ */
+const STEP_MS = 250
+
+/** Moves the fake clock `ms` forward in steps, `settle` after each. */
+export async function advance(ms: number, settle: RunStore['settle']): Promise<void> {
+  for (let left = ms; left > 0; left -= STEP_MS) {
+    await vi.advanceTimersByTimeAsync(Math.min(STEP_MS, left))
+    await settle()
   }
 }

@@ -15,6 +15,7 @@ import type { ControllableProvider } from '../support/controllable-provider.js'
 import { runs } from '../support/runs.js'
 import { comparedAfter, expectCallerAgrees, startCaller } from './property-callers.js'
 import type { PropertyCaller } from './property-callers.js'
+import { advance, restartClock } from './run-store.js'
 import type { RunStore } from './run-store.js'
 
 /**
@@ -127,21 +128,11 @@ class Abort implements fc.AsyncCommand<Model, Real> {
   toString = () => `abort(#${this.pick})`
 }
 
-/**
- * The clock moves in steps no longer than the shortest deadline asked, the
- * seams settling after each: a store's I/O takes no time on this clock, as
- * it takes little beside real deadlines.
- */
-const STEP_MS = 250
-
 class Advance implements fc.AsyncCommand<Model, Real> {
   constructor(readonly ms: number) {}
   check = () => true
   async run(_model: Model, real: Real) {
-    for (let left = this.ms; left > 0; left -= STEP_MS) {
-      await vi.advanceTimersByTimeAsync(Math.min(STEP_MS, left))
-      await real.settle()
-    }
+    await advance(this.ms, real.settle)
   }
   toString = () => `advance(${this.ms})`
 }
@@ -235,14 +226,6 @@ const commands = fc.commands(
   { maxCommands: 30 },
 )
 
-/**
- * Where the seams' clock starts, ahead of the real one: a database that
- * checks deadlines by its own clock (Postgres) never finds one passed
- * before the seams do. The property is about the seams' agreement; the
- * database's own deadline check has its tests beside the store.
- */
-const AHEAD_MS = 3_600_000
-
 /** The fleet property on the store `openStore` opens afresh for every run. */
 export function seamFleetSuite(
   storeName: string,
@@ -250,9 +233,7 @@ export function seamFleetSuite(
   wantedRuns = RUNS,
 ): void {
   describe(`seams sharing one store against a reference model (${storeName})`, () => {
-    let start = 0
     beforeEach(() => {
-      start = Date.now() + AHEAD_MS
       vi.useFakeTimers({
         toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
       })
@@ -267,9 +248,7 @@ export function seamFleetSuite(
       const numRuns = runs(wantedRuns)
       await fc.assert(
         fc.asyncProperty(commands, async (cmds) => {
-          // In this order: clearing the timers also resets the fake clock to when it was installed.
-          vi.clearAllTimers()
-          vi.setSystemTime(start)
+          restartClock()
           const { store, settle, release, dispose } = await openStore()
           try {
             const providers = [

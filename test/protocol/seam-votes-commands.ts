@@ -1,9 +1,9 @@
 import type fc from 'fast-check'
-import { expect, vi } from 'vitest'
+import { expect } from 'vitest'
 import type { Responder } from '../../src/protocol/index.js'
 import { dropSeamForTesting } from '../../src/protocol/seam.js'
 import { isReplayedOutcome } from '../../src/vocabulary/index.js'
-import { settle } from '../support/settle.js'
+import { advance } from './run-store.js'
 import { startCaller } from './property-callers.js'
 import type { PropertyCaller } from './property-callers.js'
 import {
@@ -48,7 +48,7 @@ class Ask implements fc.AsyncCommand<Model, Real> {
         ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }),
       }),
     )
-    await settle()
+    await real.settle()
     const admittedNow = (await real.store.pending()).filter(
       (each) => !before.has(each.askId) && !model.asks.has(each.askId),
     )
@@ -255,9 +255,8 @@ export class Together implements fc.AsyncCommand<Model, Real> {
 export class Advance implements fc.AsyncCommand<Model, Real> {
   constructor(readonly ms: number) {}
   check = () => true
-  async run() {
-    await vi.advanceTimersByTimeAsync(this.ms)
-    await settle()
+  async run(_model: Model, real: Real) {
+    await advance(this.ms, real.settle)
   }
   toString = () => `advance(${this.ms})`
 }
@@ -272,7 +271,7 @@ export class Close implements fc.AsyncCommand<Model, Real> {
     }
     model.closed.add(this.seam)
     await real.seams[this.seam]!.close()
-    await settle()
+    await real.settle()
   }
   toString = () => `close(seam ${this.seam})`
 }
@@ -283,7 +282,7 @@ export class Crash implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, real: Real) {
     model.crashed.add(this.seam)
     dropSeamForTesting(real.seams[this.seam]!)
-    await settle()
+    await real.settle()
   }
   toString = () => `crash(seam ${this.seam})`
 }

@@ -1,6 +1,7 @@
 import { expect } from 'vitest'
 import { UserQuestionError } from '../../src/protocol/index.js'
 import type {
+  AskHistory,
   AskOutcome,
   AskStore,
   AskUserQuestionAnswer,
@@ -10,8 +11,8 @@ import type {
   UserQuestions,
 } from '../../src/protocol/index.js'
 import type { ControllableProvider, ProviderCall } from '../support/controllable-provider.js'
-import { settle } from '../support/settle.js'
 import type { PropertyCaller } from './property-callers.js'
+import type { RunStore } from './run-store.js'
 
 /*
  * The reference model of seam-votes-suite.ts: plan reviews that count
@@ -104,6 +105,8 @@ export interface Model {
 
 export interface Real {
   store: AskStore
+  /** Waits until the seams have done what they can without the clock moving. */
+  settle: RunStore['settle']
   seams: UserQuestions[]
   providers: ControllableProvider[]
 }
@@ -210,11 +213,11 @@ export async function answer(model: Model, real: Real, answers: readonly Given[]
   for (const { call, person, how } of answers) {
     call.resolve(person === undefined ? answerOf(how) : { ...answerOf(how), by: person })
   }
-  await settle()
+  await real.settle()
   const [record] = await real.store.history({ askId })
-  const recorded = (record?.events ?? [])
-    .filter((event) => event.type === 'vote')
-    .map((event) => event.by?.id)
+  const events = record?.events ?? []
+  const recorded = events.filter((event) => event.type === 'vote').map((event) => event.by?.id)
+  const refusals = refusalsOf(events)
   const orders =
     answers.length === 1
       ? [[0]]
@@ -227,7 +230,11 @@ export async function answer(model: Model, real: Real, answers: readonly Given[]
     const expected: Expected[] = []
     for (const index of order) expected[index] = predict(after, open, answers[index]!)
     const fit = told.every((each, index) => fits(each, expected[index]!))
-    return { order, after, expected, fit: fit && isEqual(after.votes, recorded) }
+    // The record tells the orders apart where the verdicts do not: a veto and a
+    // repeat approval at once leave the repeat refused either way, but recorded
+    // as already-voted only when it came first.
+    const agrees = isEqual(after.votes, recorded) && isEqual([...after.refusals].sort(), refusals)
+    return { order, after, expected, fit: fit && agrees }
   })
   const context = answers
     .map(({ console, person, how }) => `${whoOf(person)} ${how} on console ${console}`)
@@ -278,6 +285,13 @@ export async function answer(model: Model, real: Real, answers: readonly Given[]
     count(model, ask.decided === undefined ? 'answered at once' : 'settled at once')
   }
 }
+
+/** The refusals an ask's record holds, as `who:reason`, sorted. */
+export const refusalsOf = (events: AskHistory['events']) =>
+  events
+    .filter((event) => event.type === 'refused')
+    .map((event) => `${event.by?.id ?? 'nobody'}:${String(event.detail?.reason)}`)
+    .sort()
 
 /** A verdict as the failure message shows it: its status, and a refusal's reason. */
 const verdictOf = (told: ProviderSettlement | undefined) =>

@@ -1,4 +1,5 @@
 import { createMemoryStore } from '../../src/protocol/index.js'
+import { inProcess } from './run-store.js'
 import { seamVotesSuite } from './seam-votes-suite.js'
 
-seamVotesSuite('memory store', createMemoryStore)
+seamVotesSuite('memory store', inProcess(createMemoryStore))

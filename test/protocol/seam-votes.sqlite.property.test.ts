@@ -1,4 +1,5 @@
+import { inProcess } from './run-store.js'
 import { seamVotesSuite } from './seam-votes-suite.js'
 import { sqliteStorePerRun } from './sqlite-property-store.js'
 
-seamVotesSuite('SQLite store', sqliteStorePerRun())
+seamVotesSuite('SQLite store', inProcess(sqliteStorePerRun()))
