@@ -3,6 +3,7 @@ import { UserQuestionError, createMemoryStore, validateAnswer } from '../../src/
 import type { AskStore, ProviderRequest } from '../../src/protocol/index.js'
 import { MAX_RETRY_DELAY_MS } from '../../src/machines/index.js'
 import { createControllableProvider, skipAll, thrownBy } from '../support/controllable-provider.js'
+import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
 import {
   answer,
@@ -95,6 +96,65 @@ describe('§10 one console for a fleet', () => {
     there.last().resolve(answer)
     await settle()
     expect(asked.value).toEqual(answer)
+  })
+
+  it('a console whose provider is disposed takes another seam’s ask down there alone: the ask stays pending where it is shown', async () => {
+    const { worker, console_ } = fleet()
+    const here = createControllableProvider()
+    worker.registerProvider(here)
+    const there = createControllableProvider()
+    const disposeThere = console_.registerProvider(there)
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions }))
+    await settle()
+    const shown = there.last().request
+    disposeThere()
+    await settle()
+    expect(shown.signal.aborted).toBe(true)
+    // Handed over: the ask goes on where another provider shows it.
+    expect((shown.signal.reason as UserQuestionError).details).toEqual({
+      reason: 'provider-disposed',
+      handOver: true,
+    })
+    expect(asked.settled).toBe(false)
+    expect(here.last().request.signal.aborted).toBe(false)
+    here.last().resolve(answer)
+    await settle()
+    expect(asked.value).toEqual(answer)
+  })
+
+  it('close() waits for a commit in flight of an answer given to another seam’s ask', async () => {
+    const holding = holdingStore(createMemoryStore())
+    const worker = seamOn(holding.store)
+    const console_ = seamOn(holding.store)
+    const there = createControllableProvider()
+    console_.registerProvider(there)
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions }))
+    await settle()
+    there.last().resolve(answer)
+    await settle()
+    expect(holding.held.map((write) => write.kind)).toEqual(['settle'])
+    const closed = outcomeOf(console_.close())
+    await settle()
+    expect(closed.settled).toBe(false)
+    await holding.held[0]!.run()
+    await settle()
+    expect(closed.settled).toBe(true)
+    expect(asked.value).toEqual(answer)
+  })
+
+  it('close() resolves once what the seam showed for other seams is taken down', async () => {
+    const { worker, console_, there } = await fleetWithConsole()
+    void worker.ask({ questions }).catch(() => undefined)
+    await settle()
+    const shown = there.last().request
+    await console_.close()
+    expect(shown.signal.aborted).toBe(true)
+    expect((shown.signal.reason as UserQuestionError).details).toEqual({
+      reason: 'provider-disposed',
+      handOver: true,
+    })
   })
 })
 
