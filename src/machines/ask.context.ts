@@ -211,7 +211,6 @@ export function presentationInput(context: AskContext): PresentationInput {
     startedAt: context.startedAt,
     openedAt: Date.now(),
   }
-  if (context.agentId !== undefined) input.agentId = context.agentId
   if (context.deadline !== undefined) input.deadline = context.deadline
   if (context.policy !== undefined) input.policy = context.policy
   return input

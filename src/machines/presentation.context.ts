@@ -28,7 +28,6 @@ export interface PresentationInput {
   askId: string
   /** Validated questions. */
   questions: AskUserQuestionItem[]
-  agentId?: string
   /** When the ask was admitted, epoch milliseconds. */
   startedAt: number
   /** The ask's absolute deadline, epoch milliseconds. */
@@ -43,7 +42,6 @@ export interface PresentationInput {
 export interface PresentationContext {
   askId: string
   questions: AskUserQuestionItem[]
-  agentId: string | undefined
   startedAt: number
   deadline: number | undefined
   openedAt: number

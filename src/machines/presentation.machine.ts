@@ -151,7 +151,6 @@ export const presentationMachine = /* @__PURE__ */ setup({
   context: ({ input }) => ({
     askId: input.askId,
     questions: input.questions,
-    agentId: input.agentId,
     startedAt: input.startedAt,
     deadline: input.deadline,
     openedAt: input.openedAt,

@@ -206,7 +206,6 @@ export function createPresenter(options: PresenterOptions): Presenter {
         questions: record.questions,
         startedAt: record.startedAt,
         openedAt: Date.now(),
-        ...(record.agentId === undefined ? {} : { agentId: record.agentId }),
         ...(record.deadline === undefined ? {} : { deadline: record.deadline }),
         ...(record.policy === undefined ? {} : { policy: record.policy }),
       }

@@ -190,7 +190,6 @@ describe('the ask’s data', () => {
       questions,
       startedAt: 0,
       openedAt: 700,
-      agentId: 'g',
       deadline: 900,
       policy,
     })
