@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { InspectionEvent } from 'xstate'
-import { createUserQuestions } from '../../src/protocol/index.js'
+import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
+import { settle } from '../support/settle.js'
 
 describe('inspect', () => {
   it('reaches the seam and every ask: actor, event and snapshot records', async () => {
@@ -44,5 +45,28 @@ describe('inspect', () => {
         (record.snapshot as { value?: unknown }).value === 'answered',
     )
     expect(answered).toHaveLength(2)
+  })
+})
+
+describe('inspect on a seam presenting another seam’s ask', () => {
+  it('reaches the presentation of that ask too', async () => {
+    const store = createMemoryStore()
+    const records: InspectionEvent[] = []
+    const worker = createUserQuestions({ store })
+    const console_ = createUserQuestions({ store, inspect: (event) => records.push(event) })
+    console_.registerProvider({
+      ask: async ({ questions }) => ({
+        answers: questions.map(({ id }) => ({ id, selected: [] })),
+      }),
+    })
+    await settle() // the worker hears of the console's provider
+    await worker.ask({ questions: [{ id: 'a', question: 'First?' }] })
+    const presentations = records.filter(
+      (record) =>
+        record.type === '@xstate.actor' &&
+        (record.actorRef as { logic?: { id?: string } }).logic?.id === 'presentation',
+    )
+    expect(presentations).toHaveLength(1)
+    await Promise.all([worker.close(), console_.close()])
   })
 })
