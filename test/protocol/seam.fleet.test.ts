@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { UserQuestionError, createMemoryStore, validateAnswer } from '../../src/protocol/index.js'
 import type { AskStore, ProviderRequest } from '../../src/protocol/index.js'
-import { MAX_RETRY_DELAY_MS } from '../../src/machines/index.js'
+import { LEASE_MS, MAX_RETRY_DELAY_MS } from '../../src/machines/index.js'
 import { createControllableProvider, skipAll, thrownBy } from '../support/controllable-provider.js'
 import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
@@ -57,6 +57,24 @@ describe('§10 one console for a fleet', () => {
     expect(await store.leases(Date.now())).toHaveLength(1)
     await settle()
     await expect(worker.ask({ questions })).rejects.toMatchObject({ code: 'NO_PROVIDER' })
+  })
+
+  it('on a durable store a seam renews its lease every heartbeat: long after a first lease would lapse, its provider still counts and presents', async () => {
+    // The memory store, said to outlive the process: the seams take it as durable.
+    const store = Object.create(createMemoryStore(), { processLocal: { value: false } }) as AskStore
+    const worker = seamOn(store)
+    const console_ = seamOn(store)
+    const there = createControllableProvider()
+    console_.registerProvider(there)
+    await settle()
+    await vi.advanceTimersByTimeAsync(LEASE_MS * 4)
+    await settle()
+    const leases = await store.leases(Date.now())
+    expect(leases).toHaveLength(2)
+    for (const lease of leases) expect(lease.expiresAt).toBeGreaterThan(Date.now())
+    void worker.ask({ questions }).catch(() => undefined)
+    await settle()
+    expect(there.calls).toHaveLength(1)
   })
 
   it('the first committed answer wins; the other presentation aborts settled-elsewhere and its late answer is refused', async () => {
