@@ -3,6 +3,7 @@ import { UserQuestionError, createMemoryStore, validateAnswer } from '../../src/
 import type { AskStore, ProviderRequest } from '../../src/protocol/index.js'
 import { LEASE_MS, MAX_RETRY_DELAY_MS } from '../../src/machines/index.js'
 import { createControllableProvider, skipAll, thrownBy } from '../support/controllable-provider.js'
+import { deferred } from '../support/deferred.js'
 import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
 import {
@@ -32,6 +33,46 @@ describe('§10 one console for a fleet', () => {
     await expect(asked).resolves.toEqual(answer)
     await expect(provider.last().request.settlement).resolves.toEqual({ status: 'accepted' })
     expect(console_.pending()).toEqual([])
+  })
+
+  it('a seam admits an ask only after its first lease is written: no other seam can take the asker for dead', async () => {
+    const inner = createMemoryStore()
+    const leaseWritten = deferred()
+    const admitted: string[] = []
+    const store = Object.create(inner) as AskStore
+    store.heartbeat = async (lease) => {
+      await leaseWritten.promise
+      return inner.heartbeat(lease)
+    }
+    store.admit = (record) => {
+      admitted.push(record.askId)
+      return inner.admit(record)
+    }
+    const seam = seamOn(store)
+    seam.registerProvider(createControllableProvider())
+    void seam.ask({ questions }).catch(() => undefined)
+    await settle()
+    expect(admitted).toEqual([])
+    leaseWritten.resolve()
+    await settle()
+    expect(admitted).toHaveLength(1)
+  })
+
+  it('a provider registered after another seam asked is shown that ask at once', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store, { waitForProviderMs: 60_000 })
+    const console_ = seamOn(store)
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions }))
+    await settle()
+    const [listed] = worker.pending()
+    const there = createControllableProvider()
+    console_.registerProvider(there)
+    await settle()
+    expect(there.calls.map((call) => call.request.askId)).toEqual([listed!.askId])
+    there.last().resolve(answer)
+    await settle()
+    expect(asked.value).toEqual(answer)
   })
 
   it('NO_PROVIDER counts a provider on any live seam sharing the store', async () => {
