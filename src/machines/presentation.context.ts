@@ -185,6 +185,22 @@ export function verdictOf(context: PresentationContext): ProviderVerdict {
     : { status: 'accepted', ...by }
 }
 
+/**
+ * What a presentation whose answer is not committed yet is told when its ask
+ * ends: the deadline's timeout says the answer came too late to be kept, not
+ * that nobody answered. Any other ending is told as it is.
+ */
+export function uncommittedEnding(ending: AskRejection): AskRejection {
+  if (ending.error.code !== 'ASK_TIMEOUT') return ending
+  return {
+    status: 'rejected',
+    error: {
+      ...ending.error,
+      message: 'the deadline passed before the answer given could be committed',
+    },
+  }
+}
+
 /** The verdict on an answer refused while the ask stays pending. */
 export function refusalOf(context: PresentationContext, error: AskErrorData): ProviderVerdict {
   return context.responder === undefined

@@ -13,6 +13,7 @@ import {
   refusalOf,
   refusesResponder,
   retryDelay,
+  uncommittedEnding,
   verdictOf,
 } from './presentation.context.js'
 import type {
@@ -138,9 +139,10 @@ export const presentationMachine = /* @__PURE__ */ setup({
       assertEvent(event, 'provider.withdrawn')
       return { withdrawn: true, ending: context.ending ?? event.error }
     }),
+    // The ask ends while the answer's commit is under way or waits to be retried.
     recordYield: assign(({ event }) => {
       assertEvent(event, 'ask.ending')
-      return { yielding: true, ending: event.error }
+      return { yielding: true, ending: uncommittedEnding(event.error) }
     }),
     recordOverdue: assign(({ context }) => ({
       ending: timeoutOutcome(context),
@@ -256,7 +258,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
           after: { retry: 'writing' },
           on: {
             'ask.settled': { target: '#presentation.refused', actions: 'recordSettlement' },
-            'ask.ending': { target: '#presentation.takenDown', actions: 'recordEnding' },
+            'ask.ending': { target: '#presentation.takenDown', actions: 'recordYield' },
             // The human's answer is still committed; only what comes after it needs the provider.
             'provider.withdrawn': { actions: 'recordWithdrawal' },
           },

@@ -283,6 +283,33 @@ describe('presentationMachine: a commit that fails is retried', () => {
     expect(vi.getTimerCount()).toBe(0)
   })
 
+  it.each([
+    ['while the write is under way, which then fails', ['ask.ending', 'commit.failed']],
+    ['while it waits to retry', ['commit.failed', 'ask.ending']],
+  ])(
+    'the deadline reached %s: the provider hears the answer came too late to be kept, not that nobody answered',
+    (_name, order) => {
+      const { actor, effects } = writing()
+      const timeout = timeoutOutcome({ deadline: 60_000, startedAt: 0 })
+      for (const type of order) {
+        actor.send(
+          type === 'ask.ending'
+            ? { type: 'ask.ending', error: timeout }
+            : { type: 'commit.failed' },
+        )
+      }
+      const told: AskRejection = {
+        status: 'rejected',
+        error: {
+          ...timeout.error,
+          message: 'the deadline passed before the answer given could be committed',
+        },
+      }
+      expect(actor.getSnapshot().output).toEqual({ verdict: 'takenDown', ending: told })
+      expect(effects.ended).toEqual([told])
+    },
+  )
+
   it('a settlement committed elsewhere while it waits to retry refuses it', () => {
     const { actor, effects } = writing()
     actor.send({ type: 'commit.failed' })

@@ -256,7 +256,16 @@ describe('§10 store failures', () => {
     const error = asked.error as UserQuestionError
     expect(error.code).toBe('STORE_FAILED')
     expect(error.cause).toBe(failure)
-    await expect(provider.last().request.settlement).resolves.toMatchObject({ status: 'refused' })
+    // The human did answer: the provider hears that the answer came too late to be kept.
+    const { request } = provider.last()
+    const told = await request.settlement
+    expect(told?.status === 'refused' && [told.error.code, told.error.message]).toEqual([
+      'ASK_TIMEOUT',
+      'the deadline passed before the answer given could be committed',
+    ])
+    expect((request.signal.reason as UserQuestionError).message).toBe(
+      'the deadline passed before the answer given could be committed',
+    )
   })
 
   it.each([
