@@ -1,13 +1,15 @@
 import type fc from 'fast-check'
 import { expect } from 'vitest'
 import { UserQuestionError } from '../../src/protocol/index.js'
-import type { AskUserQuestionAnswer } from '../../src/protocol/index.js'
+import type { AskUserQuestionAnswer, UserQuestions } from '../../src/protocol/index.js'
+import { dropSeamForTesting } from '../../src/protocol/seam.js'
 import type { AskRecord } from '../../src/protocol/store/index.js'
 
 /*
  * What the seam property suites (seam-fleet-suite.ts, seam-votes-suite.ts)
  * share: the callers they start on their seams, how what a caller got is
- * checked against the store's row, and the check run after every command.
+ * checked against the store's row, the check run after every command, and
+ * how a seam of theirs is closed or crashed.
  */
 
 /** One caller of a property run: the seam it asked, the ask it waits on, what it got. */
@@ -80,4 +82,32 @@ export function comparedAfter<Model extends object, Real>(
     },
     toString: () => command.toString(),
   }
+}
+
+/** What a suite's model and real seams hold that closing or crashing a seam touches. */
+interface SeamsModel {
+  callers: PropertyCaller[]
+  closed: Set<number>
+  crashed: Set<number>
+}
+interface SeamsReal {
+  seams: UserQuestions[]
+  settle(): Promise<void>
+}
+
+/** Closes seam `seam`: its callers still waiting must get `SEAM_CLOSED`. */
+export async function closeSeam(model: SeamsModel, real: SeamsReal, seam: number): Promise<void> {
+  for (const caller of model.callers) {
+    if (caller.seam === seam && caller.result === undefined) caller.expectCode ??= 'SEAM_CLOSED'
+  }
+  model.closed.add(seam)
+  await real.seams[seam]!.close()
+  await real.settle()
+}
+
+/** Drops seam `seam` as a killed process would: its callers hear nothing more. */
+export async function crashSeam(model: SeamsModel, real: SeamsReal, seam: number): Promise<void> {
+  model.crashed.add(seam)
+  dropSeamForTesting(real.seams[seam]!)
+  await real.settle()
 }

@@ -1,4 +1,4 @@
-import { vi } from 'vitest'
+import { afterEach, beforeEach, vi } from 'vitest'
 import type { AskStore } from '../../src/protocol/index.js'
 import { settle } from '../support/settle.js'
 
@@ -23,6 +23,18 @@ export function inProcess(open: () => AskStore): () => Promise<RunStore> {
     const store = open()
     return { store, settle, release: () => {}, dispose: () => store.close() }
   }
+}
+
+/** Fake timers and `Date` for each test of the calling suite; `setImmediate` stays real, for I/O. */
+export function useFakeClock(): void {
+  beforeEach(() => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+    })
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
 }
 
 /**

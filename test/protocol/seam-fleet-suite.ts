@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events'
 import fc from 'fast-check'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createUserQuestions } from '../../src/protocol/index.js'
 import type {
   AskStore,
@@ -9,13 +9,18 @@ import type {
   UserQuestions,
 } from '../../src/protocol/index.js'
 import { UserQuestionError } from '../../src/protocol/index.js'
-import { dropSeamForTesting } from '../../src/protocol/seam.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
 import type { ControllableProvider } from '../support/controllable-provider.js'
 import { runs } from '../support/runs.js'
-import { comparedAfter, expectCallerAgrees, startCaller } from './property-callers.js'
+import {
+  closeSeam,
+  comparedAfter,
+  crashSeam,
+  expectCallerAgrees,
+  startCaller,
+} from './property-callers.js'
 import type { PropertyCaller } from './property-callers.js'
-import { advance, restartClock } from './run-store.js'
+import { advance, restartClock, useFakeClock } from './run-store.js'
 import type { RunStore } from './run-store.js'
 
 /**
@@ -140,26 +145,14 @@ class Advance implements fc.AsyncCommand<Model, Real> {
 class Close implements fc.AsyncCommand<Model, Real> {
   constructor(readonly seam: number) {}
   check = (model: Model) => live(model, this.seam)
-  async run(model: Model, real: Real) {
-    for (const caller of model.callers) {
-      if (caller.seam === this.seam && caller.result === undefined)
-        caller.expectCode ??= 'SEAM_CLOSED'
-    }
-    model.closed.add(this.seam)
-    await real.seams[this.seam]!.close()
-    await real.settle()
-  }
+  run = (model: Model, real: Real) => closeSeam(model, real, this.seam)
   toString = () => `close(seam ${this.seam})`
 }
 
 class Crash implements fc.AsyncCommand<Model, Real> {
   constructor(readonly seam: number) {}
   check = (model: Model) => live(model, this.seam)
-  async run(model: Model, real: Real) {
-    model.crashed.add(this.seam)
-    dropSeamForTesting(real.seams[this.seam]!)
-    await real.settle()
-  }
+  run = (model: Model, real: Real) => crashSeam(model, real, this.seam)
   toString = () => `crash(seam ${this.seam})`
 }
 
@@ -233,14 +226,7 @@ export function seamFleetSuite(
   wantedRuns = RUNS,
 ): void {
   describe(`seams sharing one store against a reference model (${storeName})`, () => {
-    beforeEach(() => {
-      vi.useFakeTimers({
-        toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
-      })
-    })
-    afterEach(() => {
-      vi.useRealTimers()
-    })
+    useFakeClock()
 
     it('one outcome per ask, the first committed; every live caller gets it; nothing is left', async () => {
       /** What the runs reached, so the property is known to exercise every ending. */
@@ -276,7 +262,7 @@ export function seamFleetSuite(
               [...cmds].map((command) => comparedAfter(command, compare)),
             )
             for (const index of seams.keys()) {
-              if (live(model, index)) await new Close(index).run(model, real)
+              if (live(model, index)) await closeSeam(model, real, index)
             }
             await settle()
             await compare(model, real)

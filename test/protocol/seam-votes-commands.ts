@@ -1,10 +1,9 @@
 import type fc from 'fast-check'
 import { expect } from 'vitest'
 import type { Responder } from '../../src/protocol/index.js'
-import { dropSeamForTesting } from '../../src/protocol/seam.js'
 import { isReplayedOutcome } from '../../src/vocabulary/index.js'
 import { advance } from './run-store.js'
-import { startCaller } from './property-callers.js'
+import { closeSeam, crashSeam, startCaller } from './property-callers.js'
 import type { PropertyCaller } from './property-callers.js'
 import {
   KEY_POLICY,
@@ -264,25 +263,13 @@ export class Advance implements fc.AsyncCommand<Model, Real> {
 export class Close implements fc.AsyncCommand<Model, Real> {
   constructor(readonly seam: number) {}
   check = (model: Model) => live(model, this.seam) && others(model, this.seam)
-  async run(model: Model, real: Real) {
-    for (const caller of model.callers) {
-      if (caller.seam === this.seam && caller.result === undefined)
-        caller.expectCode ??= 'SEAM_CLOSED'
-    }
-    model.closed.add(this.seam)
-    await real.seams[this.seam]!.close()
-    await real.settle()
-  }
+  run = (model: Model, real: Real) => closeSeam(model, real, this.seam)
   toString = () => `close(seam ${this.seam})`
 }
 
 export class Crash implements fc.AsyncCommand<Model, Real> {
   constructor(readonly seam: number) {}
   check = (model: Model) => live(model, this.seam) && others(model, this.seam)
-  async run(model: Model, real: Real) {
-    model.crashed.add(this.seam)
-    dropSeamForTesting(real.seams[this.seam]!)
-    await real.settle()
-  }
+  run = (model: Model, real: Real) => crashSeam(model, real, this.seam)
   toString = () => `crash(seam ${this.seam})`
 }

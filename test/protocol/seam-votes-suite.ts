@@ -1,13 +1,13 @@
 import { getEventListeners } from 'node:events'
 import fc from 'fast-check'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createUserQuestions } from '../../src/protocol/index.js'
 import type { AskHistory } from '../../src/protocol/index.js'
 import { createControllableProvider, track } from '../support/controllable-provider.js'
 import { runs } from '../support/runs.js'
-import { restartClock } from './run-store.js'
+import { restartClock, useFakeClock } from './run-store.js'
 import type { RunStore } from './run-store.js'
-import { comparedAfter, expectCallerAgrees } from './property-callers.js'
+import { closeSeam, comparedAfter, expectCallerAgrees } from './property-callers.js'
 import {
   Advance,
   Answer,
@@ -236,14 +236,7 @@ export function seamVotesSuite(
   wantedRuns = RUNS,
 ): void {
   describe(`approvals counted across seams sharing one store (${storeName})`, () => {
-    beforeEach(() => {
-      vi.useFakeTimers({
-        toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
-      })
-    })
-    afterEach(() => {
-      vi.useRealTimers()
-    })
+    useFakeClock()
 
     // Found by this property with answers at once (RACES_THAT_SETTLE): seam 0's
     // presentation had alice's vote in flight when bob's completing vote, written
@@ -319,14 +312,8 @@ export function seamVotesSuite(
               () => ({ model, real }),
               [...cmds].map((command) => comparedAfter(command, compare)),
             )
-            for (const [index, seam] of seams.entries()) {
-              if (!live(model, index)) continue
-              for (const caller of model.callers) {
-                if (caller.seam === index && caller.result === undefined)
-                  caller.expectCode ??= 'SEAM_CLOSED'
-              }
-              model.closed.add(index)
-              await seam.close()
+            for (const index of seams.keys()) {
+              if (live(model, index)) await closeSeam(model, real, index)
             }
             await settle()
             await compare(model, real)

@@ -331,11 +331,17 @@ describe('§10 an ask purged before a seam heard it settle', () => {
     error: { code: 'ASK_CANCELLED' as const, message },
   })
 
-  it("another seam's ask: the question comes down at the resync the purge brings", async () => {
+  /** A seam that asks, and a console whose store view never hears a settlement (only resyncs). */
+  const workerAndDeafConsole = async () => {
     const store = createMemoryStore()
     const worker = seamOn(store)
     const { provider } = presentingOn(missingSettlements(store))
     await settle()
+    return { store, worker, provider }
+  }
+
+  it("another seam's ask: the question comes down at the resync the purge brings", async () => {
+    const { store, worker, provider } = await workerAndDeafConsole()
     const asked = outcomeOf(worker.ask({ questions, key: 'purged' }))
     const shown = await provider.call(0)
     await settle()
@@ -353,10 +359,7 @@ describe('§10 an ask purged before a seam heard it settle', () => {
   })
 
   it('an ask settled but not purged, whose settlement the feed lost, ends at the same resync', async () => {
-    const store = createMemoryStore()
-    const worker = seamOn(store)
-    const { provider } = presentingOn(missingSettlements(store))
-    await settle()
+    const { store, worker, provider } = await workerAndDeafConsole()
     const purged = outcomeOf(worker.ask({ questions, key: 'purged' }))
     const kept = outcomeOf(worker.ask({ questions, key: 'kept' }))
     const [first, second] = [await provider.call(0), await provider.call(1)]
