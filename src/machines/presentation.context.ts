@@ -4,6 +4,7 @@ import {
   readResponder,
   validateAnswer,
   errorData,
+  presentationEnding,
   UserQuestionError,
 } from '../vocabulary/index.js'
 import type {
@@ -46,7 +47,10 @@ export interface PresentationContext {
   deadline: number | undefined
   openedAt: number
   policy: AskPolicy | undefined
-  /** What the provider settled with, as offered to the store. */
+  /**
+   * What the provider settled with, offered to the store and not yet taken:
+   * none once a vote is counted or the answer is refused while the ask goes on.
+   */
   proposal: AskOutcome | undefined
   /** Who gave the proposal, as the provider named them. */
   responder: Responder | undefined
@@ -199,6 +203,16 @@ export function uncommittedEnding(ending: AskRejection): AskRejection {
       message: 'the deadline passed before the answer given could be committed',
     },
   }
+}
+
+/**
+ * What a presentation refused by another outcome tells its provider: an
+ * answer of its own that was given but not committed hears that the deadline
+ * came first (see {@link uncommittedEnding}), not that nobody answered.
+ */
+export function refusedEnding(context: PresentationContext): AskRejection {
+  const ending = presentationEnding(context.outcome as AskOutcome)
+  return context.proposal === undefined ? ending : uncommittedEnding(ending)
 }
 
 /** The verdict on an answer refused while the ask stays pending. */

@@ -1,16 +1,12 @@
 import { assertEvent, assign, raise, setup } from 'xstate'
-import {
-  alreadyVoted,
-  forbiddenAnswer,
-  presentationEnding,
-  timeoutOutcome,
-} from '../vocabulary/index.js'
+import { alreadyVoted, forbiddenAnswer, timeoutOutcome } from '../vocabulary/index.js'
 import type { AskOutcome, AskRejection } from '../vocabulary/index.js'
 import {
   answerProposal,
   approvalsOf,
   isVote,
   refusalOf,
+  refusedEnding,
   refusesResponder,
   retryDelay,
   uncommittedEnding,
@@ -124,9 +120,12 @@ export const presentationMachine = /* @__PURE__ */ setup({
     recordFailedCommit: assign(({ context }) => ({ attempts: context.attempts + 1 })),
     recordVotes: assign(({ event }) => {
       assertEvent(event, ['vote.counted', 'vote.already'])
-      return { given: event.given, attempts: 0 }
+      return { given: event.given, attempts: 0, proposal: undefined }
     }),
-    recordRefusal: assign(({ context }) => ({ refusals: context.refusals + 1 })),
+    recordRefusal: assign(({ context }) => ({
+      refusals: context.refusals + 1,
+      proposal: undefined,
+    })),
     recordSettlement: assign(({ event }) => {
       assertEvent(event, 'ask.settled')
       return { outcome: event.outcome }
@@ -283,7 +282,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
       type: 'final',
       entry: {
         type: 'endPresentation',
-        params: ({ context }) => ({ error: presentationEnding(context.outcome as AskOutcome) }),
+        params: ({ context }) => ({ error: refusedEnding(context) }),
       },
     },
     takenDown: {

@@ -100,7 +100,13 @@ describe('askMachine: a local ending and the presentation take turns', () => {
     tellPresentation(actor, { type: 'commit.done', outcome: timeout, won: false })
     expect(actor.getSnapshot().value).toBe('timedOut')
     expect(effects.offered).toEqual([])
-    expect(effects.ended).toEqual([timeout.error])
+    // The provider gave its answer: it hears that the deadline came first, not that nobody answered.
+    expect(effects.ended).toEqual([
+      {
+        ...timeout.error,
+        message: 'the deadline passed before the answer given could be committed',
+      },
+    ])
   })
 
   it('a settlement elsewhere reaches the presentation; one committed elsewhere while it writes waits for its write', () => {

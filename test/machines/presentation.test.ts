@@ -20,6 +20,7 @@ import {
 import type { AskOutcome, AskRejection } from '../../src/vocabulary/index.js'
 import { createControllableProvider, track } from '../support/controllable-provider.js'
 import { holdingStore } from '../support/holding-store.js'
+import { planReview } from '../support/plan-review.js'
 import { settle } from '../support/settle.js'
 
 const questions = [
@@ -36,6 +37,15 @@ const answered: AskOutcome = { status: 'answered', answer }
 const cancelled: AskRejection = {
   status: 'rejected',
   error: { code: 'ASK_CANCELLED', message: 'dismissed' },
+}
+const timeout = timeoutOutcome({ deadline: 60_000, startedAt: 0 })
+/** What a provider whose answer was given but not committed hears of the timeout. */
+const tooLate: AskRejection = {
+  status: 'rejected',
+  error: {
+    ...timeout.error,
+    message: 'the deadline passed before the answer given could be committed',
+  },
 }
 
 /** A presentation of ask `a1`, opened at 0 with its deadline at 60 s (`deadline: null`: none). */
@@ -200,11 +210,8 @@ describe('presentationMachine: the provider’s settlement committed', () => {
   it.each<[string, AskOutcome, AskRejection]>([
     ['an answer', { status: 'answered', answer }, settledElsewhereOutcome()],
     ['a cancel', cancelled, settledElsewhereOutcome()],
-    [
-      'a timeout',
-      timeoutOutcome({ deadline: 60_000, startedAt: 0 }),
-      timeoutOutcome({ deadline: 60_000, startedAt: 0 }),
-    ],
+    // The answer was given, and the deadline came first: not "nobody answered".
+    ['a timeout', timeout, tooLate],
     ['a closed seam', seamClosedOutcome(), seamClosedOutcome()],
     ['a dead owner', ownerGoneOutcome(), ownerGoneOutcome()],
     ['a caller’s abort', callerAbortOutcome(), callerAbortOutcome()],
@@ -290,7 +297,6 @@ describe('presentationMachine: a commit that fails is retried', () => {
     'the deadline reached %s: the provider hears the answer came too late to be kept, not that nobody answered',
     (_name, order) => {
       const { actor, effects } = writing()
-      const timeout = timeoutOutcome({ deadline: 60_000, startedAt: 0 })
       for (const type of order) {
         actor.send(
           type === 'ask.ending'
@@ -298,15 +304,27 @@ describe('presentationMachine: a commit that fails is retried', () => {
             : { type: 'commit.failed' },
         )
       }
-      const told: AskRejection = {
-        status: 'rejected',
-        error: {
-          ...timeout.error,
-          message: 'the deadline passed before the answer given could be committed',
-        },
+      expect(actor.getSnapshot().output).toEqual({ verdict: 'takenDown', ending: tooLate })
+      expect(effects.ended).toEqual([tooLate])
+    },
+  )
+
+  it.each([
+    ['while it waits to retry', ['commit.failed', 'ask.settled']],
+    ['while the write is under way, which then fails', ['ask.settled', 'commit.failed']],
+  ])(
+    'another seam commits the timeout %s: the provider hears the answer came too late, not that nobody answered',
+    (_name, order) => {
+      const { actor, effects } = writing()
+      for (const type of order) {
+        actor.send(
+          type === 'ask.settled'
+            ? { type: 'ask.settled', outcome: timeout }
+            : { type: 'commit.failed' },
+        )
       }
-      expect(actor.getSnapshot().output).toEqual({ verdict: 'takenDown', ending: told })
-      expect(effects.ended).toEqual([told])
+      expect(actor.getSnapshot().output).toEqual({ verdict: 'refused', outcome: timeout })
+      expect(effects.ended).toEqual([tooLate])
     },
   )
 
@@ -387,11 +405,7 @@ describe('presentationMachine: what reaches it while it writes', () => {
 describe('presentationMachine: what reaches it while the provider thinks', () => {
   it.each<[string, AskOutcome, AskRejection]>([
     ['an answer', answered, settledElsewhereOutcome()],
-    [
-      'a timeout',
-      timeoutOutcome({ deadline: 60_000, startedAt: 0 }),
-      timeoutOutcome({ deadline: 60_000, startedAt: 0 }),
-    ],
+    ['a timeout', timeout, timeout],
   ])('%s committed elsewhere refuses it with its ending', (_name, outcome, ending) => {
     const { actor, effects } = presenting()
     actor.send({ type: 'ask.settled', outcome })
@@ -482,5 +496,29 @@ describe('presentationMachine: refusals of who answered', () => {
     expect(actor.getSnapshot().context.refusals).toBe(2)
     expect(effects.offered).toEqual([])
     actor.stop()
+  })
+  it('an answer refused for who gave it is no answer to keep: the timeout then committed elsewhere is told as it is', () => {
+    const { actor, effects } = presenting({ policy: { answerers: ['bob'] } })
+    actor.send({ type: 'provider.answered', answer })
+    expect(actor.getSnapshot().value).toBe('pausing')
+    actor.send({ type: 'ask.settled', outcome: timeout })
+    expect(actor.getSnapshot().output).toEqual({ verdict: 'refused', outcome: timeout })
+    expect(effects.ended).toEqual([timeout])
+  })
+
+  it('an approval counted is kept: the timeout then committed elsewhere is told as it is', () => {
+    const plan = planReview() as unknown as PresentationInput['questions'][number]
+    const ann = { id: 'ann', via: 'console' }
+    const { actor, effects } = presenting({ questions: [plan], policy: { approvals: 2 } })
+    actor.send({
+      type: 'provider.answered',
+      answer: { answers: [{ id: 'plan', selected: ['Approve'] }], by: ann },
+    })
+    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
+    actor.send({ type: 'vote.counted', given: [ann] })
+    expect(actor.getSnapshot().value).toBe('presenting')
+    actor.send({ type: 'ask.settled', outcome: timeout })
+    expect(actor.getSnapshot().output).toEqual({ verdict: 'refused', outcome: timeout })
+    expect(effects.ended).toEqual([timeout])
   })
 })

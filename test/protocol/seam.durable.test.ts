@@ -268,6 +268,28 @@ describe('§10 store failures', () => {
     )
   })
 
+  it('an answer waiting to be retried when another seam commits the timeout: its provider hears the answer came too late', async () => {
+    const shared = createMemoryStore()
+    // The console's writes fail (a lock held elsewhere); the worker's own still go through.
+    const locked: AskStore = Object.create(shared) as AskStore
+    locked.settle = () => Promise.reject(new Error('database is locked'))
+    const worker = seamOn(shared, { waitForProviderMs: 60_000 })
+    const { provider } = presentingOn(locked)
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions, timeoutMs: 30_000 }))
+    await vi.waitFor(() => expect(provider.calls).toHaveLength(1))
+    provider.last().resolve(answer)
+    await settle()
+    await vi.advanceTimersByTimeAsync(30_000)
+    await settle()
+    expect((asked.error as UserQuestionError).code).toBe('ASK_TIMEOUT')
+    const told = await provider.last().request.settlement
+    expect(told?.status === 'refused' && [told.error.code, told.error.message]).toEqual([
+      'ASK_TIMEOUT',
+      'the deadline passed before the answer given could be committed',
+    ])
+  })
+
   it.each([
     [
       'neither admitted nor existing',
