@@ -256,6 +256,25 @@ describe('§4 callers of one keyed ask', () => {
     provider.last().resolve(answer)
     await expect(second).resolves.toEqual(answer)
   })
+
+  it('one that joined later and aborts leaves alone too; the first still gets the answer', async () => {
+    const { seam, provider } = presentingOn(createMemoryStore())
+    const first = seam.ask({ questions, key: 'two' })
+    const leaving = new AbortController()
+    const later = track(seam.ask({ questions, key: 'two', signal: leaving.signal }))
+    await settle()
+    leaving.abort('changed my mind')
+    await settle()
+    const left = later.settlement
+    expect(left.status).toBe('rejected')
+    const error = (left as { reason: UserQuestionError }).reason
+    expect(error.code).toBe('ASK_ABORTED')
+    expect(error.cause).toBe('changed my mind')
+    expect(provider.last().request.signal?.aborted).toBe(false)
+    expect(abortListeners(leaving.signal)).toBe(0)
+    provider.last().resolve(answer)
+    await expect(first).resolves.toEqual(answer)
+  })
 })
 
 describe('§4 a dropped seam', () => {

@@ -38,6 +38,14 @@ describe('§4 provider errors: safeProviderError', () => {
     expect(safe.cause).toBe(error)
   })
 
+  it('a code that stops being a string is PROVIDER_FAILED, even one that reads as a known code', () => {
+    const error = lyingError('code', 'ASK_CANCELLED', () => ({ toString: () => 'ASK_CANCELLED' }))
+    const safe = safeProviderError(error)
+    expect(safe.code).toBe('PROVIDER_FAILED')
+    expect(safe.message).toBe('The question provider failed: the human left')
+    expect(safe.cause).toBe(error)
+  })
+
   it('a message that stops being a string is PROVIDER_FAILED with the plain message', () => {
     const error = lyingError('message', 'the human left', () => 42)
     const safe = safeProviderError(error)
@@ -48,6 +56,16 @@ describe('§4 provider errors: safeProviderError', () => {
 
   it('details that stop being an object are dropped, the code and message kept', () => {
     const error = lyingError('details', { reason: 'closed-tab' }, () => 'not details')
+    const safe = safeProviderError(error)
+    expect(safe).not.toBe(error)
+    expect(safe.code).toBe('ASK_CANCELLED')
+    expect(safe.message).toBe('the human left')
+    expect(safe.details).toBeUndefined()
+    expect(safe.cause).toBe(error)
+  })
+
+  it('details that become null are dropped, the code and message kept', () => {
+    const error = lyingError('details', { reason: 'closed-tab' }, () => null)
     const safe = safeProviderError(error)
     expect(safe).not.toBe(error)
     expect(safe.code).toBe('ASK_CANCELLED')
@@ -133,16 +151,23 @@ describe('§4 the provider call: callProvider', () => {
     expect(handed).toBe(0)
   })
 
-  it('a provider that returns no promise is PROVIDER_FAILED with the rule it broke', async () => {
-    const answered: Promise<unknown>[] = []
-    callProvider({ ask: () => 'not a promise' as never }, subject, (answer) =>
-      answered.push(answer.catch((rejected: unknown) => rejected)),
-    )
-    await settle()
-    const error = await answered[0]
-    expect(error).toBeInstanceOf(UserQuestionError)
-    expect(error).toMatchObject({ code: 'PROVIDER_FAILED', details: { rule: 'returns-promise' } })
-  })
+  it.each([
+    ['a string', 'not a promise'],
+    ['null', null],
+    ['nothing', undefined],
+  ])(
+    'a provider that returns %s instead of a promise is PROVIDER_FAILED with the rule it broke',
+    async (_name, returned) => {
+      const answered: Promise<unknown>[] = []
+      callProvider({ ask: () => returned as never }, subject, (answer) =>
+        answered.push(answer.catch((rejected: unknown) => rejected)),
+      )
+      await settle()
+      const error = await answered[0]
+      expect(error).toBeInstanceOf(UserQuestionError)
+      expect(error).toMatchObject({ code: 'PROVIDER_FAILED', details: { rule: 'returns-promise' } })
+    },
+  )
 
   it('a provider that throws at once rejects the answer with a safe error', async () => {
     const answered: Promise<unknown>[] = []
@@ -228,6 +253,17 @@ describe('§4 §12 the live calls of presented asks', () => {
     expect(earlier.controller.signal.aborted).toBe(false)
     expect(last.controller.signal.aborted).toBe(false)
     expect(last.told).toEqual([{ status: 'accepted' }])
+  })
+
+  it('a verdict for an ask with no call open (no provider was there to call) tells nobody, and ending it then is quiet', () => {
+    const calls = createLiveCalls()
+    expect(() => calls.tell('ask-1', { status: 'accepted' }, true)).not.toThrow()
+    expect(() => calls.end('ask-1', reason)).not.toThrow()
+    const next = call()
+    calls.open('ask-1', next)
+    calls.end('ask-1', reason)
+    expect(next.controller.signal.reason).toBe(reason)
+    expect(next.told).toEqual([{ status: 'refused', error: reason }])
   })
 
   it('clear forgets every call and tells none', () => {

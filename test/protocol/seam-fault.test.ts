@@ -92,4 +92,27 @@ describe('an ask whose machine faults inside the seam', () => {
       error: { code: 'PROVIDER_FAILED', message: 'the ask failed inside the seam' },
     })
   })
+  it('that faults as close() takes it down: close() still resolves, and the caller gets PROVIDER_FAILED', async () => {
+    const fault = new Error('the presentation could not be taken down')
+    const seam = createUserQuestions({ store: createMemoryStore() })
+    const shown: ProviderRequest[] = []
+    seam.registerProvider({
+      ask: (request) => {
+        shown.push(request)
+        return new Promise(() => {})
+      },
+    })
+    const asked = seam.ask({ questions }).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    )
+    await expect.poll(() => shown.length).toBe(1)
+    faults.next = fault
+    let closed = false
+    void seam.close().then(() => (closed = true))
+    await expect.poll(() => closed).toBe(true)
+    const error = await asked
+    expect(error).toMatchObject({ code: 'PROVIDER_FAILED', message: 'the ask failed inside the seam' })
+    expect((error as { cause?: unknown }).cause).toBe(fault)
+  })
 })
