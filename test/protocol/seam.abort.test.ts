@@ -1,5 +1,9 @@
 import { describe, expect, it, vi } from 'vitest'
-import { UserQuestionError, createUserQuestions } from '../../src/protocol/index.js'
+import {
+  UserQuestionError,
+  createMemoryStore,
+  createUserQuestions,
+} from '../../src/protocol/index.js'
 import {
   choice,
   createControllableProvider,
@@ -8,6 +12,7 @@ import {
   skipAll,
   track,
 } from '../support/controllable-provider.js'
+import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
 import { abortListeners, batch, countingSignal, result, useFakeClock } from './seam-fixtures.js'
 
@@ -58,6 +63,47 @@ describe('§4 caller abort', () => {
     seam.registerProvider(provider)
     expect(provider.calls).toHaveLength(0)
     expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it('after a hand-over, the abort is the caller’s own: not the error the old provider rejected with', async () => {
+    const seam = createUserQuestions({ providerGraceMs: 10_000 })
+    const first = createControllableProvider()
+    const dispose = seam.registerProvider(first)
+    const controller = new AbortController()
+    const asking = track(seam.ask({ questions: batch(), signal: controller.signal }))
+    const firstCall = await first.call(0)
+    dispose()
+    // The old UI, torn down, rejects what it held: too late to decide anything.
+    firstCall.reject(new UserQuestionError('the UI was torn down', 'ASK_ABORTED'))
+    const second = createControllableProvider()
+    seam.registerProvider(second)
+    const secondCall = await second.call(0)
+    const reason = new Error('the tool call was cancelled')
+    controller.abort(reason)
+    await asking.done
+    const error = await rejectionOf(result(asking), 'ASK_ABORTED')
+    expect(error.message).toBe('the caller aborted the ask')
+    expect(error.details).toEqual({ reason: 'caller-aborted' })
+    expect(error.cause).toBe(reason)
+    expect(secondCall.request.signal.reason).toBe(error)
+  })
+
+  it('after close() has ended an ask still being admitted, a later abort adds nothing: SEAM_CLOSED without its reason', async () => {
+    const holding = holdingStore(createMemoryStore(), { admissions: true })
+    const seam = createUserQuestions({ store: holding.store })
+    seam.registerProvider(createControllableProvider())
+    const controller = new AbortController()
+    const asking = track(seam.ask({ questions: batch(), signal: controller.signal }))
+    await settle()
+    expect(holding.held.map((write) => write.kind)).toEqual(['admit'])
+    const closing = seam.close()
+    controller.abort(new Error('the tool call was cancelled'))
+    await holding.release()
+    await closing
+    await asking.done
+    const error = await rejectionOf(result(asking), 'SEAM_CLOSED')
+    expect(error.cause).toBeUndefined()
+    expect(abortListeners(controller.signal)).toBe(0)
   })
 
   it.each([
