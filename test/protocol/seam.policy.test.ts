@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
+import {
+  UserQuestionError,
+  createMemoryStore,
+  createUserQuestions,
+} from '../../src/protocol/index.js'
 import type {
   AskUserQuestionItem,
   ProviderSettlement,
@@ -110,6 +114,19 @@ describe('§12 answerers', () => {
       'settled',
     ])
     expect(record?.events[2]).toMatchObject({ by: mallory, detail: { reason: 'forbidden' } })
+  })
+
+  it('a UI that cancels after a refusal, quoting it, cancels the ask: ASK_CANCELLED, not the refusal', async () => {
+    const { seam, provider } = presenting()
+    const asked = seam.ask({ questions: plan, answerers: ['alice'] }).catch((error: unknown) => error)
+    const told = await answerAs(provider, 0, approve, mallory)
+    expect(told).toMatchObject({ status: 'refused', error: { code: 'BAD_ANSWER' } })
+    const quoted = (told as { error: UserQuestionError }).error.message
+    const cancelled = new UserQuestionError(quoted, 'ASK_CANCELLED')
+    ;(await provider.call(1)).reject(cancelled)
+    const error = await asked
+    expect(error).toMatchObject({ code: 'ASK_CANCELLED', message: quoted })
+    expect(error).toBe(cancelled)
   })
 
   it('a malformed responder is BAD_ANSWER and names the field', async () => {

@@ -1,5 +1,9 @@
 import { describe, expect, it, vi } from 'vitest'
-import { UserQuestionError, createUserQuestions } from '../../src/protocol/index.js'
+import {
+  UserQuestionError,
+  createMemoryStore,
+  createUserQuestions,
+} from '../../src/protocol/index.js'
 import type { UserQuestionProvider } from '../../src/protocol/index.js'
 import {
   choice,
@@ -10,6 +14,7 @@ import {
   thrownBy,
   track,
 } from '../support/controllable-provider.js'
+import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
 import { batch, result, useFakeClock } from './seam-fixtures.js'
 
@@ -141,6 +146,33 @@ describe('§4 disposal with asks pending', () => {
     await asking.done
     expect(asking.settlement).toEqual({ status: 'fulfilled', value: skipAll(batch()) })
     expect(secondCall.request.signal.aborted).toBe(false)
+  })
+
+  it('with a grace, the next provider’s rejection decides, whatever the old one rejects with meanwhile', async () => {
+    const holding = holdingStore(createMemoryStore())
+    const seam = createUserQuestions({ store: holding.store, providerGraceMs: 10_000 })
+    const first = createControllableProvider()
+    const dispose = seam.registerProvider(first)
+    const asking = track(seam.ask({ questions: batch() }))
+    const firstCall = await first.call(0)
+    dispose()
+    const second = createControllableProvider()
+    seam.registerProvider(second)
+    const secondCall = await second.call(0)
+    const dismissed = new UserQuestionError('dismissed', 'ASK_CANCELLED')
+    secondCall.reject(dismissed)
+    await settle()
+    expect(holding.held.map((write) => write.outcome)).toEqual([
+      { status: 'rejected', error: { code: 'ASK_CANCELLED', message: 'dismissed' } },
+    ])
+    // The old UI, torn down, rejects what it held while the decision is being written.
+    firstCall.reject(new UserQuestionError('the UI was torn down', 'ASK_ABORTED'))
+    await settle()
+    await holding.release()
+    await asking.done
+    const error = await rejectionOf(result(asking), 'ASK_CANCELLED')
+    expect(error.message).toBe('dismissed')
+    await expect(secondCall.request.settlement).resolves.toEqual({ status: 'accepted' })
   })
 
   it('with a grace, presents every waiting ask to the next provider, in order', async () => {
