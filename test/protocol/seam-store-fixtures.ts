@@ -32,6 +32,10 @@ export const seamOn = (store: AskStore, options: UserQuestionsOptions = {}) => {
   return seam
 }
 
+/** The memory store, said to outlive the process: the seams sharing it take it as durable. */
+export const durableMemoryStore = (): AskStore =>
+  Object.create(createMemoryStore(), { processLocal: { value: false } }) as AskStore
+
 /** A seam on `store` with a controllable provider registered. */
 export function presentingOn(store: AskStore) {
   const seam = seamOn(store)

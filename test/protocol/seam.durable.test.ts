@@ -1,14 +1,15 @@
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { UserQuestionError, createMemoryStore } from '../../src/protocol/index.js'
 import type { AskStore } from '../../src/protocol/index.js'
 import { CorruptRowError } from '../../src/protocol/store/index.js'
 import type { AdmitResult } from '../../src/protocol/store/index.js'
 import { dropSeamForTesting } from '../../src/protocol/seam.js'
-import { LEASE_MS } from '../../src/machines/index.js'
+import { HEARTBEAT_MS, LEASE_MS } from '../../src/machines/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
 import { settle } from '../support/settle.js'
 import {
   answer,
+  durableMemoryStore,
   fleetWithConsole,
   outcomeOf,
   presentingOn,
@@ -63,29 +64,68 @@ describe('§10 close and crashes', () => {
     expect((await store.get(keyed!.askId))?.state).toBe('pending')
   })
 
-  it('two dropped seams: each one’s keyless ask ends owner-gone when its own lease lapses, the earlier first', async () => {
+  it('three dropped seams: each one’s keyless ask ends owner-gone when its own lease lapses, the earliest first', async () => {
     const { store, there } = await fleetWithConsole()
-    // The seam dropped last holds the older lease: the earliest lapse is found, not taken first.
-    const late = seamOn(store)
-    const early = seamOn(store)
-    void late.ask({ questions })
-    void early.ask({ questions })
+    // The seam dropped first holds neither the oldest lease nor the newest: the earliest lapse is found, not the first or the last read.
+    const [older, early, newer] = [seamOn(store), seamOn(store), seamOn(store)]
+    for (const seam of [older, early, newer]) void seam.ask({ questions })
     await settle()
-    const [lateAsk, earlyAsk] = [there.calls[0]!.request.askId, there.calls[1]!.request.askId]
-    const state = async (askId: string) => (await store.get(askId))?.state
+    const [olderAsk, earlyAsk, newerAsk] = there.calls.map((call) => call.request.askId)
+    const state = async (askId: string | undefined) => (await store.get(askId!))?.state
     dropSeamForTesting(early)
     await vi.advanceTimersByTimeAsync(5_000)
-    dropSeamForTesting(late)
+    dropSeamForTesting(older)
+    dropSeamForTesting(newer)
     await settle()
     await vi.advanceTimersByTimeAsync(LEASE_MS - 5_000 + 1)
     await settle()
     expect(await state(earlyAsk)).toBe('settled')
-    expect(await state(lateAsk)).toBe('pending')
+    expect([await state(olderAsk), await state(newerAsk)]).toEqual(['pending', 'pending'])
     await vi.advanceTimersByTimeAsync(5_000)
     await settle()
-    expect((await store.get(lateAsk))?.outcome).toMatchObject({
+    for (const askId of [olderAsk, newerAsk]) {
+      expect((await store.get(askId!))?.outcome).toMatchObject({
+        error: { code: 'ASK_ABORTED', details: { reason: 'owner-gone' } },
+      })
+    }
+  })
+
+  it('on a durable store a dropped seam’s keyless ask ends owner-gone at a live seam’s first heartbeat after its lease lapses', async () => {
+    const store = durableMemoryStore()
+    const worker = seamOn(store)
+    const console_ = seamOn(store)
+    const there = createControllableProvider()
+    console_.registerProvider(there)
+    await settle()
+    void worker.ask({ questions }).catch(() => undefined)
+    await settle()
+    const shown = there.last().request
+    dropSeamForTesting(worker)
+    // Its last lease, written as it started, is live for LEASE_MS.
+    await vi.advanceTimersByTimeAsync(LEASE_MS - 1)
+    await settle()
+    expect((await store.get(shown.askId))?.state).toBe('pending')
+    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS)
+    await settle()
+    expect((await store.get(shown.askId))?.outcome).toMatchObject({
+      status: 'rejected',
       error: { code: 'ASK_ABORTED', details: { reason: 'owner-gone' } },
     })
+    expect(shown.signal.aborted).toBe(true)
+    expect((shown.signal.reason as UserQuestionError).details).toEqual({ reason: 'owner-gone' })
+  })
+
+  it('a dropped seam closed afterwards resolves, and sends its stopped fleet nothing (XState would warn)', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    onTestFinished(() => warn.mockRestore())
+    for (const store of [createMemoryStore(), durableMemoryStore()]) {
+      const seam = seamOn(store)
+      await settle()
+      dropSeamForTesting(seam)
+      await settle()
+      await seam.close()
+    }
+    expect(warn.mock.calls).toEqual([])
   })
 
   it('any live seam ends an overdue ask ASK_TIMEOUT with the original deadline, and an answer before it wins', async () => {
@@ -152,6 +192,36 @@ describe('§10 deadlines of another seam’s asks', () => {
     expect(watcher.pending().map(({ askId }) => askId)).toEqual([byKey.get('open')!.askId])
   })
 
+  it('on a durable store a seam that could not read the pending asks as it started still ends an overdue one at its next heartbeat', async () => {
+    const inner = durableMemoryStore()
+    const deadline = Date.now() + 1_000
+    // Keyed: its owner's lapse alone would not end it.
+    await inner.admit({
+      askId: 'unread',
+      key: 'left-behind',
+      questions,
+      ownerSeamId: 'a process long gone',
+      startedAt: Date.now(),
+      deadline,
+    })
+    let unreachable = true
+    const store = Object.create(inner) as AskStore
+    store.pending = () => {
+      if (!unreachable) return inner.pending()
+      unreachable = false
+      return Promise.reject(new Error('connection refused'))
+    }
+    seamOn(store)
+    await settle()
+    expect(unreachable).toBe(false)
+    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS)
+    await settle()
+    expect((await inner.get('unread'))?.outcome).toMatchObject({
+      status: 'rejected',
+      error: { code: 'ASK_TIMEOUT', details: { deadline } },
+    })
+  })
+
   it('a seam that starts after another seam’s ask is overdue never shows it, and ends it ASK_TIMEOUT at once', async () => {
     const store = createMemoryStore()
     await store.admit({
@@ -193,6 +263,21 @@ describe('§10 a closed seam and other seams’ asks', () => {
     await settle()
     expect(watcher.pending()).toHaveLength(1)
     await watcher.close()
+    expect(watcher.pending()).toEqual([])
+  })
+
+  it('neither shows nor lists an ask the store was handing out as it closed', async () => {
+    const store = createMemoryStore()
+    // Told of the admission before the watcher is, in the same delivery: it closes the watcher.
+    store.watch((change) => {
+      if (change.type === 'ask.admitted') void watcher.close()
+    })
+    const { seam: watcher, provider } = presentingOn(store)
+    const worker = seamOn(store, { waitForProviderMs: 60_000 })
+    await settle()
+    outcomeOf(worker.ask({ questions, key: 'handed-out' }))
+    await settle()
+    expect(provider.calls).toHaveLength(0)
     expect(watcher.pending()).toEqual([])
   })
 
@@ -429,6 +514,44 @@ describe('§10 an ask purged before a seam heard it settle', () => {
     await store.purge({ settledBefore: Date.now() - 15 })
     await settle()
     expect(asked!.error).toMatchObject({ code: 'ASK_CANCELLED', message: 'read-fails' })
+  })
+
+  it('an ask purged as soon as it settled: the caller gets the outcome the feed brought, not STORE_FAILED', async () => {
+    const store = createMemoryStore()
+    const { seam, provider } = presentingOn(store)
+    await settle()
+    const asked = outcomeOf(seam.ask({ questions, key: 'purged-at-once' }))
+    const shown = await provider.call(0)
+    await store.settle(shown.request.askId, cancelled('elsewhere'), Date.now())
+    expect(await store.purge({ settledBefore: Date.now() + 1 })).toBe(1)
+    await settle()
+    expect(asked.error).toBeInstanceOf(UserQuestionError)
+    expect(asked.error).toMatchObject({ code: 'ASK_CANCELLED', message: 'elsewhere' })
+  })
+
+  it('a resync reads one by one only the asks it no longer finds pending, not every ask it knows', async () => {
+    const store = createMemoryStore()
+    const reads: string[] = []
+    const seam = seamOn({
+      ...missingSettlements(store),
+      get: async (askId) => {
+        reads.push(askId)
+        return store.get(askId)
+      },
+    })
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    await settle()
+    const waiting = outcomeOf(seam.ask({ questions, key: 'still-pending' }))
+    const purged = outcomeOf(seam.ask({ questions, key: 'purged' }))
+    const [stillPending, gone] = [await provider.call(0), await provider.call(1)]
+    await store.settle(gone.request.askId, cancelled('purged'), Date.now())
+    await store.purge({ settledBefore: Date.now() + 1 })
+    await settle()
+    expect(purged.error).toMatchObject({ code: 'STORE_FAILED' })
+    expect(reads).toEqual([gone.request.askId])
+    expect(waiting.settled).toBe(false)
+    expect(stillPending.request.signal.aborted).toBe(false)
   })
 
   it('its own ask: the caller gets STORE_FAILED instead of waiting for ever', async () => {

@@ -8,6 +8,7 @@ import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
 import {
   answer,
+  durableMemoryStore,
   fleet,
   fleetWithConsole,
   outcomeOf,
@@ -101,8 +102,7 @@ describe('§10 one console for a fleet', () => {
   })
 
   it('on a durable store a seam renews its lease every heartbeat: long after a first lease would lapse, its provider still counts and presents', async () => {
-    // The memory store, said to outlive the process: the seams take it as durable.
-    const store = Object.create(createMemoryStore(), { processLocal: { value: false } }) as AskStore
+    const store = durableMemoryStore()
     const worker = seamOn(store)
     const console_ = seamOn(store)
     const there = createControllableProvider()
