@@ -108,7 +108,13 @@ export function errorOf(
   if (last !== undefined && last.code === data.code && last.message === data.message) return last
   const provider = handle.causes.provider
   let error: UserQuestionError
-  if (cause === 'provider' && provider !== undefined && provider.code === data.code) {
+  // The provider's own error, where it is what the ask ended with (told to the provider first, or not).
+  if (
+    (cause === 'provider' || cause === undefined) &&
+    provider !== undefined &&
+    provider.code === data.code &&
+    provider.message === data.message
+  ) {
     error = provider
   } else {
     const live =

@@ -17,19 +17,23 @@ export interface Reportable<TEvent> {
   send(event: TEvent): void
 }
 
-/** Waits for `pending` (the promise of an async effect) and tells `self` how it went, while it still runs. */
+/**
+ * Waits for `pending` (the promise of an async effect) and tells `self` how it
+ * went, while it still runs. `done` and `failed` run only then: a result that
+ * comes after its actor stopped leaves no trace.
+ */
 export function report<TResult, TEvent>(
   self: Reportable<TEvent>,
   pending: PromiseLike<TResult>,
   done: (result: TResult) => TEvent,
   failed: (error: unknown) => TEvent,
 ): void {
-  const tell = (event: TEvent) => {
-    if (self.getSnapshot().status === 'active') self.send(event)
+  const tell = (event: () => TEvent) => {
+    if (self.getSnapshot().status === 'active') self.send(event())
   }
   Promise.resolve(pending).then(
-    (result) => tell(done(result)),
-    (error: unknown) => tell(failed(error)),
+    (result) => tell(() => done(result)),
+    (error: unknown) => tell(() => failed(error)),
   )
 }
 

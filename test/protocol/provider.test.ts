@@ -101,15 +101,25 @@ describe('a provider that fails', () => {
     'BAD_ANSWER',
     'NO_PROVIDER',
     'SEAM_CLOSED',
-  ])('rejects with a UserQuestionError %s: the code passes through', async (code) => {
-    const { seam, provider } = seamWithProvider()
-    const asking = seam.ask({ questions: batch() })
-    const thrown = new UserQuestionError(`the UI says ${code}`, code, { details: { by: 'ui' } })
-    ;(await provider.call(0)).reject(thrown)
-    const error = await rejectionOf(asking, code)
-    expect(error.message).toBe(`the UI says ${code}`)
-    expect(error.details).toEqual({ by: 'ui' })
-  })
+  ])(
+    'rejects with a UserQuestionError %s: the caller gets that very error, cause kept',
+    async (code) => {
+      const { seam, provider } = seamWithProvider()
+      const asking = seam.ask({ questions: batch() })
+      const root = new Error('the UI’s own reason')
+      const thrown = new UserQuestionError(`the UI says ${code}`, code, {
+        details: { by: 'ui' },
+        cause: root,
+      })
+      ;(await provider.call(0)).reject(thrown)
+      const error = await rejectionOf(asking, code)
+      expect(error.message).toBe(`the UI says ${code}`)
+      expect(error.details).toEqual({ by: 'ui' })
+      // BAD_ANSWER is also told back to the provider as its verdict: that must not make a copy.
+      expect(error).toBe(thrown)
+      expect(error.cause).toBe(root)
+    },
+  )
 
   it('does not abort its own signal when it rejects', async () => {
     const { seam, provider } = seamWithProvider()

@@ -112,7 +112,10 @@ describe('an ask whose machine faults inside the seam', () => {
     void seam.close().then(() => (closed = true))
     await expect.poll(() => closed).toBe(true)
     const error = await asked
-    expect(error).toMatchObject({ code: 'PROVIDER_FAILED', message: 'the ask failed inside the seam' })
+    expect(error).toMatchObject({
+      code: 'PROVIDER_FAILED',
+      message: 'the ask failed inside the seam',
+    })
     expect((error as { cause?: unknown }).cause).toBe(fault)
   })
 })

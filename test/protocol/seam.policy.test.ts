@@ -118,7 +118,9 @@ describe('§12 answerers', () => {
 
   it('a UI that cancels after a refusal, quoting it, cancels the ask: ASK_CANCELLED, not the refusal', async () => {
     const { seam, provider } = presenting()
-    const asked = seam.ask({ questions: plan, answerers: ['alice'] }).catch((error: unknown) => error)
+    const asked = seam
+      .ask({ questions: plan, answerers: ['alice'] })
+      .catch((error: unknown) => error)
     const told = await answerAs(provider, 0, approve, mallory)
     expect(told).toMatchObject({ status: 'refused', error: { code: 'BAD_ANSWER' } })
     const quoted = (told as { error: UserQuestionError }).error.message

@@ -171,7 +171,8 @@ describe('§4 disposal with asks pending', () => {
     await holding.release()
     await asking.done
     const error = await rejectionOf(result(asking), 'ASK_CANCELLED')
-    expect(error.message).toBe('dismissed')
+    // The very error the next provider rejected with, not a copy: its cause and stack are kept.
+    expect(error).toBe(dismissed)
     await expect(secondCall.request.settlement).resolves.toEqual({ status: 'accepted' })
   })
 
