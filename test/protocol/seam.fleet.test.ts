@@ -182,6 +182,27 @@ describe('§10 one console for a fleet', () => {
     expect(asked.value).toEqual(answer)
   })
 
+  it('a console whose provider is replaced (a UI reload) shows another seam’s pending ask again, same askId, to the new one', async () => {
+    const { worker, console_ } = fleet()
+    worker.registerProvider(createControllableProvider())
+    const disposeThere = console_.registerProvider(createControllableProvider())
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions }))
+    await settle()
+    const [listed] = worker.pending()
+    disposeThere()
+    await settle()
+    const reloaded = createControllableProvider()
+    console_.registerProvider(reloaded)
+    await settle()
+    expect(reloaded.calls.map((call) => call.request.askId)).toEqual([listed!.askId])
+    expect(console_.pending()).toMatchObject([{ askId: listed!.askId, state: 'presenting' }])
+    reloaded.last().resolve(answer)
+    await settle()
+    expect(asked.value).toEqual(answer)
+    await expect(reloaded.last().request.settlement).resolves.toEqual({ status: 'accepted' })
+  })
+
   it('close() waits for a commit in flight of an answer given to another seam’s ask', async () => {
     const holding = holdingStore(createMemoryStore())
     const worker = seamOn(holding.store)
