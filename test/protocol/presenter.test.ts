@@ -1,9 +1,12 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore } from '../../src/protocol/index.js'
 import type { PresentationVerdict, SeamTelemetry } from '../../src/protocol/index.js'
+import type { UserQuestionError } from '../../src/protocol/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
+import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
-import { answer, questions, seamOn, useStoreSeams } from './seam-store-fixtures.js'
+import { PEOPLE, answerOf, plan } from './seam-votes-model.js'
+import { answer, outcomeOf, questions, seamOn, useStoreSeams } from './seam-store-fixtures.js'
 
 /*
  * §6 §13 the presentations of a seam's provider (src/protocol/presenter.ts),
@@ -94,5 +97,44 @@ describe('§6 §12 another seam’s ask, shown here', () => {
     const [record] = await worker.history({ askId })
     expect(record?.events.map((event) => event.type)).not.toContain('refused')
     expect(record?.outcome).toMatchObject({ status: 'answered', by: [{ id: 'ana', via: 'web' }] })
+  })
+})
+
+describe('§4 §12 an approval counted as another answer settles the ask', () => {
+  it('the provider hears its approval was counted, and its signal still aborts settled-elsewhere', async () => {
+    const [alice, bob] = PEOPLE
+    const inner = createMemoryStore()
+    const holding = holdingStore(inner)
+    const worker = seamOn(holding.store)
+    const own = createControllableProvider()
+    worker.registerProvider(own)
+    const console_ = seamOn(inner)
+    const there = createControllableProvider()
+    console_.registerProvider(there)
+    await settle()
+
+    const asked = outcomeOf(worker.ask({ questions: plan, approvals: 2 }))
+    const approving = await own.call(0)
+    const vetoing = await there.call(0)
+    approving.resolve({ ...answerOf('approve'), by: alice })
+    await settle()
+    expect(holding.held.map((write) => write.kind)).toEqual(['vote'])
+    // The store counts the approval, but its reply is still on the way when the veto commits.
+    const reply = await holding.held[0]!.land()
+    vetoing.resolve({ ...answerOf('revise'), by: bob })
+    await settle()
+    expect(asked.settled).toBe(false)
+    reply()
+    await settle()
+
+    expect(asked.value).toEqual(answerOf('revise'))
+    await expect(approving.request.settlement).resolves.toMatchObject({
+      status: 'counted',
+      approvals: { required: 2, given: [alice] },
+    })
+    expect(approving.request.signal.aborted).toBe(true)
+    expect((approving.request.signal.reason as UserQuestionError).details).toMatchObject({
+      reason: 'settled-elsewhere',
+    })
   })
 })

@@ -9,6 +9,11 @@ export interface HeldWrite {
   readonly outcome: AskOutcome | undefined
   /** Lets the write reach the store; resolves once the writer has the store's answer. */
   run(): Promise<void>
+  /**
+   * Lets the write reach the store now, but keeps the store's answer from the
+   * writer (a reply still on the wire) until the function it resolves with is called.
+   */
+  land(): Promise<() => void>
   /** Fails the write with `error`, as an unreachable store would; the store is not touched. */
   fail(error: unknown): void
 }
@@ -46,6 +51,11 @@ export function holdingStore(
         askId,
         outcome,
         run: () => write().then(resolve, reject),
+        land: () =>
+          write().then(
+            (result) => () => resolve(result),
+            (error: unknown) => () => reject(error),
+          ),
         fail: reject,
       })
     })
