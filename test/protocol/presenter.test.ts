@@ -1,12 +1,18 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore } from '../../src/protocol/index.js'
-import type { PresentationVerdict, SeamTelemetry } from '../../src/protocol/index.js'
 import type { UserQuestionError } from '../../src/protocol/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
 import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
 import { PEOPLE, answerOf, plan } from './seam-votes-model.js'
-import { answer, outcomeOf, questions, seamOn, useStoreSeams } from './seam-store-fixtures.js'
+import {
+  answer,
+  outcomeOf,
+  questions,
+  recordingTelemetry,
+  seamOn,
+  useStoreSeams,
+} from './seam-store-fixtures.js'
 
 /*
  * §6 §13 the presentations of a seam's provider (src/protocol/presenter.ts),
@@ -15,16 +21,6 @@ import { answer, outcomeOf, questions, seamOn, useStoreSeams } from './seam-stor
  */
 
 useStoreSeams()
-
-/** Telemetry that records how each presentation of its seam closed, by ask. */
-function recordingTelemetry() {
-  const verdicts: [string, PresentationVerdict][] = []
-  const telemetry: SeamTelemetry = {
-    askStarted: () => undefined,
-    presentationStarted: ({ askId }) => ({ ended: (verdict) => verdicts.push([askId, verdict]) }),
-  }
-  return { telemetry, verdicts }
-}
 
 describe('§13 a presentation closes once, with its verdict', () => {
   it('the provider’s own answer is accepted', async () => {

@@ -1,16 +1,38 @@
 /**
  * An ask whose machine faults (here: taking its question down throws, inside
- * its presentation's `endPresentation` effect) still settles: the caller gets
- * a coded error, the question comes down, the store holds the same outcome,
+ * its presentation's `endPresentation` effect; or offering an answer to the
+ * store throws, inside `commitProposal`) still settles: the caller gets a
+ * coded error, the question comes down, the store holds the same outcome,
  * and close() waits for that write.
  */
 import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
 import type { AskStore, ProviderRequest } from '../../src/protocol/index.js'
+import type * as Effects from '../../src/protocol/effects.js'
 import type * as ProviderCalls from '../../src/protocol/provider-call.js'
+import { recordingTelemetry } from './seam-store-fixtures.js'
 
-/** The next abort of a provider's signal throws (once), inside whichever effect does it. */
-const faults = vi.hoisted(() => ({ next: undefined as Error | undefined }))
+/**
+ * The next abort of a provider's signal throws (once), inside whichever effect
+ * does it; the next offer of a presentation's proposal to the store throws
+ * (once), before any write.
+ */
+const faults = vi.hoisted(() => ({
+  next: undefined as Error | undefined,
+  commit: undefined as Error | undefined,
+}))
+vi.mock('../../src/protocol/effects.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof Effects>()
+  return {
+    ...actual,
+    commitPresentation: (...args: Parameters<typeof actual.commitPresentation>) => {
+      const fault = faults.commit
+      faults.commit = undefined
+      if (fault !== undefined) throw fault
+      return actual.commitPresentation(...args)
+    },
+  }
+})
 vi.mock('../../src/protocol/provider-call.js', async (importOriginal) => {
   const actual = await importOriginal<typeof ProviderCalls>()
   return {
@@ -117,5 +139,42 @@ describe('an ask whose machine faults inside the seam', () => {
       message: 'the ask failed inside the seam',
     })
     expect((error as { cause?: unknown }).cause).toBe(fault)
+  })
+
+  it('a fault while the answer commits takes the question down: the provider is refused, its presentation closes taken down', async () => {
+    const { telemetry, verdicts } = recordingTelemetry()
+    const fault = new Error('the answer could not be offered to the store')
+    const store = createMemoryStore()
+    const seam = createUserQuestions({ store, telemetry })
+    const shown: ProviderRequest[] = []
+    seam.registerProvider({
+      ask: (request) => {
+        shown.push(request)
+        faults.commit = fault
+        return Promise.resolve({ answers: [{ id: 'go', selected: ['Yes'] }] })
+      },
+    })
+
+    const error = await seam.ask({ questions }).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    )
+    expect(error).toMatchObject({
+      code: 'PROVIDER_FAILED',
+      message: 'the ask failed inside the seam',
+    })
+    expect((error as { cause?: unknown }).cause).toBe(fault)
+    const [request] = shown
+    expect(request?.signal.aborted).toBe(true)
+    await expect(request?.settlement).resolves.toMatchObject({
+      status: 'refused',
+      error: { code: 'PROVIDER_FAILED' },
+    })
+    expect(verdicts).toEqual([[request!.askId, 'taken-down']])
+    await seam.close()
+    expect((await store.get(request!.askId))?.outcome).toMatchObject({
+      status: 'rejected',
+      error: { code: 'PROVIDER_FAILED' },
+    })
   })
 })

@@ -3,6 +3,8 @@ import { createMemoryStore, createUserQuestions } from '../../src/protocol/index
 import type {
   AskStore,
   AskUserQuestionItem,
+  PresentationVerdict,
+  SeamTelemetry,
   UserQuestions,
   UserQuestionsOptions,
 } from '../../src/protocol/index.js'
@@ -23,6 +25,16 @@ export function outcomeOf<T>(promise: Promise<T>) {
     (error: unknown) => Object.assign(seen, { error, settled: true }),
   )
   return seen
+}
+
+/** Telemetry that records how each presentation of its seam closed, by ask. */
+export function recordingTelemetry() {
+  const verdicts: [string, PresentationVerdict][] = []
+  const telemetry: SeamTelemetry = {
+    askStarted: () => undefined,
+    presentationStarted: ({ askId }) => ({ ended: (verdict) => verdicts.push([askId, verdict]) }),
+  }
+  return { telemetry, verdicts }
 }
 
 let seams: UserQuestions[] = []
