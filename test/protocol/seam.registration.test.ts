@@ -213,6 +213,34 @@ describe('§4 disposal with asks pending', () => {
     expect(late.calls).toHaveLength(0)
     expect(vi.getTimerCount()).toBe(0)
   })
+
+  it('a provider disposed while ask() still starts the ask (here from its telemetry hook) is never shown it: the ask fails at once', async () => {
+    const registration: { dispose?: () => void } = {}
+    const seam = createUserQuestions({
+      telemetry: {
+        askStarted: () => {
+          registration.dispose?.()
+          return undefined
+        },
+        presentationStarted: () => undefined,
+      },
+    })
+    const provider = createControllableProvider()
+    registration.dispose = seam.registerProvider(provider)
+    const asking = track(seam.ask({ questions: batch() }))
+    await settle()
+    expect(asking.settlement.status).toBe('rejected')
+    const error = await rejectionOf(result(asking), 'PROVIDER_FAILED')
+    expect(error.message).toBe('no provider is active')
+    expect(provider.calls).toHaveLength(0)
+    const [record] = await seam.history({})
+    expect(record?.events.map((event) => event.type)).toEqual(['admitted', 'settled'])
+    expect(record?.outcome).toMatchObject({
+      status: 'rejected',
+      error: { code: 'PROVIDER_FAILED', message: 'no provider is active' },
+    })
+    expect(seam.pending()).toEqual([])
+  })
 })
 
 describe('§4 waiting for a first provider', () => {
