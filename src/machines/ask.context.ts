@@ -1,5 +1,5 @@
 import { assertEvent } from 'xstate'
-import { endingOf, sameQuestions } from '../vocabulary/index.js'
+import { endingOf, isHandOver, sameQuestions } from '../vocabulary/index.js'
 import type {
   AskEnding,
   AskErrorData,
@@ -152,7 +152,16 @@ const waitsForHuman = (context: AskContext) => context.durable && context.key !=
 export const askGuards = {
   hasProviderHere: ({ context }: Args) => context.providerHere,
   hasProviderElsewhere: ({ context }: Args) => context.providerElsewhere,
-  hasProviderGone: ({ context }: Args) => !context.providerHere,
+  /**
+   * The presentation came down because its provider went (a hand-over), not
+   * for an ending of the ask; the next provider may already be here.
+   */
+  isWithdrawn: ({ context, event }: Args) => {
+    const output = (event as unknown as { output: PresentationOutput }).output
+    return (
+      !context.providerHere || (output.verdict === 'takenDown' && isHandOver(output.ending.error))
+    )
+  },
   mayWaitForProvider: ({ context }: Args) => context.waitForProviderMs > 0,
   hasProviderGrace: ({ context }: Args) => context.providerGraceMs > 0,
   /** Another provider may still show the ask: one elsewhere now, one within the grace, or a human's later. */

@@ -264,7 +264,7 @@ export const askMachine = /* @__PURE__ */ setup({
                 presentationDecided(event.output),
               ),
               { guard: 'hasProposal', target: '#ask.proposing' },
-              { guard: 'hasProviderGone', target: 'providerGone' },
+              { guard: 'isWithdrawn', target: 'providerGone' },
               {
                 target: '#ask.proposing',
                 actions: {
@@ -323,6 +323,8 @@ export const askMachine = /* @__PURE__ */ setup({
         // The provider that showed the ask went, here or on the last other live seam.
         providerGone: {
           always: [
+            // The next one registered here before the presentation came down: it is shown the ask.
+            { guard: 'hasProviderHere', target: 'presented' },
             { guard: 'hasProviderElsewhere', target: 'presentedElsewhere' },
             { guard: 'waitsForHuman', target: 'waitingForProvider.forHuman' },
             { guard: 'hasProviderGrace', target: 'waitingForProvider.handOver' },

@@ -1,4 +1,5 @@
 import { assertEvent, assign, emit, setup } from 'xstate'
+import { isHandOver } from '../vocabulary/index.js'
 import type {
   ApprovalCount,
   AskErrorData,
@@ -101,7 +102,7 @@ function responderRefusal(error: AskErrorData): 'forbidden' | 'already-voted' | 
 }
 
 function outcomeOfEnding(error: AskErrorData): RelayOutcome | undefined {
-  if (error.details?.handOver === true) return undefined
+  if (isHandOver(error)) return undefined
   return error.code === 'ASK_TIMEOUT' ? 'timed-out' : 'aborted'
 }
 

@@ -16,6 +16,7 @@ import {
   UserQuestionError,
   checkNotAborted,
   handedOverOutcome,
+  isHandOver,
   validateRequest,
 } from '../vocabulary/index.js'
 import type { AskUserQuestionAnswer, UserQuestionProvider } from '../vocabulary/index.js'
@@ -82,6 +83,9 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     onEnded(askId, output) {
       if (output.verdict !== 'takenDown') {
         asks.tellAsk(askId, { type: 'ask.settled', outcome: output.outcome })
+      } else if (isHandOver(output.ending.error)) {
+        // Withdrawn as its provider went: a next one registered meanwhile is shown the ask now.
+        follower.showAll()
       }
     },
     ...(inspect && { inspect }),

@@ -62,6 +62,7 @@ export {
   endingOf,
   errorData,
   handedOverOutcome,
+  isHandOver,
   isReplayedOutcome,
   isTimeoutOutcome,
   noProviderOutcome,

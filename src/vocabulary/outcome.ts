@@ -110,6 +110,9 @@ export const handedOverOutcome = (): AskRejection =>
     handOver: true,
   })
 
+/** Whether an ending is a hand-over: the presentation's provider went, and the ask waits for the next one. */
+export const isHandOver = (error: AskErrorData): boolean => error.details?.handOver === true
+
 /** A key's ask with other questions than the ones asked again with it (DESIGN §10). */
 export const otherQuestionsOutcome = (askId: string): AskRejection =>
   rejected('INVALID_REQUEST', 'this key belongs to an ask with other questions', {

@@ -9,8 +9,13 @@ import {
   toEnding,
 } from '../../src/machines/ask.context.js'
 import type { AskContext, AskEvent } from '../../src/machines/ask.context.js'
-import { callerAbortOutcome, seamClosedOutcome } from '../../src/vocabulary/index.js'
-import type { AskOutcome, AskUserQuestionItem } from '../../src/vocabulary/index.js'
+import {
+  callerAbortOutcome,
+  handedOverOutcome,
+  seamClosedOutcome,
+  timeoutOutcome,
+} from '../../src/vocabulary/index.js'
+import type { AskOutcome, AskRejection, AskUserQuestionItem } from '../../src/vocabulary/index.js'
 import { questions, yes } from './ask-input.js'
 
 /** askMachine's data and guards (src/machines/ask.context.ts), each condition on its own. */
@@ -50,12 +55,34 @@ describe('askGuards', () => {
     expect(askGuards.hasProviderHere(on())).toBe(false)
     expect(askGuards.hasProviderElsewhere(on({ providerElsewhere: true }))).toBe(true)
     expect(askGuards.hasProviderElsewhere(on())).toBe(false)
-    expect(askGuards.hasProviderGone(on())).toBe(true)
-    expect(askGuards.hasProviderGone(on({ providerHere: true }))).toBe(false)
     expect(askGuards.mayWaitForProvider(on({ waitForProviderMs: 1 }))).toBe(true)
     expect(askGuards.mayWaitForProvider(on())).toBe(false)
     expect(askGuards.hasProviderGrace(on({ providerGraceMs: 1 }))).toBe(true)
     expect(askGuards.hasProviderGrace(on())).toBe(false)
+  })
+
+  it('reads a presentation as withdrawn when its provider is gone, or its ending is a hand-over', () => {
+    const takenDown = (ending: AskRejection) =>
+      ({
+        type: 'xstate.done.actor.presentation',
+        output: { verdict: 'takenDown', ending },
+      }) as unknown as AskEvent
+    const withdrawn = (extra: Partial<AskContext>, ending: AskRejection) => ({
+      context: context(extra),
+      event: takenDown(ending),
+    })
+    expect(askGuards.isWithdrawn(withdrawn({}, timeoutOutcome({ startedAt: 0 })))).toBe(true)
+    expect(askGuards.isWithdrawn(withdrawn({ providerHere: true }, handedOverOutcome()))).toBe(true)
+    expect(
+      askGuards.isWithdrawn(withdrawn({ providerHere: true }, timeoutOutcome({ startedAt: 0 }))),
+    ).toBe(false)
+    const accepted = {
+      type: 'xstate.done.actor.presentation',
+      output: { verdict: 'accepted', outcome: answered },
+    } as unknown as AskEvent
+    expect(
+      askGuards.isWithdrawn({ context: context({ providerHere: true }), event: accepted }),
+    ).toBe(false)
   })
 
   it('takes an ask over later through a provider elsewhere, a grace, or a human', () => {

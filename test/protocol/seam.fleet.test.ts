@@ -17,6 +17,7 @@ import {
   seamOn,
   useStoreSeams,
 } from './seam-store-fixtures.js'
+import { PEOPLE, answerOf, plan } from './seam-votes-model.js'
 
 /** DESIGN §10 on the memory store: a fleet of seams sharing one store, one console presenting for it; §4 the settlement a provider hears. */
 
@@ -201,6 +202,37 @@ describe('§10 one console for a fleet', () => {
     await settle()
     expect(asked.value).toEqual(answer)
     await expect(reloaded.last().request.settlement).resolves.toEqual({ status: 'accepted' })
+  })
+
+  it('a console whose provider is replaced while its approval is written shows the ask to the new one once the write lands', async () => {
+    const [alice] = PEOPLE
+    const shared = createMemoryStore()
+    const holding = holdingStore(shared)
+    const worker = seamOn(shared)
+    worker.registerProvider(createControllableProvider())
+    const console_ = seamOn(holding.store)
+    const first = createControllableProvider()
+    const dispose = console_.registerProvider(first)
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions: plan, approvals: 2 }))
+    const shownFirst = await first.call(0)
+    shownFirst.resolve({ ...answerOf('approve'), by: alice })
+    await settle()
+    expect(holding.held.map((write) => write.kind)).toEqual(['vote'])
+    dispose()
+    const reloaded = createControllableProvider()
+    console_.registerProvider(reloaded)
+    await settle()
+    await holding.release()
+    const shown = await reloaded.call(0)
+    expect(shown.request).toMatchObject({
+      askId: shownFirst.request.askId,
+      approvals: { required: 2 },
+    })
+    expect(console_.pending()).toMatchObject([
+      { askId: shownFirst.request.askId, state: 'presenting' },
+    ])
+    expect(asked.settled).toBe(false)
   })
 
   it('close() waits for a commit in flight of an answer given to another seam’s ask', async () => {

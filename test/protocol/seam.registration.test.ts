@@ -17,6 +17,7 @@ import {
 import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
 import { batch, result, useFakeClock } from './seam-fixtures.js'
+import { PEOPLE, answerOf, plan } from './seam-votes-model.js'
 
 /** DESIGN §4: the one provider slot, its disposal with asks pending, and the wait for a first provider. */
 
@@ -174,6 +175,33 @@ describe('§4 disposal with asks pending', () => {
     // The very error the next provider rejected with, not a copy: its cause and stack are kept.
     expect(error).toBe(dismissed)
     await expect(secondCall.request.settlement).resolves.toEqual({ status: 'accepted' })
+  })
+
+  it('with a grace, a provider replaced while its approval is written: the next one is shown the ask, which goes on', async () => {
+    const [alice, bob] = PEOPLE
+    const holding = holdingStore(createMemoryStore())
+    const seam = createUserQuestions({ store: holding.store, providerGraceMs: 60_000 })
+    const first = createControllableProvider()
+    const dispose = seam.registerProvider(first)
+    const asking = track(seam.ask({ questions: plan, approvals: 2 }))
+    const shownFirst = await first.call(0)
+    shownFirst.resolve({ ...answerOf('approve'), by: alice })
+    await settle()
+    expect(holding.held.map((write) => write.kind)).toEqual(['vote'])
+    dispose()
+    const reloaded = createControllableProvider()
+    seam.registerProvider(reloaded)
+    await holding.release()
+    const shown = await reloaded.call(0)
+    expect(shown.request).toMatchObject({
+      askId: shownFirst.request.askId,
+      approvals: { required: 2 },
+    })
+    expect(asking.settlement).toEqual({ status: 'pending' })
+    shown.resolve({ ...answerOf('approve'), by: bob })
+    await holding.release()
+    await asking.done
+    await expect(result(asking)).resolves.toEqual(answerOf('approve'))
   })
 
   it('with a grace, presents every waiting ask to the next provider, in order', async () => {
