@@ -17,6 +17,8 @@ import {
   checkNotAborted,
   handedOverOutcome,
   isHandOver,
+  outcomeError,
+  seamFaultOutcome,
   validateRequest,
 } from '../vocabulary/index.js'
 import type { AskUserQuestionAnswer, UserQuestionProvider } from '../vocabulary/index.js'
@@ -229,13 +231,14 @@ function checkDuration(name: string, value: number | undefined, allowInfinity: b
   }
 }
 
-/** Any throwable as a coded error: what `ask()` rejects with when something unplanned threw. */
+/**
+ * Any throwable as a coded error: what `ask()` rejects with when something
+ * unplanned threw. Validation codes every fault of the request itself, so
+ * anything else is the seam's: the fault an ask's machine gets too.
+ */
 function coded(error: unknown): UserQuestionError {
   if (error instanceof UserQuestionError) return error
-  return new UserQuestionError('the request could not be read', 'INVALID_REQUEST', {
-    cause: error,
-    details: { field: 'request' },
-  })
+  return outcomeError(seamFaultOutcome().error, error)
 }
 
 /**

@@ -295,6 +295,21 @@ describe('§4 a dropped seam', () => {
     expect(warn).not.toHaveBeenCalled()
   })
 
+  it('is closed: a later ask is refused SEAM_CLOSED and stores nothing, a later provider is refused too', async () => {
+    const store = createMemoryStore()
+    const seam = seamOn(store, patient)
+    await settle()
+    dropSeamForTesting(seam)
+    const asked = outcomeOf(seam.ask({ questions }))
+    await settle()
+    expect(asked.error).toBeInstanceOf(UserQuestionError)
+    expect((asked.error as UserQuestionError).code).toBe('SEAM_CLOSED')
+    expect(await store.pending()).toEqual([])
+    expect(() => seam.registerProvider(createControllableProvider())).toThrow(
+      expect.objectContaining({ code: 'SEAM_CLOSED' }),
+    )
+  })
+
   it('an admission that completes after the drop reaches no machine', async () => {
     const warn = vi.spyOn(console, 'warn')
     const holding = holdingStore(createMemoryStore(), { admissions: true })

@@ -3,10 +3,15 @@
  * its presentation's `endPresentation` effect; or offering an answer to the
  * store throws, inside `commitProposal`) still settles: the caller gets a
  * coded error, the question comes down, the store holds the same outcome,
- * and close() waits for that write.
+ * and close() waits for that write. An ask that something unplanned breaks
+ * before its machine starts is rejected with the same coded error.
  */
-import { describe, expect, it, vi } from 'vitest'
-import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import {
+  UserQuestionError,
+  createMemoryStore,
+  createUserQuestions,
+} from '../../src/protocol/index.js'
 import type { AskStore, ProviderRequest } from '../../src/protocol/index.js'
 import type * as Effects from '../../src/protocol/effects.js'
 import type * as ProviderCalls from '../../src/protocol/provider-call.js'
@@ -176,5 +181,34 @@ describe('an ask whose machine faults inside the seam', () => {
       status: 'rejected',
       error: { code: 'PROVIDER_FAILED' },
     })
+  })
+})
+
+describe('an ask that something unplanned breaks before its machine starts', () => {
+  afterEach(() => vi.restoreAllMocks())
+
+  it('rejects PROVIDER_FAILED (the ask failed inside the seam) with the throw as cause, and the seam takes the next ask', async () => {
+    const seam = createUserQuestions()
+    seam.registerProvider({ ask: async () => ({ answers: [{ id: 'go', selected: ['Yes'] }] }) })
+    const fault = new Error('no randomness left')
+    // The ask's id is minted inside ask(), after the request is validated.
+    vi.spyOn(globalThis.crypto, 'randomUUID').mockImplementationOnce(() => {
+      throw fault
+    })
+    const error = await seam.ask({ questions }).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    )
+    expect(error).toBeInstanceOf(UserQuestionError)
+    expect(error).toMatchObject({
+      code: 'PROVIDER_FAILED',
+      message: 'the ask failed inside the seam',
+    })
+    expect((error as UserQuestionError).cause).toBe(fault)
+    expect(seam.pending()).toEqual([])
+    await expect(seam.ask({ questions })).resolves.toEqual({
+      answers: [{ id: 'go', selected: ['Yes'] }],
+    })
+    await seam.close()
   })
 })

@@ -8,6 +8,8 @@ describe('createUserQuestions options', () => {
     ['timeoutMs', Number.NaN],
     ['timeoutMs', MAX_TIMEOUT_MS + 1],
     ['timeoutMs', '5'],
+    // Not a number, and one that cannot even be compared as one.
+    ['timeoutMs', Symbol('5')],
     ['waitForProviderMs', Infinity],
     ['waitForProviderMs', -5],
     ['providerGraceMs', Infinity],

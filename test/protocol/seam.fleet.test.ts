@@ -77,6 +77,34 @@ describe('§10 one console for a fleet', () => {
     expect(asked.value).toEqual(answer)
   })
 
+  it('a provider coming elsewhere while an ask is being admitted leaves that ask alone, even where the store answers reads late', async () => {
+    // Only a seam's first read of its fleet looks the store over: a later one would take an ask
+    // whose admission is in flight for one purged, when a read from before the admission lands after it.
+    const inner = createMemoryStore()
+    const holding = holdingStore(inner, { admissions: true })
+    const readsLand = deferred()
+    const store = Object.create(holding.store) as AskStore
+    store.get = (askId) => {
+      const read = inner.get(askId)
+      return readsLand.promise.then(() => read)
+    }
+    const worker = seamOn(store, { waitForProviderMs: 60_000 })
+    await settle()
+    const asked = outcomeOf(worker.ask({ questions }))
+    await settle()
+    const { provider } = presentingOn(store)
+    await settle()
+    await holding.release()
+    await settle()
+    readsLand.resolve()
+    await settle()
+    expect(asked).toEqual({ settled: false })
+    expect(provider.last().request.signal.aborted).toBe(false)
+    provider.last().resolve(answer)
+    await settle()
+    expect(asked.value).toEqual(answer)
+  })
+
   it('NO_PROVIDER counts a provider on any live seam sharing the store', async () => {
     const { worker, console_ } = fleet()
     await expect(worker.ask({ questions })).rejects.toMatchObject({ code: 'NO_PROVIDER' })

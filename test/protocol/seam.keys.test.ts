@@ -3,6 +3,7 @@ import { UserQuestionError, createMemoryStore } from '../../src/protocol/index.j
 import { settle } from '../support/settle.js'
 import {
   answer,
+  durableMemoryStore,
   outcomeOf,
   presentingOn,
   questions,
@@ -46,6 +47,20 @@ describe('§10 keys', () => {
     await settle()
     expect(followed.value).toEqual(answer)
     expect(held.value).toEqual(answer)
+  })
+
+  it('on a durable store, a keyed ask with no provider anywhere waits for a human: not NO_PROVIDER, answered by the first UI to come', async () => {
+    const store = durableMemoryStore()
+    const worker = seamOn(store)
+    const asked = outcomeOf(worker.ask({ questions, key: 'for-a-human' }))
+    await settle()
+    expect(asked.settled).toBe(false)
+    expect(worker.pending().map(({ state }) => state)).toEqual(['waiting-for-provider'])
+    const { provider } = presentingOn(store)
+    await settle()
+    provider.last().resolve(answer)
+    await settle()
+    expect(asked.value).toEqual(answer)
   })
 
   it('a settled key returns its answer at once, even with no provider anywhere', async () => {
