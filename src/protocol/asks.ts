@@ -89,7 +89,9 @@ export interface Asks {
   traceContextOf(askId: string): TraceContext | undefined
   noteProviderError(askId: string, error: UserQuestionError): void
   /** The asks this seam runs, as `pending()` lists them; a followed ask is shown where `shown` says. */
-  pending(shown?: (askId: string) => boolean): PendingAsk[]
+  pending(shown: (askId: string) => boolean): PendingAsk[]
+  /** The ids of the asks this seam runs that the store holds already: past their admission. */
+  stored(): string[]
   /** Whether this seam runs the ask with this id. */
   runs(askId: string): boolean
   /** Ends every ask as `close()` does; resolves once each has its outcome. */
@@ -224,8 +226,15 @@ export function createAsks(options: AsksOptions): Asks {
       if (handle !== undefined) handle.causes.provider = error
     },
 
-    pending(shownElsewhere = () => false) {
+    pending(shownElsewhere) {
       return [...byId.values()].map(({ actor }) => pendingEntry(actor, shownElsewhere))
+    },
+
+    stored() {
+      const admitting = ['checking', 'awaitingFleet', 'admitting'] as const
+      return [...byId.values()]
+        .filter(({ actor }) => !admitting.some((state) => actor.getSnapshot().matches(state)))
+        .map(({ askId }) => askId)
     },
 
     runs: (askId) => byId.has(askId),

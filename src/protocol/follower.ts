@@ -77,6 +77,8 @@ export function createFollower(options: FollowerOptions): Follower {
   }
 
   const resync = async () => {
+    // Only an ask of this seam the store held before the read can be missing from it, not one admitted meanwhile.
+    const own = asks.stored()
     let list: AskRecord[]
     try {
       list = await store.pending()
@@ -89,7 +91,7 @@ export function createFollower(options: FollowerOptions): Follower {
       seen.add(record.askId)
       note(record)
     }
-    const missing = [...foreign.keys(), ...asks.pending().map((ask) => ask.askId)]
+    const missing = [...foreign.keys(), ...own]
     for (const askId of missing.filter((id) => !seen.has(id))) {
       let record: AskRecord | undefined
       try {

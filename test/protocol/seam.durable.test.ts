@@ -6,6 +6,8 @@ import type { AdmitResult } from '../../src/protocol/store/index.js'
 import { dropSeamForTesting } from '../../src/protocol/seam.js'
 import { HEARTBEAT_MS, LEASE_MS } from '../../src/machines/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
+import { deferred } from '../support/deferred.js'
+import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
 import {
   answer,
@@ -447,6 +449,32 @@ describe('§10 an ask purged before a seam heard it settle', () => {
     return { store, worker, provider }
   }
 
+  it('an ask admitted while the seam’s first read was under way is not taken for a purged one', async () => {
+    const inner = createMemoryStore()
+    const holding = holdingStore(inner, { admissions: true })
+    const readLate = deferred()
+    // The store's reads see it as it is when they are made, and answer only when the test says.
+    const store = Object.create(holding.store) as AskStore
+    store.get = (askId) => {
+      const read = inner.get(askId)
+      return readLate.promise.then(() => read)
+    }
+    const { seam, provider } = presentingOn(store)
+    const asked = outcomeOf(seam.ask({ questions }))
+    await settle()
+    expect(holding.held.map((write) => write.kind)).toEqual(['admit'])
+    await holding.release()
+    const shown = await provider.call(0)
+    readLate.resolve()
+    await settle()
+    expect(asked.settled).toBe(false)
+    expect(shown.request.signal.aborted).toBe(false)
+    expect(seam.pending()).toMatchObject([{ askId: shown.request.askId, state: 'presenting' }])
+    shown.resolve(answer)
+    await holding.release()
+    await settle()
+    expect(asked.value).toEqual(answer)
+  })
   it("another seam's ask: the question comes down at the resync the purge brings", async () => {
     const { store, worker, provider } = await workerAndDeafConsole()
     const asked = outcomeOf(worker.ask({ questions, key: 'purged' }))
