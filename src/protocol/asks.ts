@@ -230,12 +230,7 @@ export function createAsks(options: AsksOptions): Asks {
       return [...byId.values()].map(({ actor }) => pendingEntry(actor, shownElsewhere))
     },
 
-    stored() {
-      const admitting = ['checking', 'awaitingFleet', 'admitting'] as const
-      return [...byId.values()]
-        .filter(({ actor }) => !admitting.some((state) => actor.getSnapshot().matches(state)))
-        .map(({ askId }) => askId)
-    },
+    stored: () => [...byId.values()].filter(isStored).map(({ askId }) => askId),
 
     runs: (askId) => byId.has(askId),
 
@@ -254,6 +249,14 @@ export function createAsks(options: AsksOptions): Asks {
       byKey.clear()
     },
   }
+}
+
+/** Whether the store holds an ask this seam runs already: it is past its admission. */
+function isStored({ actor }: AskHandle): boolean {
+  const snapshot = actor.getSnapshot()
+  return !(['checking', 'awaitingFleet', 'admitting'] as const).some((state) =>
+    snapshot.matches(state),
+  )
 }
 
 /** How `pending()` lists an ask this seam runs: shown wherever a provider shows it, here or elsewhere. */
