@@ -9,6 +9,8 @@ import type {
   UserQuestionsOptions,
 } from '../../src/protocol/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
+import { deferred } from '../support/deferred.js'
+import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
 
 /** What the seam.*.test.ts files of DESIGN §10 share: seams on one store, closed after each test. */
@@ -48,6 +50,23 @@ export const seamOn = (store: AskStore, options: UserQuestionsOptions = {}) => {
 export const durableMemoryStore = (): AskStore =>
   Object.create(createMemoryStore(), { processLocal: { value: false } }) as AskStore
 
+/**
+ * A memory store whose admissions wait for the test (see `holdingStore`), and
+ * whose reads see the store as it is when made but answer only once
+ * `readsLand` resolves: a read made before an admission can land after it.
+ */
+export function lateReadsStore() {
+  const inner = createMemoryStore()
+  const holding = holdingStore(inner, { admissions: true })
+  const readsLand = deferred()
+  const store = Object.create(holding.store) as AskStore
+  store.get = (askId) => {
+    const read = inner.get(askId)
+    return readsLand.promise.then(() => read)
+  }
+  return { store, holding, readsLand }
+}
+
 /** A seam on `store` with a controllable provider registered. */
 export function presentingOn(store: AskStore) {
   const seam = seamOn(store)
@@ -57,14 +76,13 @@ export function presentingOn(store: AskStore) {
 }
 
 /** A memory store shared by a worker seam, which asks, and a console seam, which presents. */
-export function fleet() {
-  const store = createMemoryStore()
+export function fleet(store: AskStore = createMemoryStore()) {
   return { store, worker: seamOn(store), console_: seamOn(store) }
 }
 
 /** A {@link fleet} whose console seam has a controllable provider, once the fleet has seen it. */
-export async function fleetWithConsole() {
-  const seams = fleet()
+export async function fleetWithConsole(store?: AskStore) {
+  const seams = fleet(store)
   const there = createControllableProvider()
   seams.console_.registerProvider(there)
   await settle()

@@ -6,13 +6,12 @@ import type { AdmitResult } from '../../src/protocol/store/index.js'
 import { dropSeamForTesting } from '../../src/protocol/seam.js'
 import { HEARTBEAT_MS, LEASE_MS } from '../../src/machines/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
-import { deferred } from '../support/deferred.js'
-import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
 import {
   answer,
   durableMemoryStore,
   fleetWithConsole,
+  lateReadsStore,
   outcomeOf,
   presentingOn,
   questions,
@@ -93,12 +92,7 @@ describe('§10 close and crashes', () => {
   })
 
   it('on a durable store a dropped seam’s keyless ask ends owner-gone at a live seam’s first heartbeat after its lease lapses', async () => {
-    const store = durableMemoryStore()
-    const worker = seamOn(store)
-    const console_ = seamOn(store)
-    const there = createControllableProvider()
-    console_.registerProvider(there)
-    await settle()
+    const { store, worker, there } = await fleetWithConsole(durableMemoryStore())
     void worker.ask({ questions }).catch(() => undefined)
     await settle()
     const shown = there.last().request
@@ -450,22 +444,14 @@ describe('§10 an ask purged before a seam heard it settle', () => {
   }
 
   it('an ask admitted while the seam’s first read was under way is not taken for a purged one', async () => {
-    const inner = createMemoryStore()
-    const holding = holdingStore(inner, { admissions: true })
-    const readLate = deferred()
-    // The store's reads see it as it is when they are made, and answer only when the test says.
-    const store = Object.create(holding.store) as AskStore
-    store.get = (askId) => {
-      const read = inner.get(askId)
-      return readLate.promise.then(() => read)
-    }
+    const { store, holding, readsLand } = lateReadsStore()
     const { seam, provider } = presentingOn(store)
     const asked = outcomeOf(seam.ask({ questions }))
     await settle()
     expect(holding.held.map((write) => write.kind)).toEqual(['admit'])
     await holding.release()
     const shown = await provider.call(0)
-    readLate.resolve()
+    readsLand.resolve()
     await settle()
     expect(asked.settled).toBe(false)
     expect(shown.request.signal.aborted).toBe(false)

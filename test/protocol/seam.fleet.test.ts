@@ -11,6 +11,7 @@ import {
   durableMemoryStore,
   fleet,
   fleetWithConsole,
+  lateReadsStore,
   outcomeOf,
   presentingOn,
   questions,
@@ -80,14 +81,7 @@ describe('§10 one console for a fleet', () => {
   it('a provider coming elsewhere while an ask is being admitted leaves that ask alone, even where the store answers reads late', async () => {
     // Only a seam's first read of its fleet looks the store over: a later one would take an ask
     // whose admission is in flight for one purged, when a read from before the admission lands after it.
-    const inner = createMemoryStore()
-    const holding = holdingStore(inner, { admissions: true })
-    const readsLand = deferred()
-    const store = Object.create(holding.store) as AskStore
-    store.get = (askId) => {
-      const read = inner.get(askId)
-      return readsLand.promise.then(() => read)
-    }
+    const { store, holding, readsLand } = lateReadsStore()
     const worker = seamOn(store, { waitForProviderMs: 60_000 })
     await settle()
     const asked = outcomeOf(worker.ask({ questions }))
@@ -131,12 +125,7 @@ describe('§10 one console for a fleet', () => {
   })
 
   it('on a durable store a seam renews its lease every heartbeat: long after a first lease would lapse, its provider still counts and presents', async () => {
-    const store = durableMemoryStore()
-    const worker = seamOn(store)
-    const console_ = seamOn(store)
-    const there = createControllableProvider()
-    console_.registerProvider(there)
-    await settle()
+    const { store, worker, there } = await fleetWithConsole(durableMemoryStore())
     await vi.advanceTimersByTimeAsync(LEASE_MS * 4)
     await settle()
     const leases = await store.leases(Date.now())
