@@ -163,13 +163,14 @@ export function createAsks(options: AsksOptions): Asks {
     }
     // First, since a signal that cannot be listened to refuses the ask: nothing is left behind.
     callers.join(handle, resolve, reject, request.signal)
+    // Listed before the telemetry hook runs: what it does to the seam (a provider disposed) reaches the ask.
+    byActor.set(actor, handle)
+    byId.set(input.askId, handle)
+    if (request.key !== undefined) byKey.set(request.key, handle)
     // Here, inside ask(): the caller's ambient trace context is the current one.
     if (options.telemetry !== undefined) {
       handle.telemetry = options.telemetry.askStarted(telemetryAsk(input))
     }
-    byActor.set(actor, handle)
-    byId.set(input.askId, handle)
-    if (request.key !== undefined) byKey.set(request.key, handle)
     actor.subscribe({
       next: ({ context }) => {
         if (context.askId !== handle.askId) rekey(handle, context.askId)

@@ -242,7 +242,7 @@ describe('§4 disposal with asks pending', () => {
     expect(vi.getTimerCount()).toBe(0)
   })
 
-  it('a provider disposed while ask() still starts the ask (here from its telemetry hook) is never shown it: the ask fails at once', async () => {
+  it('a provider disposed while ask() still starts the ask (here from its telemetry hook) is never shown it: the ask fails NO_PROVIDER, as with none registered', async () => {
     const registration: { dispose?: () => void } = {}
     const seam = createUserQuestions({
       telemetry: {
@@ -258,14 +258,13 @@ describe('§4 disposal with asks pending', () => {
     const asking = track(seam.ask({ questions: batch() }))
     await settle()
     expect(asking.settlement.status).toBe('rejected')
-    const error = await rejectionOf(result(asking), 'PROVIDER_FAILED')
-    expect(error.message).toBe('no provider is active')
+    const error = await rejectionOf(result(asking), 'NO_PROVIDER')
     expect(provider.calls).toHaveLength(0)
     const [record] = await seam.history({})
     expect(record?.events.map((event) => event.type)).toEqual(['admitted', 'settled'])
     expect(record?.outcome).toMatchObject({
       status: 'rejected',
-      error: { code: 'PROVIDER_FAILED', message: 'no provider is active' },
+      error: { code: 'NO_PROVIDER', message: error.message },
     })
     expect(seam.pending()).toEqual([])
   })
