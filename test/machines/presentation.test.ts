@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createActor, getNextSnapshot } from 'xstate'
 import { MAX_RETRY_DELAY_MS, presentationMachine, retryDelay } from '../../src/machines/index.js'
-import type { PresentationInput } from '../../src/machines/index.js'
+import type { PresentationEvent, PresentationInput } from '../../src/machines/index.js'
 import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
 import {
   callerAbortOutcome,
@@ -290,40 +290,28 @@ describe('presentationMachine: a commit that fails is retried', () => {
     expect(vi.getTimerCount()).toBe(0)
   })
 
+  // The deadline ends the ask here (ask.ending), or another seam commits the timeout (ask.settled).
+  const ending = { type: 'ask.ending', error: timeout } as const
+  const settled = { type: 'ask.settled', outcome: timeout } as const
+  const failed = { type: 'commit.failed' } as const
   it.each([
-    ['while the write is under way, which then fails', ['ask.ending', 'commit.failed']],
-    ['while it waits to retry', ['commit.failed', 'ask.ending']],
-  ])(
-    'the deadline reached %s: the provider hears the answer came too late to be kept, not that nobody answered',
-    (_name, order) => {
+    ['the deadline reached while the write is under way, which then fails', [ending, failed]],
+    ['the deadline reached while it waits to retry', [failed, ending]],
+    ['another seam commits the timeout while it waits to retry', [failed, settled]],
+    [
+      'another seam commits the timeout while the write is under way, which fails',
+      [settled, failed],
+    ],
+  ] as const)(
+    '%s: the provider hears the answer came too late to be kept, not that nobody answered',
+    (_name, events) => {
       const { actor, effects } = writing()
-      for (const type of order) {
-        actor.send(
-          type === 'ask.ending'
-            ? { type: 'ask.ending', error: timeout }
-            : { type: 'commit.failed' },
-        )
-      }
-      expect(actor.getSnapshot().output).toEqual({ verdict: 'takenDown', ending: tooLate })
-      expect(effects.ended).toEqual([tooLate])
-    },
-  )
-
-  it.each([
-    ['while it waits to retry', ['commit.failed', 'ask.settled']],
-    ['while the write is under way, which then fails', ['ask.settled', 'commit.failed']],
-  ])(
-    'another seam commits the timeout %s: the provider hears the answer came too late, not that nobody answered',
-    (_name, order) => {
-      const { actor, effects } = writing()
-      for (const type of order) {
-        actor.send(
-          type === 'ask.settled'
-            ? { type: 'ask.settled', outcome: timeout }
-            : { type: 'commit.failed' },
-        )
-      }
-      expect(actor.getSnapshot().output).toEqual({ verdict: 'refused', outcome: timeout })
+      for (const event of events) actor.send(event)
+      expect(actor.getSnapshot().output).toEqual(
+        (events as readonly PresentationEvent[]).includes(settled)
+          ? { verdict: 'refused', outcome: timeout }
+          : { verdict: 'takenDown', ending: tooLate },
+      )
       expect(effects.ended).toEqual([tooLate])
     },
   )
