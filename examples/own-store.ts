@@ -33,5 +33,5 @@ for (const check of checks) {
 }
 console.log(`${passed} of ${checks.length} checks passed`)
 console.log(`${audit.length} settlements audited`)
-// 49 of 49 checks passed
+// 50 of 50 checks passed
 // 26 settlements audited

@@ -76,7 +76,8 @@ export interface PresentationContext {
 
 /**
  * What a presentation hears. `provider.*` from the provider it called;
- * `commit.*` from the store it offered the provider's settlement to;
+ * `commit.*` and `vote.*` from the store it offered the provider's
+ * settlement to; `votes.read` from the store as it opens;
  * `ask.settled` when the ask's outcome was committed by someone else;
  * `ask.ending` when the ask ends here for a local reason (the caller's abort,
  * the deadline, the seam closing); `provider.withdrawn` when the provider
@@ -91,6 +92,8 @@ export type PresentationEvent =
   | { type: 'vote.counted'; given: Responder[] }
   /** The store had this responder's approval already. */
   | { type: 'vote.already'; given: Responder[] }
+  /** The approvals the store counted before this presentation opened. */
+  | { type: 'votes.read'; given: Responder[] }
   | { type: 'ask.settled'; outcome: AskOutcome }
   | { type: 'ask.ending'; error: AskRejection }
   | { type: 'provider.withdrawn'; error: AskRejection }

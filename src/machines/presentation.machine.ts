@@ -51,13 +51,13 @@ const tellCounted = {
  * The ask's policy is decided here: an answer from a responder the ask does
  * not admit is refused (`forbidden`) and the ask is presented again after a
  * pause; on an ask that counts approvals, an approval is a vote the store
- * keeps, and the ask is presented again with the new count until the last
- * one settles it; a second approval by one responder is refused
+ * keeps, the ask is presented with the count the store holds when it opens
+ * and again with each new count until the last one settles it; a second approval by one responder is refused
  * (`already-voted`); any other answer from an admitted responder settles it.
  *
  * The provider, its signal and the store live beside the actor: the seam
- * provides `callProvider`, `commitProposal`, `endPresentation` and
- * `tellSettlement`. A bare machine calls nothing and commits what it offers.
+ * provides `readVotes`, `callProvider`, `commitProposal`, `endPresentation`
+ * and `tellSettlement`. A bare machine calls nothing and commits what it offers.
  */
 export const presentationMachine = /* @__PURE__ */ setup({
   types: {
@@ -74,6 +74,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
       return event.won
     },
     isSettledHere: ({ context }) => context.outcome !== undefined,
+    countsApprovals: ({ context }) => context.policy?.approvals !== undefined,
     isYielding: ({ context }) => context.yielding,
     /** The ask ends here, or its provider went: it is not presented again. */
     isLeaving: ({ context }) => context.yielding || context.withdrawn,
@@ -84,6 +85,8 @@ export const presentationMachine = /* @__PURE__ */ setup({
     pause: ({ context }) => retryDelay(context.refusals - 1),
   },
   actions: {
+    /** Effect: reads the approvals the store counted so far; they come back as `votes.read`. */
+    readVotes: raise(({ context }) => ({ type: 'votes.read' as const, given: context.given })),
     /** Effect: shows the ask to the provider; its settlement comes back as `provider.*`. */
     callProvider: () => undefined,
     /**
@@ -119,7 +122,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
     }),
     recordFailedCommit: assign(({ context }) => ({ attempts: context.attempts + 1 })),
     recordVotes: assign(({ event }) => {
-      assertEvent(event, ['vote.counted', 'vote.already'])
+      assertEvent(event, ['vote.counted', 'vote.already', 'votes.read'])
       return { given: event.given, attempts: 0, proposal: undefined }
     }),
     recordRefusal: assign(({ context }) => ({
@@ -177,8 +180,19 @@ export const presentationMachine = /* @__PURE__ */ setup({
     opening: {
       always: [
         { guard: 'isOverdue', target: 'takenDown', actions: 'recordOverdue' },
+        { guard: 'countsApprovals', target: 'counting' },
         { target: 'presenting' },
       ],
+    },
+    // Approvals counted before this presentation opened (another console, a reloaded UI) are shown with it.
+    counting: {
+      entry: 'readVotes',
+      on: {
+        'votes.read': { target: 'presenting', actions: 'recordVotes' },
+        'ask.settled': { target: 'refused', actions: 'recordSettlement' },
+        'ask.ending': { target: 'takenDown', actions: 'recordEnding' },
+        'provider.withdrawn': { target: 'takenDown', actions: 'recordEnding' },
+      },
     },
     presenting: {
       entry: 'callProvider',

@@ -21,6 +21,7 @@ import type {
   AskErrorData,
   AskOutcome,
   AskRejection,
+  Responder,
   TraceContext,
   UserQuestionProvider,
   UserQuestionError,
@@ -127,6 +128,15 @@ export function createPresenter(options: PresenterOptions): Presenter {
 
   const machine = presentationMachine.provide({
     actions: {
+      // A count the store cannot give now is shown as this presentation knows it: the next vote corrects it.
+      readVotes: ({ context, self }) => {
+        report<Responder[], PresentationEvent>(
+          self as { send(event: PresentationEvent): void } & typeof self,
+          store.votes(context.askId),
+          (given) => ({ type: 'votes.read', given }),
+          () => ({ type: 'votes.read', given: context.given }),
+        )
+      },
       callProvider: ({ context, self }) => {
         const call = openCall(
           options,

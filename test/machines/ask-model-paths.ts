@@ -57,6 +57,7 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
     )
   }
   if (committing) steps.push(...storeAnswers(ask.context.proposal!.outcome))
+  if (presentation?.matches('counting')) steps.push({ type: 'votes.read' })
   if (presentation?.matches('presenting')) {
     const answers = scenario.policy === true ? Object.values(policyAnswers) : [goodAnswer, badReply]
     steps.push(
@@ -154,6 +155,7 @@ export function serializeState(state: ModelState): string {
     presentation?.context.yielding ?? null,
     presentation?.context.given.map((each) => each.id) ?? null,
     outcomeKey(state.stored),
+    state.votes,
     state.aborted,
     state.closed,
     state.deadlinePassed,
@@ -185,6 +187,17 @@ export function isRetriedThenAccepted(state: ModelState): boolean {
     retried > 0 &&
     steps.lastIndexOf('commit.failed', retried) !== -1 &&
     state.presentations.some((record) => record.told?.status === 'accepted')
+  )
+}
+
+/** The story of a UI that comes back after an approval was counted: some path must tell it (DESIGN §12). */
+const REOPENED_ON_COUNT = 'a presentation opens on an approval the store counted before it'
+
+/** Whether the path to `state` opened a presentation that showed approvals counted before it opened. */
+export function isReopenedOnCount(state: ModelState): boolean {
+  return state.presentations.some(
+    (record, index) =>
+      index > 0 && record.by !== state.presentations[index - 1]!.by && record.given.length > 0,
   )
 }
 
@@ -233,6 +246,7 @@ export function pathsOf(scenario: Scenario, durable: boolean): ModelPath[] {
     for (const { event, state: next } of edges) {
       const covers = new Set<string>(next.context.taken)
       covers.add(`${coarse(state.context)} ${serializeStep(event)} ${coarse(next.context)}`)
+      if (isReopenedOnCount(next.context)) covers.add(REOPENED_ON_COUNT)
       candidates.push({ steps: next.context.steps, covers })
       // A retry leads back to a state reached before, so no path to a state goes on from one:
       // the steps after it are added here, among them the commit that succeeds this time.

@@ -2,7 +2,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { AskStore } from '../../src/protocol/index.js'
 import { askMachine, presentationMachine } from '../../src/machines/index.js'
 import type { Scenario } from './ask-model.js'
-import { isRetriedThenAccepted, pathsOf, serializeStep } from './ask-model-paths.js'
+import {
+  isReopenedOnCount,
+  isRetriedThenAccepted,
+  pathsOf,
+  serializeStep,
+} from './ask-model-paths.js'
 import type { ModelPath } from './ask-model-paths.js'
 import { World } from './ask-model-world.js'
 
@@ -43,6 +48,12 @@ const scenarios: Scenario[] = [
   scenario('who may answer, and two approvals (DESIGN §12)', {
     providerHere: true,
     deadline: true,
+    policy: true,
+  }),
+  // A UI that reloads is shown the approvals the store counted before it came back.
+  scenario('two approvals, the UI reloads within the grace', {
+    providerHere: true,
+    grace: true,
     policy: true,
   }),
 ]
@@ -135,6 +146,13 @@ export function askModelSuite(
         paths.filter((path) => isRetriedThenAccepted(path.at(-1)!)),
       )
       expect(retried.length).toBeGreaterThan(0)
+    })
+
+    it('some path has a UI come back after an approval was counted, and be shown the count', () => {
+      const reopened = generated.flatMap(({ paths }) =>
+        paths.filter((path) => isReopenedOnCount(path.at(-1)!)),
+      )
+      expect(reopened.length).toBeGreaterThan(0)
     })
   })
 }

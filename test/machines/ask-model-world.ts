@@ -12,7 +12,7 @@ import type { AskErrorData, AskOutcome, AskUserQuestionItem } from '../../src/vo
 import { createControllableProvider, track } from '../support/controllable-provider.js'
 import type { ControllableProvider, ProviderCall } from '../support/controllable-provider.js'
 import { holdingStore } from '../support/holding-store.js'
-import type { HoldingStore } from '../support/holding-store.js'
+import type { HeldWrite, HoldingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
 import {
   DEADLINE_MS,
@@ -78,7 +78,7 @@ export class World {
     this.inner = makeStore()
     this.questions = questionsOf(scenario)
     this.durable = this.inner.processLocal !== true
-    this.holding = holdingStore(this.inner, { admissions: true })
+    this.holding = holdingStore(this.inner, { admissions: true, reads: true })
     if (scenario.fleetUnknown === true) this.holdFirstRead()
     this.seam = createUserQuestions({
       store: this.holding.store,
@@ -193,6 +193,9 @@ export class World {
       case 'commit.failed':
         this.takeHeld(writeOf(before), offeredBy(before)).fail(new Error(STORE_ERROR))
         break
+      case 'votes.read':
+        await this.takeHeld('votes').run()
+        break
       case 'vote.counted':
       case 'vote.already':
         await this.takeHeld('vote', offeredBy(before)).run()
@@ -229,9 +232,10 @@ export class World {
   }
 
   /** The held write the step answers: the admission, or the settlement of `outcome`. */
-  private takeHeld(kind: 'admit' | 'settle' | 'vote', outcome?: AskOutcome) {
+  private takeHeld(kind: HeldWrite['kind'], outcome?: AskOutcome) {
     const { held } = this.holding
-    const index = held.findIndex(
+    // The newest of a kind: an older one is an orphan's, in flight for a presentation gone.
+    const index = held.findLastIndex(
       (write) =>
         write.kind === kind &&
         (outcome === undefined || JSON.stringify(write.outcome) === JSON.stringify(outcome)),
@@ -255,6 +259,7 @@ export class World {
     if (presentation?.matches({ committing: 'writing' })) {
       inFlight.push({ kind: writeOf(state), outcome: presentation.context.proposal })
     }
+    if (presentation?.matches('counting')) inFlight.push({ kind: 'votes', outcome: undefined })
     for (const { kind, outcome } of state.orphans) inFlight.push({ kind, outcome })
     const sorted = (writes: { kind: string; outcome: AskOutcome | undefined }[]) =>
       writes.map((write) => JSON.stringify(write)).sort()
@@ -307,6 +312,8 @@ export class World {
       expect(call.request.askId).toBe(this.ownAskId)
       expect(call.request.questions).toEqual(this.questions)
       expect(call.request.deadline).toBe(ask.context.deadline)
+      // The count the store held when the presentation opened, then each count after it.
+      expect(call.request.approvals?.given.map((each) => each.id) ?? []).toEqual(record.given)
       const signal = call.request.signal
       expect(signal.aborted).toBe(record.ended !== undefined)
       if (record.ended !== undefined) {

@@ -134,6 +134,8 @@ export type ModelStep =
   | { type: 'admission.failed' }
   | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
   | { type: 'commit.failed' }
+  /** The store answers a presentation opening with the approvals it counted so far. */
+  | { type: 'votes.read' }
   /** The store counted the presentation's approval (or had it already). */
   | { type: 'vote.counted' }
   | { type: 'vote.already' }
@@ -150,16 +152,18 @@ export type ModelStep =
 export interface PresentationRecord {
   /** The presentation actor that made the call (its session id). */
   by: string
+  /** The ids of the approvals the call shows as counted. */
+  given: string[]
   /** The error its provider's signal aborted with. */
   ended?: AskErrorData
   /** The verdict its provider was told of its own settlement. */
   told?: ProviderVerdict
 }
 
-/** A write still in flight from a presentation its ask stopped. */
+/** A write (or a read of the votes) still in flight from a presentation that ended or was stopped. */
 export interface Orphan {
-  kind: 'settle' | 'vote'
-  outcome: AskOutcome
+  kind: 'settle' | 'vote' | 'votes'
+  outcome: AskOutcome | undefined
 }
 
 export interface ModelState {
@@ -174,6 +178,8 @@ export interface ModelState {
   taken: string[]
   /** What the store holds for the ask, once settled. */
   stored: AskOutcome | undefined
+  /** The approvals the store counted on the ask, by id, in order. */
+  votes: string[]
   /** Writes of presentations stopped mid-write: still in flight, their answer heard by nobody. */
   orphans: Orphan[]
   /** Fake time, from 0 when the ask was made. */
@@ -254,7 +260,12 @@ const modelMachine = askMachine.provide({
   actors: {
     presentation: presentationMachine.provide({
       actions: {
-        callProvider: ({ self }) => void recording.presentations.push({ by: self.sessionId }),
+        callProvider: ({ context, self }) =>
+          void recording.presentations.push({
+            by: self.sessionId,
+            given: context.given.map((each) => each.id),
+          }),
+        readVotes: () => undefined,
         commitProposal: () => undefined,
         // Every call of the presentation that was not told its answer is the outcome hears the ending.
         endPresentation: ({ self }, { error }) => {
@@ -285,6 +296,7 @@ export function replayAll(
   const machine = modelMachine
   const state = {
     stored: undefined as AskOutcome | undefined,
+    votes: [] as string[],
     orphans: [] as Orphan[],
     now: 0,
     aborted: false,
@@ -317,6 +329,7 @@ export function replayAll(
       dropped,
       taken: [...taken],
       ...state,
+      votes: [...state.votes],
       orphans: [...state.orphans],
     }
   }
@@ -341,6 +354,7 @@ function apply(
   step: ModelStep,
   state: {
     stored: AskOutcome | undefined
+    votes: string[]
     orphans: Orphan[]
     now: number
     aborted: boolean
@@ -392,9 +406,13 @@ function apply(
     case 'provider.failed':
       toPresentation(step)
       break
+    case 'votes.read':
+      toPresentation({ type: 'votes.read', given: state.votes.map(responder) })
+      break
     case 'vote.counted': {
-      const { given, responder } = writing!.context
-      toPresentation({ type: 'vote.counted', given: [...given, responder!] })
+      const { given, responder: by } = writing!.context
+      state.votes.push(by!.id)
+      toPresentation({ type: 'vote.counted', given: [...given, by!] })
       break
     }
     case 'vote.already':
@@ -438,7 +456,12 @@ function apply(
       actor.send(step)
   }
   const after = actor.getSnapshot().children.presentation
-  if (before !== undefined && before !== after && before.getSnapshot().status === 'stopped') {
+  const left = before?.getSnapshot() as PresentationSnapshot | undefined
+  // A read of the votes answered by nobody: the presentation left `counting` another way.
+  if (writing?.matches('counting') && step.type !== 'votes.read' && !left?.matches('counting')) {
+    state.orphans.push({ kind: 'votes', outcome: undefined })
+  }
+  if (before !== undefined && before !== after && left?.status === 'stopped') {
     // Stopped by its ask before it reached a final state of its own.
     drop()
     if (writing?.matches({ committing: 'writing' })) {

@@ -12,6 +12,7 @@ import type {
 } from '../../src/protocol/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
 import type { ControllableProvider } from '../support/controllable-provider.js'
+import { settle } from '../support/settle.js'
 
 /** DESIGN §12 on the memory store: who may answer, approvals counted as votes, and the record. */
 
@@ -194,6 +195,55 @@ describe('§12 approvals', () => {
     await expect(asked).resolves.toEqual(revise)
     const [record] = await seam.history({})
     expect(record?.outcome).toMatchObject({ status: 'answered', by: [bob] })
+  })
+
+  it('a UI reloaded after an approval was counted is shown the count the store holds', async () => {
+    const seam = createUserQuestions({ providerGraceMs: 60_000 })
+    seams.push(seam)
+    const first = createControllableProvider()
+    const dispose = seam.registerProvider(first)
+    const asked = seam.ask({ questions: plan, approvals: 2 })
+    await answerAs(first, 0, approve, alice)
+    await first.call(1)
+    dispose()
+    const reloaded = createControllableProvider()
+    seam.registerProvider(reloaded)
+    expect((await reloaded.call(0)).request.approvals).toEqual({ required: 2, given: [alice] })
+    await expect(answerAs(reloaded, 0, approve, bob)).resolves.toEqual({ status: 'accepted' })
+    await expect(asked).resolves.toEqual(approve)
+  })
+
+  it('a console opened after an approval was counted in another process shows the count', async () => {
+    const store = createMemoryStore()
+    const worker = createUserQuestions({ store })
+    const here = createUserQuestions({ store })
+    const later = createUserQuestions({ store })
+    seams.push(worker, here, later)
+    const provider = createControllableProvider()
+    here.registerProvider(provider)
+    await settle()
+    const asked = worker.ask({ questions: plan, approvals: 2 })
+    await answerAs(provider, 0, approve, alice)
+    const opened = createControllableProvider()
+    later.registerProvider(opened)
+    expect((await opened.call(0)).request.approvals).toEqual({ required: 2, given: [alice] })
+    await expect(answerAs(opened, 0, approve, bob)).resolves.toEqual({ status: 'accepted' })
+    await expect(asked).resolves.toEqual(approve)
+  })
+
+  it('an ask whose votes cannot be read is shown anyway, with the count this seam knows', async () => {
+    const store = createMemoryStore()
+    store.votes = () => Promise.reject(new Error('disk I/O error'))
+    const seam = createUserQuestions({ store })
+    seams.push(seam)
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    const asked = seam.ask({ questions: plan, approvals: 2 })
+    expect((await provider.call(0)).request.approvals).toEqual({ required: 2, given: [] })
+    await answerAs(provider, 0, approve, alice)
+    expect((await provider.call(1)).request.approvals).toEqual({ required: 2, given: [alice] })
+    await answerAs(provider, 1, approve, bob)
+    await expect(asked).resolves.toEqual(approve)
   })
 
   it('a history query for an unknown key is an empty list', async () => {

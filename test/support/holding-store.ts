@@ -3,7 +3,7 @@ import type { AskOutcome } from '../../src/vocabulary/index.js'
 
 /** One write a {@link holdingStore} holds until the test says how it ends. */
 export interface HeldWrite {
-  readonly kind: 'admit' | 'settle' | 'vote'
+  readonly kind: 'admit' | 'settle' | 'vote' | 'votes'
   readonly askId: string
   /** The outcome offered, for a settlement (and for a vote, the one its last approval settles with). */
   readonly outcome: AskOutcome | undefined
@@ -18,7 +18,7 @@ export interface HeldWrite {
   fail(error: unknown): void
 }
 
-/** A store wrapper whose writes wait for the test, and the writes it holds, oldest first. */
+/** A store wrapper whose writes (and reads of votes) wait for the test, and those it holds, oldest first. */
 export interface HoldingStore {
   readonly store: AskStore
   readonly held: HeldWrite[]
@@ -28,13 +28,14 @@ export interface HoldingStore {
 
 /**
  * Wraps `inner` so that its settlements and votes (and, with `admissions`,
- * its admissions) wait until the test runs or fails each one: what is in flight
+ * its admissions; with `reads`, its reads of an ask's votes) wait until the
+ * test runs or fails each one: what is in flight
  * between a seam and its store becomes a state a test can stand in. Every
  * other call goes straight to `inner`.
  */
 export function holdingStore(
   inner: AskStore,
-  options: { admissions?: boolean } = {},
+  options: { admissions?: boolean; reads?: boolean } = {},
 ): HoldingStore {
   const held: HeldWrite[] = []
   let holding = true
@@ -67,6 +68,10 @@ export function holdingStore(
     holding
       ? hold('vote', askId, vote.outcome, () => inner.vote(askId, vote))
       : inner.vote(askId, vote)
+  store.votes = (askId) =>
+    holding && options.reads === true
+      ? hold('votes', askId, undefined, () => inner.votes(askId))
+      : inner.votes(askId)
   store.admit = (ask) =>
     holding && options.admissions === true
       ? hold('admit', ask.askId, undefined, () => inner.admit(ask))

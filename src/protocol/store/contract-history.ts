@@ -114,6 +114,22 @@ export const historyChecks: readonly CheckCase[] = [
     },
   },
   {
+    name: 'votes: the approvals counted so far, in order, as any store sharing the data reads them',
+    async body({ store, reopen }) {
+      const other = await reopen()
+      const ask = await reviewOf(store, 3)
+      assert.deepEqual(await other.votes(ask.askId), [])
+      await store.vote(ask.askId, voteOf(bob, 10, 3))
+      await other.vote(ask.askId, voteOf(ann, 11, 3))
+      await other.vote(ask.askId, voteOf(bob, 12, 3))
+      assert.deepEqual(await other.votes(ask.askId), [bob, ann])
+      await store.vote(ask.askId, voteOf(cat, 13, 3))
+      // Settled by the last: the record keeps every vote counted.
+      assert.deepEqual(await store.votes(ask.askId), [bob, ann, cat])
+      assert.deepEqual(await store.votes('no-such-ask'), [])
+    },
+  },
+  {
     name: 'vote: on a settled ask changes nothing and is not counted',
     async body({ store }) {
       const ask = await reviewOf(store, 2)

@@ -54,6 +54,8 @@ export function memoryRecords(
       return { status: 'settled', record: settled.record, won: settled.won }
     },
 
+    votes: votesOf,
+
     record(askId: string, event: RecordedEvent): void {
       if (table.asks.has(askId)) append(askId, event)
     },

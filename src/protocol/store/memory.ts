@@ -81,6 +81,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): AskStore {
       return records.vote(askId, vote)
     },
 
+    async votes(askId) {
+      open()
+      return records.votes(askId)
+    },
+
     async record(askId, event) {
       open()
       records.record(askId, event)

@@ -63,6 +63,12 @@ export interface AskStore {
    */
   vote(askId: string, vote: NewVote): Promise<VoteResult | undefined>
   /**
+   * The approvals counted on an ask so far (DESIGN §12), in the order they
+   * were counted: what a presentation opening on it shows. Empty for an ask
+   * the store does not hold.
+   */
+  votes(askId: string): Promise<Responder[]>
+  /**
    * Appends an event to an ask's record (DESIGN §12): a presentation, or an
    * answer refused while the ask stayed pending. Nothing for an ask the store
    * does not hold. Admission, votes, settlement and delivered notifications

@@ -58,7 +58,9 @@ type HistoryRow = AskRow & { events: string | null; notified: string | null }
  * (migration 4): votes, each one transaction holding the ask's row lock as
  * `settle` does; events appended; and history, one statement (one snapshot).
  */
-export function createRecords(db: StoreDatabase): Pick<AskStore, 'vote' | 'record' | 'history'> {
+export function createRecords(
+  db: StoreDatabase,
+): Pick<AskStore, 'vote' | 'votes' | 'record' | 'history'> {
   const { open, ready, query } = db
   return {
     async vote(askId, vote) {
@@ -83,6 +85,13 @@ export function createRecords(db: StoreDatabase): Pick<AskStore, 'vote' | 'recor
       } finally {
         client.release(broken)
       }
+    },
+
+    async votes(askId) {
+      open()
+      await ready()
+      const votes = await query<VoteRow>(SQL.votes, [askId])
+      return parseRows(votes, (row) => voterOfRow(row.by_json), db.corrupt)
     },
 
     async record(askId, event) {

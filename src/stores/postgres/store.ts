@@ -63,6 +63,7 @@ export function createStoreWith(pg: PgModule, options: PostgresStoreOptions): As
     admit: (ask) => writes.admit(ask),
     settle: (askId, outcome, settledAt) => writes.settle(askId, outcome, settledAt),
     vote: (askId, vote) => records.vote(askId, vote),
+    votes: (askId) => records.votes(askId),
     record: (askId, event) => records.record(askId, event),
     history: (query) => records.history(query),
 

@@ -52,7 +52,7 @@ export function createRecords(
   write: AskWriter,
   feed: ChangeFeed,
   onCorruptRow: (error: CorruptRowError) => void,
-): Pick<AskStore, 'vote' | 'record' | 'history'> {
+): Pick<AskStore, 'vote' | 'votes' | 'record' | 'history'> {
   return {
     async vote(askId, vote) {
       const by = voterOf(vote.by, vote.required)
@@ -96,6 +96,14 @@ export function createRecords(
         announceSettled(feed, [result.record], revision)
       }
       return result
+    },
+
+    async votes(askId) {
+      const votes = await connection.run(
+        'votes',
+        (db) => statementsOf(db).votes.all(askId) as Array<{ by_json: unknown }>,
+      )
+      return parseRows(votes, (each) => voteRow(each.by_json), onCorruptRow)
     },
 
     async record(askId, event) {

@@ -86,6 +86,7 @@ export function createSqliteStore(options: SqliteStoreOptions): AskStore {
     admit: (ask) => writes.admit(ask),
     settle: (askId, outcome, settledAt) => writes.settle(askId, outcome, settledAt),
     vote: (askId, vote) => records.vote(askId, vote),
+    votes: (askId) => records.votes(askId),
     record: (askId, event) => records.record(askId, event),
     history: (query) => records.history(query),
 
