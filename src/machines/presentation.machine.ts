@@ -50,9 +50,10 @@ const tellCounted = {
  *
  * The ask's policy is decided here: an answer from a responder the ask does
  * not admit is refused (`forbidden`) and the ask is presented again after a
- * pause; on an ask that counts approvals, an approval is a vote the store
- * keeps, the ask is presented with the count the store holds when it opens
- * and again with each new count until the last one settles it; a second approval by one responder is refused
+ * pause; on an ask that counts approvals, the presentation opens with the
+ * count the store holds (`counting`), an approval is a vote the store keeps,
+ * and the ask is presented again with each new count until the last one
+ * settles it; a second approval by one responder is refused
  * (`already-voted`); any other answer from an admitted responder settles it.
  *
  * The provider, its signal and the store live beside the actor: the seam

@@ -16,6 +16,7 @@ import {
   UserQuestionError,
   checkNotAborted,
   handedOverOutcome,
+  isDuration,
   isHandOver,
   outcomeError,
   seamFaultOutcome,
@@ -219,12 +220,7 @@ function checkDurations(options: UserQuestionsOptions): void {
 }
 
 function checkDuration(name: string, value: number | undefined, allowInfinity: boolean): void {
-  if (value === undefined) return
-  const ok =
-    typeof value === 'number' &&
-    value >= 0 &&
-    (Number.isFinite(value) ? value <= MAX_TIMEOUT_MS : allowInfinity && value === Infinity)
-  if (!ok) {
+  if (value !== undefined && !isDuration(value, allowInfinity)) {
     throw new TypeError(
       `createUserQuestions: ${name} must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}${allowInfinity ? ' or Infinity' : ''}`,
     )

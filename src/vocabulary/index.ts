@@ -37,7 +37,13 @@ export type {
   Responder,
   UserQuestionProvider,
 } from './types.js'
-export { MAX_KEY_LENGTH, MAX_TIMEOUT_MS, checkNotAborted, validateRequest } from './validate.js'
+export {
+  MAX_KEY_LENGTH,
+  MAX_TIMEOUT_MS,
+  checkNotAborted,
+  isDuration,
+  validateRequest,
+} from './validate.js'
 export type { ValidateRequestOptions, ValidatedRequest } from './validate.js'
 export { encodeAnswer, validateAnswer } from './answer.js'
 export {

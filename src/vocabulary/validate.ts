@@ -7,6 +7,16 @@ import { readPolicy } from './policy.js'
 /** The longest deadline a timer can hold; a longer one would fire at once. */
 export const MAX_TIMEOUT_MS = 2_147_483_647
 
+/**
+ * Whether `value` is a duration in milliseconds a timer can hold: from 0 to
+ * {@link MAX_TIMEOUT_MS}, or `Infinity` (no timer at all) where `unbounded`
+ * allows it. The one rule for a request's `timeoutMs` and a seam's options.
+ */
+export function isDuration(value: unknown, unbounded: boolean): value is number {
+  if (typeof value !== 'number' || !(value >= 0)) return false
+  return Number.isFinite(value) ? value <= MAX_TIMEOUT_MS : unbounded
+}
+
 export type Dict = Record<string, unknown>
 
 function invalid(message: string, details: Dict, code: UserQuestionErrorCode = 'INVALID_REQUEST') {
@@ -352,12 +362,7 @@ export function validateRequest(
   if (signal !== undefined) result.signal = checkAbortSignal(signal)
   const timeoutMs = readRequestField(request, 'timeoutMs', 'timeoutMs')
   if (timeoutMs !== undefined) {
-    if (
-      typeof timeoutMs !== 'number' ||
-      Number.isNaN(timeoutMs) ||
-      timeoutMs < 0 ||
-      (Number.isFinite(timeoutMs) && timeoutMs > MAX_TIMEOUT_MS)
-    ) {
+    if (!isDuration(timeoutMs, true)) {
       throw invalid(
         `timeoutMs must be a number from 0 to ${MAX_TIMEOUT_MS}, or Infinity to wait indefinitely`,
         { field: 'timeoutMs' },
