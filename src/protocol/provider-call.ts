@@ -1,8 +1,4 @@
-import {
-  UserQuestionError,
-  UserQuestionErrorCodes,
-  toUserQuestionError,
-} from '../vocabulary/index.js'
+import { UserQuestionError, isErrorCode, toUserQuestionError } from '../vocabulary/index.js'
 import type {
   Agent,
   ApprovalCount,
@@ -55,7 +51,7 @@ export function safeProviderError(value: unknown): UserQuestionError {
   try {
     const { code, message, details } = converted
     if (typeof message !== 'string') return failed(value)
-    if (typeof code !== 'string' || !Object.hasOwn(UserQuestionErrorCodes, code)) {
+    if (!isErrorCode(code)) {
       return failed(value, `The question provider failed: ${message}`)
     }
     if (details !== undefined && (typeof details !== 'object' || details === null)) {

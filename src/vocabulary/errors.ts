@@ -112,7 +112,8 @@ function isInstance(value: unknown, type: abstract new (...args: never[]) => unk
   }
 }
 
-function isKnownCode(code: unknown): code is UserQuestionErrorCode {
+/** Whether `code` is one of the table's: any other reads as `PROVIDER_FAILED` (DESIGN §3). */
+export function isErrorCode(code: unknown): code is UserQuestionErrorCode {
   return typeof code === 'string' && Object.hasOwn(UserQuestionErrorCodes, code)
 }
 
@@ -152,7 +153,7 @@ function readFields(value: unknown): ErrorFields | undefined {
  */
 export function isUserQuestionError(value: unknown): value is UserQuestionError {
   const fields = readFields(value)
-  if (fields === undefined || !isKnownCode(fields.code) || fields.message === unreadable) {
+  if (fields === undefined || !isErrorCode(fields.code) || fields.message === unreadable) {
     return false
   }
   return isInstance(value, UserQuestionError) || fields.name === 'UserQuestionError'
@@ -189,7 +190,7 @@ export function toUserQuestionError(
   const ours = isInstance(value, UserQuestionError)
   const claimsOurs = ours || fields.name === 'UserQuestionError'
   const message = typeof fields.message === 'string' ? fields.message : undefined
-  if (claimsOurs && isKnownCode(fields.code)) {
+  if (claimsOurs && isErrorCode(fields.code)) {
     const details = copyDetails(readField(value as object, 'details'))
     const readable =
       fields.message !== unreadable && details !== unreadable && fields.name !== unreadable

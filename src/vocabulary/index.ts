@@ -7,6 +7,7 @@ export {
   HarnessError,
   UserQuestionError,
   UserQuestionErrorCodes,
+  isErrorCode,
   isUserQuestionError,
   toUserQuestionError,
 } from './errors.js'

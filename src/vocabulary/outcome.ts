@@ -1,4 +1,4 @@
-import { UserQuestionError, UserQuestionErrorCodes } from './errors.js'
+import { UserQuestionError, isErrorCode } from './errors.js'
 import type { UserQuestionErrorCode } from './errors.js'
 import type { AskUserQuestionAnswer, Responder } from './types.js'
 
@@ -213,7 +213,7 @@ export function errorData(error: UserQuestionError): AskErrorData {
  * a provider's unknown code.
  */
 export function outcomeError(error: AskErrorData, cause?: unknown): UserQuestionError {
-  const known = Object.hasOwn(UserQuestionErrorCodes, error.code)
+  const known = isErrorCode(error.code)
   const options: { details?: Record<string, unknown>; cause?: unknown } = {}
   if (error.details !== undefined) options.details = error.details
   if (cause !== undefined) options.cause = cause

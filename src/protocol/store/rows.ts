@@ -1,9 +1,4 @@
-import {
-  UserQuestionErrorCodes,
-  readPolicy,
-  readResponder,
-  readTraceContext,
-} from '../../vocabulary/index.js'
+import { isErrorCode, readPolicy, readResponder, readTraceContext } from '../../vocabulary/index.js'
 import type {
   AskErrorData,
   AskOutcome,
@@ -122,8 +117,7 @@ export function parseOutcome(value: unknown): AskOutcome {
     const error = value.error
     if (
       !isDict(error) ||
-      typeof error.code !== 'string' ||
-      !Object.hasOwn(UserQuestionErrorCodes, error.code) ||
+      !isErrorCode(error.code) ||
       typeof error.message !== 'string' ||
       !(error.details === undefined || isDict(error.details))
     ) {
