@@ -39,6 +39,13 @@ const tellCounted = {
   }),
 } as const
 
+/** How a presentation with nothing in flight ends: refused when another outcome was committed, else taken down. */
+const comesDown = {
+  'ask.settled': { target: 'refused', actions: 'recordSettlement' },
+  'ask.ending': { target: 'takenDown', actions: 'recordEnding' },
+  'provider.withdrawn': { target: 'takenDown', actions: 'recordEnding' },
+} as const
+
 /**
  * One ask shown to this seam's provider, its own or another seam's (DESIGN
  * §6, §12): presenting, then committing the provider's answer or refusal
@@ -190,9 +197,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
       entry: 'readVotes',
       on: {
         'votes.read': { target: 'presenting', actions: 'recordVotes' },
-        'ask.settled': { target: 'refused', actions: 'recordSettlement' },
-        'ask.ending': { target: 'takenDown', actions: 'recordEnding' },
-        'provider.withdrawn': { target: 'takenDown', actions: 'recordEnding' },
+        ...comesDown,
       },
     },
     presenting: {
@@ -200,9 +205,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
       on: {
         'provider.answered': { target: 'deciding', actions: 'proposeAnswer' },
         'provider.failed': { target: 'committing', actions: 'proposeRefusal' },
-        'ask.settled': { target: 'refused', actions: 'recordSettlement' },
-        'ask.ending': { target: 'takenDown', actions: 'recordEnding' },
-        'provider.withdrawn': { target: 'takenDown', actions: 'recordEnding' },
+        ...comesDown,
       },
     },
     // The ask's policy judges who answered (DESIGN §12).
@@ -284,9 +287,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
       entry: 'recordRefusal',
       after: { pause: 'presenting' },
       on: {
-        'ask.settled': { target: 'refused', actions: 'recordSettlement' },
-        'ask.ending': { target: 'takenDown', actions: 'recordEnding' },
-        'provider.withdrawn': { target: 'takenDown', actions: 'recordEnding' },
+        ...comesDown,
       },
     },
     accepted: {
