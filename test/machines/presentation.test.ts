@@ -471,6 +471,78 @@ describe('presentationMachine: a fresh presentation', () => {
   })
 })
 
+describe('presentationMachine: an ask that needs approvals opens on the store’s count', () => {
+  const plan = planReview() as unknown as PresentationInput['questions'][number]
+  const ann = { id: 'ann', via: 'console' }
+
+  /** A presentation of a plan two must approve, its read of the votes left to the test. */
+  function counting() {
+    const effects = { reads: 0, called: 0, ended: [] as AskRejection[] }
+    const machine = presentationMachine.provide({
+      actions: {
+        readVotes: () => {
+          effects.reads += 1
+        },
+        callProvider: () => {
+          effects.called += 1
+        },
+        endPresentation: (_, { error }) => {
+          effects.ended.push(error)
+        },
+      },
+    })
+    const input = presentationInput({ questions: [plan], policy: { approvals: 2 } })
+    const actor = createActor(machine, { input }).start()
+    expect(actor.getSnapshot().value).toBe('counting')
+    return { actor, effects }
+  }
+
+  it('reads the votes before the provider is called, and shows the ask with them', () => {
+    const { actor, effects } = counting()
+    expect(effects).toMatchObject({ reads: 1, called: 0 })
+    // Nothing the provider could say has been asked yet.
+    actor.send({ type: 'provider.answered', answer })
+    expect(actor.getSnapshot().value).toBe('counting')
+    actor.send({ type: 'votes.read', given: [ann] })
+    expect(actor.getSnapshot().value).toBe('presenting')
+    expect(actor.getSnapshot().context.given).toEqual([ann])
+    expect(effects).toMatchObject({ reads: 1, called: 1 })
+    actor.stop()
+  })
+
+  it.each([
+    ['no policy', {}],
+    ['who may answer, and no count', { policy: { answerers: ['ann'] } }],
+  ])('an ask with %s reads no votes', (_name, extra) => {
+    const reads = vi.fn()
+    const machine = presentationMachine.provide({ actions: { readVotes: reads } })
+    const actor = createActor(machine, { input: presentationInput(extra) }).start()
+    expect(actor.getSnapshot().value).toBe('presenting')
+    expect(reads).not.toHaveBeenCalled()
+    actor.stop()
+  })
+
+  it('settled elsewhere while it reads: refused, and the provider is never called', () => {
+    const { actor, effects } = counting()
+    actor.send({ type: 'ask.settled', outcome: answered })
+    expect(actor.getSnapshot().output).toEqual({ verdict: 'refused', outcome: answered })
+    expect(effects).toMatchObject({ called: 0, ended: [settledElsewhereOutcome()] })
+  })
+
+  it.each([
+    ['an ending', 'ask.ending', callerAbortOutcome()],
+    ['a withdrawal', 'provider.withdrawn', handedOverOutcome()],
+  ] as const)(
+    '%s while it reads takes it down, and the provider is never called',
+    (_name, type, error) => {
+      const { actor, effects } = counting()
+      actor.send({ type, error })
+      expect(actor.getSnapshot().output).toEqual({ verdict: 'takenDown', ending: error })
+      expect(effects).toMatchObject({ called: 0, ended: [error] })
+    },
+  )
+})
+
 describe('presentationMachine: refusals of who answered', () => {
   it('counts each refused answer, and shows the ask again after each pause', async () => {
     const { actor, effects } = presenting({ policy: { answerers: ['bob'] } })

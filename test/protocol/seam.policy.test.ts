@@ -246,6 +246,21 @@ describe('§12 approvals', () => {
     await expect(asked).resolves.toEqual(approve)
   })
 
+  it('an ask that needs no approvals is shown without reading any votes', async () => {
+    const store = createMemoryStore()
+    // A store that never answers the read: only an ask that counts approvals may wait on it.
+    store.votes = () => new Promise(() => undefined)
+    const seam = createUserQuestions({ store })
+    seams.push(seam)
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    const asked = seam.ask({ questions: plan })
+    const call = await provider.call(0)
+    expect(call.request.approvals).toBeUndefined()
+    call.resolve(approve)
+    await expect(asked).resolves.toEqual(approve)
+  })
+
   it('a history query for an unknown key is an empty list', async () => {
     const { seam } = presenting()
     await expect(seam.history({ key: 'nobody-asked' })).resolves.toEqual([])
