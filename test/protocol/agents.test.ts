@@ -301,20 +301,31 @@ describe('registry edges', () => {
     await expect(askAs(seam, provider, worker)).resolves.toBeDefined()
   })
 
-  it.each([null, 'root', 7, {}, { id: '' }, { id: 3 }])('refuses to enter %j', (agent) => {
-    expect(() => createAgentRegistry().enter(agent as unknown as Agent)).toThrow(TypeError)
+  it.each([
+    null,
+    'root',
+    7,
+    {},
+    { id: '' },
+    { id: 3 },
+    Object.assign(() => undefined, { id: 'f' }),
+  ])('refuses to enter %j, saying what an agent is', (agent) => {
+    const enter = () => createAgentRegistry().enter(agent as unknown as Agent)
+    expect(enter).toThrow(TypeError)
+    expect(enter).toThrow('enter(agent): agent must be an object with a non-blank string id')
   })
 
   it.each([
     ['an object without an id', {}, 'without an id'],
     ['a string', 'root', 'without an id'],
+    ['null', null, 'without an id'],
     ['an id that is not live', { id: 'ghost' }, '"ghost"'],
   ])('refuses %s as the caller, naming it', async (_name, agent, shown) => {
     const { seam, provider } = seamWith(createAgentRegistry())
     const error = await rejectionOf(askAs(seam, provider, agent), 'CALLER_NOT_LIVE')
     expect(error.message).toContain(shown)
     expect(error.details).toStrictEqual(
-      typeof agent === 'object' && 'id' in agent
+      typeof agent === 'object' && agent !== null && 'id' in agent
         ? { agentId: 'ghost', reason: 'not-live' }
         : { reason: 'not-live' },
     )
