@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import { PassThrough } from 'node:stream'
 import type { Readable, Writable } from 'node:stream'
 import type { Server } from '@modelcontextprotocol/server'
 import { createMemoryStore, createUserQuestions } from '../protocol/index.js'
-import { importPeer } from '../protocol/internal.js'
+import { importPeer, newSecret } from '../protocol/internal.js'
 import type { AskStore, UserQuestions } from '../protocol/index.js'
 import { createRoundTrips, serveTools } from '../providers/mcp/index.js'
 import type { RoundTrips } from '../providers/mcp/index.js'
@@ -61,7 +60,7 @@ export async function openRoundTripServing(
   const rounds = createRoundTrips({
     seam,
     store,
-    secret: options.secret ?? randomBytes(32).toString('base64url'),
+    secret: options.secret ?? newSecret(),
   })
   return {
     seam,

@@ -3,6 +3,7 @@
  * else does: no entry point exports it (the package's `exports` map has no
  * path to this file).
  */
+export { newSecret } from './secret.js'
 export { importPeer } from './peer.js'
 export {
   CorruptRowError,

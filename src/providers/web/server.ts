@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import type { UserQuestions } from '../../protocol/index.js'
+import { newSecret } from '../../protocol/internal.js'
 import type { Responder } from '../../vocabulary/index.js'
 import { CONSOLE_RESTARTING_CODE } from '../../machines/index.js'
 import { isApiTarget, serveApi } from './api.js'
@@ -153,7 +153,7 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     checkToken(options.token)
   }
   const people = options.users === undefined ? undefined : usersOf(options)
-  const token = people !== undefined ? '' : (options.token ?? randomBytes(32).toString('base64url'))
+  const token = people !== undefined ? '' : (options.token ?? newSecret())
   const tokens = createTokenCheck(people === undefined ? { token } : { users: people })
   const relayOptions: RelayOptions<WebConsoleClient> = {
     ...options.limits,
