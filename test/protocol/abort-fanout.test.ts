@@ -78,7 +78,11 @@ describe('createAbortFanout', () => {
       },
     } as unknown as AbortSignal
     expect(() => fanout.watch(hostile, { name: 'a' })).toThrow(
-      expect.objectContaining({ code: 'INVALID_REQUEST', details: { field: 'signal' } }),
+      expect.objectContaining({
+        code: 'INVALID_REQUEST',
+        message: 'the signal cannot be listened to',
+        details: { field: 'signal' },
+      }),
     )
     const sticky = {
       addEventListener() {},
@@ -89,5 +93,23 @@ describe('createAbortFanout', () => {
     const a = { name: 'a' }
     fanout.watch(sticky, a)
     expect(() => fanout.unwatch(sticky, a)).not.toThrow()
+  })
+
+  it('hands over what an unreadable reason threw, as the reason', () => {
+    const { seen, fanout } = recorded()
+    const unreadable = new Error('reason getter broke')
+    let fire!: () => void
+    const signal = {
+      addEventListener(_type: string, listener: () => void) {
+        fire = listener
+      },
+      removeEventListener() {},
+      get reason(): unknown {
+        throw unreadable
+      },
+    } as unknown as AbortSignal
+    fanout.watch(signal, { name: 'a' })
+    fire()
+    expect(seen).toEqual([['a', unreadable]])
   })
 })

@@ -47,6 +47,19 @@ describe('§13 a presentation closes once, with its verdict', () => {
   })
 })
 
+describe('§4 the request a provider is shown', () => {
+  it('names only what the ask has: no agent, deadline, answerers or approvals key when it has none', async () => {
+    const seam = seamOn(createMemoryStore())
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    const asked = seam.ask({ questions })
+    const call = await provider.call(0)
+    expect(Object.keys(call.request).sort()).toEqual(['askId', 'questions', 'settlement', 'signal'])
+    call.resolve(answer)
+    await expect(asked).resolves.toEqual(answer)
+  })
+})
+
 describe('§12 the record keeps a refusal only while the ask goes on', () => {
   it('an answer that ends the ask as BAD_ANSWER is its settlement, not a refusal', async () => {
     const seam = seamOn(createMemoryStore())
