@@ -39,12 +39,19 @@ const tellCounted = {
   }),
 } as const
 
-/** How a presentation with nothing in flight ends: refused when another outcome was committed, else taken down. */
-const comesDown = {
-  'ask.settled': { target: 'refused', actions: 'recordSettlement' },
-  'ask.ending': { target: 'takenDown', actions: 'recordEnding' },
-  'provider.withdrawn': { target: 'takenDown', actions: 'recordEnding' },
-} as const
+/**
+ * A state's transitions, and how a presentation with nothing in flight comes
+ * down: refused when another outcome was committed, else taken down. Called
+ * as `/* @__PURE__ *\/`, so that a bundler still drops an unused machine.
+ */
+function orComesDown<T extends object>(on: T) {
+  return {
+    ...on,
+    'ask.settled': { target: 'refused', actions: 'recordSettlement' },
+    'ask.ending': { target: 'takenDown', actions: 'recordEnding' },
+    'provider.withdrawn': { target: 'takenDown', actions: 'recordEnding' },
+  } as const
+}
 
 /**
  * One ask shown to this seam's provider, its own or another seam's (DESIGN
@@ -195,18 +202,16 @@ export const presentationMachine = /* @__PURE__ */ setup({
     // Approvals counted before this presentation opened (another console, a reloaded UI) are shown with it.
     counting: {
       entry: 'readVotes',
-      on: {
+      on: /* @__PURE__ */ orComesDown({
         'votes.read': { target: 'presenting', actions: 'recordVotes' },
-        ...comesDown,
-      },
+      }),
     },
     presenting: {
       entry: 'callProvider',
-      on: {
+      on: /* @__PURE__ */ orComesDown({
         'provider.answered': { target: 'deciding', actions: 'proposeAnswer' },
         'provider.failed': { target: 'committing', actions: 'proposeRefusal' },
-        ...comesDown,
-      },
+      }),
     },
     // The ask's policy judges who answered (DESIGN §12).
     deciding: {
@@ -286,9 +291,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
     pausing: {
       entry: 'recordRefusal',
       after: { pause: 'presenting' },
-      on: {
-        ...comesDown,
-      },
+      on: /* @__PURE__ */ orComesDown({}),
     },
     accepted: {
       type: 'final',
