@@ -102,6 +102,14 @@ export async function commitVote(
 }
 
 /**
+ * The approvals the store counted on an ask so far (DESIGN §12): what a
+ * presentation opening on it shows. A store that throws, even at once, rejects.
+ */
+export async function readVotes(store: AskStore, askId: string): Promise<Responder[]> {
+  return store.votes(askId)
+}
+
+/**
  * The row an ask's admission writes: what its machine holds, the seam that
  * owns it, and the trace context its telemetry kept with it.
  */

@@ -6,7 +6,7 @@ import type {
   PresentationEvent,
   PresentationOutput,
 } from '../machines/index.js'
-import { commitPresentation, ended, report } from './effects.js'
+import { commitPresentation, ended, readVotes, report } from './effects.js'
 import type { Reportable } from './effects.js'
 import { createLiveCalls } from './live-calls.js'
 import { callProvider, safeProviderError } from './provider-call.js'
@@ -87,19 +87,19 @@ function openCall(
     })
     return undefined
   }
-  const agent = options.agentOf(context.askId)
   const { policy } = context
   return callProvider(
     provider,
     {
       askId: context.askId,
       questions: context.questions,
-      ...(agent === undefined ? {} : { agent }),
-      ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
-      ...(policy?.answerers === undefined ? {} : { answerers: policy.answerers }),
-      ...(policy?.approvals === undefined
-        ? {}
-        : { approvals: { required: policy.approvals, given: context.given } }),
+      agent: options.agentOf(context.askId),
+      deadline: context.deadline,
+      answerers: policy?.answerers,
+      approvals:
+        policy?.approvals === undefined
+          ? undefined
+          : { required: policy.approvals, given: context.given },
     },
     (answer) =>
       report<unknown, PresentationEvent>(
@@ -132,7 +132,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
       readVotes: ({ context, self }) => {
         report<Responder[], PresentationEvent>(
           self as { send(event: PresentationEvent): void } & typeof self,
-          store.votes(context.askId),
+          readVotes(store, context.askId),
           (given) => ({ type: 'votes.read', given }),
           () => ({ type: 'votes.read', given: context.given }),
         )

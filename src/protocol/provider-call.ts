@@ -22,14 +22,14 @@ export interface ProviderCall {
   readonly tell: (settlement: ProviderSettlement) => void
 }
 
-/** What a presentation shows. */
+/** What a presentation shows: an absent part is left out of the provider's request. */
 export interface CallSubject {
   askId: string
   questions: AskUserQuestionItem[]
-  agent?: Agent
-  deadline?: number
-  answerers?: string[]
-  approvals?: ApprovalCount
+  agent?: Agent | undefined
+  deadline?: number | undefined
+  answerers?: string[] | undefined
+  approvals?: ApprovalCount | undefined
 }
 
 const failed = (cause: unknown, message = 'The question provider failed') =>

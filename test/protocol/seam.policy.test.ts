@@ -231,20 +231,31 @@ describe('§12 approvals', () => {
     await expect(asked).resolves.toEqual(approve)
   })
 
-  it('an ask whose votes cannot be read is shown anyway, with the count this seam knows', async () => {
-    const store = createMemoryStore()
-    store.votes = () => Promise.reject(new Error('disk I/O error'))
-    const seam = createUserQuestions({ store })
-    seams.push(seam)
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
-    const asked = seam.ask({ questions: plan, approvals: 2 })
-    expect((await provider.call(0)).request.approvals).toEqual({ required: 2, given: [] })
-    await answerAs(provider, 0, approve, alice)
-    expect((await provider.call(1)).request.approvals).toEqual({ required: 2, given: [alice] })
-    await answerAs(provider, 1, approve, bob)
-    await expect(asked).resolves.toEqual(approve)
-  })
+  it.each([
+    ['rejects', () => Promise.reject(new Error('disk I/O error'))],
+    [
+      'throws at once',
+      () => {
+        throw new Error('disk I/O error')
+      },
+    ],
+  ])(
+    'an ask whose votes cannot be read (the store %s) is shown anyway, with the count this seam knows',
+    async (_name, votes) => {
+      const store = createMemoryStore()
+      store.votes = votes
+      const seam = createUserQuestions({ store })
+      seams.push(seam)
+      const provider = createControllableProvider()
+      seam.registerProvider(provider)
+      const asked = seam.ask({ questions: plan, approvals: 2 })
+      expect((await provider.call(0)).request.approvals).toEqual({ required: 2, given: [] })
+      await answerAs(provider, 0, approve, alice)
+      expect((await provider.call(1)).request.approvals).toEqual({ required: 2, given: [alice] })
+      await answerAs(provider, 1, approve, bob)
+      await expect(asked).resolves.toEqual(approve)
+    },
+  )
 
   it('an ask that needs no approvals is shown without reading any votes', async () => {
     const store = createMemoryStore()
