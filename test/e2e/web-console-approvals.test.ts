@@ -7,8 +7,8 @@
  * The first test plays the seam's calls itself (provider.ask with approvals,
  * a counted verdict, provider.ask again with the new count), so it holds the
  * page and the relay to the interface alone. The second runs against the
- * real seam and its store, and needs the seam that counts votes (it runs
- * once the seam has `history`).
+ * real seam and its store. The third opens a console of another seam after
+ * one approval was counted: its page shows that approval.
  */
 import { createHash } from 'node:crypto'
 import type { Page } from 'playwright-core'
@@ -113,36 +113,52 @@ describe.skipIf(!browser.installed)('two people approve one plan, in Chromium', 
     }
   })
 
-  // The seam that counts votes (DESIGN §12) has `history`; before it, this test cannot pass.
-  const probe = createUserQuestions()
-  const seamCountsVotes = typeof (probe as { history?: unknown }).history === 'function'
-  void probe.close()
+  it('the real seam: two approvals answer the ask, and the record lists both approvers', async () => {
+    const store = createMemoryStore()
+    const seam = createUserQuestions({ store })
+    const web = await startWebConsole({ seam, users })
+    cleanups.push(() => seam.close())
+    cleanups.push(() => web.close())
+    const ana = await signIn(web, 'ana')
+    const bo = await signIn(web, 'bo')
+    const asked = seam.ask({ key: 'two-approvals', questions: [plan], approvals: 2 })
+    // Settled for good form should the test stop early: the close rejects it.
+    asked.catch(() => undefined)
+    await expect.poll(() => approvals(ana)).toBe('0 of 2 approvals')
 
-  it.skipIf(!seamCountsVotes)(
-    'the real seam: two approvals answer the ask, and the record lists both approvers',
-    async () => {
-      const store = createMemoryStore()
-      const seam = createUserQuestions({ store })
-      const web = await startWebConsole({ seam, users })
-      cleanups.push(() => seam.close())
-      cleanups.push(() => web.close())
-      const ana = await signIn(web, 'ana')
-      const bo = await signIn(web, 'bo')
-      const asked = seam.ask({ key: 'two-approvals', questions: [plan], approvals: 2 })
-      // Settled for good form should the test stop early: the close rejects it.
-      asked.catch(() => undefined)
-      await expect.poll(() => approvals(ana)).toBe('0 of 2 approvals')
+    await approveButton(ana).click()
+    for (const page of [ana, bo]) {
+      await expect.poll(() => approvals(page)).toBe('1 of 2 approvals · approved by ana')
+    }
+    expect(await approveButton(ana).isDisabled()).toBe(true)
+    await approveButton(bo).click()
 
-      await approveButton(ana).click()
-      for (const page of [ana, bo]) {
-        await expect.poll(() => approvals(page)).toBe('1 of 2 approvals · approved by ana')
-      }
-      expect(await approveButton(ana).isDisabled()).toBe(true)
-      await approveButton(bo).click()
+    expect(await asked).toEqual({ answers: [{ id: 'plan', selected: ['Approve'] }] })
+    const [record] = await store.history({ key: 'two-approvals' })
+    expect(record?.outcome?.by.map((responder) => responder.id)).toEqual(['ana', 'bo'])
+  })
 
-      expect(await asked).toEqual({ answers: [{ id: 'plan', selected: ['Approve'] }] })
-      const [record] = await store.history({ key: 'two-approvals' })
-      expect(record?.outcome?.by.map((responder) => responder.id)).toEqual(['ana', 'bo'])
-    },
-  )
+  it('a console that opens after an approval was counted elsewhere shows it', async () => {
+    // Two consoles of one fleet: each its own seam on the shared store, as two processes are.
+    const store = createMemoryStore()
+    const worker = createUserQuestions({ store })
+    const first = createUserQuestions({ store })
+    const later = createUserQuestions({ store })
+    const firstWeb = await startWebConsole({ seam: first, users })
+    for (const seam of [worker, first, later]) cleanups.push(() => seam.close())
+    cleanups.push(() => firstWeb.close())
+    const ana = await signIn(firstWeb, 'ana')
+    const asked = worker.ask({ questions: [plan], approvals: 2 })
+    asked.catch(() => undefined)
+    await expect.poll(() => approvals(ana)).toBe('0 of 2 approvals')
+    await approveButton(ana).click()
+    await expect.poll(() => approvals(ana)).toBe('1 of 2 approvals · approved by ana')
+
+    const laterWeb = await startWebConsole({ seam: later, users })
+    cleanups.push(() => laterWeb.close())
+    const bo = await signIn(laterWeb, 'bo')
+    await expect.poll(() => approvals(bo)).toBe('1 of 2 approvals · approved by ana')
+    await approveButton(bo).click()
+    expect(await asked).toEqual({ answers: [{ id: 'plan', selected: ['Approve'] }] })
+  })
 })
