@@ -240,3 +240,25 @@ export function presentationDecided(output: PresentationOutput): Decided {
     ? { outcome: output.outcome, cause: 'provider' }
     : { outcome: output.outcome }
 }
+
+/** What a new ask's machine starts from: its input, and a default for each part it leaves out. */
+export function initialContext(input: AskInput): AskContext {
+  return {
+    askId: input.askId,
+    key: input.key,
+    questions: input.questions,
+    agentId: input.agentId,
+    startedAt: input.startedAt,
+    deadline: input.deadline,
+    waitForProviderMs: input.waitForProviderMs,
+    providerGraceMs: input.providerGraceMs,
+    durable: input.durable ?? false,
+    providerHere: input.providerHere ?? false,
+    providerElsewhere: input.providerElsewhere ?? false,
+    fleetKnown: input.fleetKnown ?? true,
+    policy: input.policy,
+    proposal: undefined,
+    outcome: undefined,
+    cause: undefined,
+  }
+}

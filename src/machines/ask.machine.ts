@@ -13,6 +13,7 @@ import type { AskRejection } from '../vocabulary/index.js'
 import {
   askGuards,
   heldOutcome,
+  initialContext,
   outputOf,
   presentationDecided,
   presentationInput,
@@ -51,6 +52,8 @@ export const askMachine = /* @__PURE__ */ setup({
     events: {} as AskEvent,
     input: {} as AskInput,
     output: {} as AskOutput,
+    /** `admitting`: the store does not hold the ask yet. `shown`: a provider shows it, here or elsewhere. */
+    tags: {} as 'admitting' | 'shown',
   },
   actors: { presentation: presentationMachine },
   guards: askGuards,
@@ -144,24 +147,7 @@ export const askMachine = /* @__PURE__ */ setup({
   },
 }).createMachine({
   id: 'ask',
-  context: ({ input }) => ({
-    askId: input.askId,
-    key: input.key,
-    questions: input.questions,
-    agentId: input.agentId,
-    startedAt: input.startedAt,
-    deadline: input.deadline,
-    waitForProviderMs: input.waitForProviderMs,
-    providerGraceMs: input.providerGraceMs,
-    durable: input.durable ?? false,
-    providerHere: input.providerHere ?? false,
-    providerElsewhere: input.providerElsewhere ?? false,
-    fleetKnown: input.fleetKnown ?? true,
-    policy: input.policy,
-    proposal: undefined,
-    outcome: undefined,
-    cause: undefined,
-  }),
+  context: ({ input }) => initialContext(input),
   initial: 'checking',
   output: ({ context }) => outputOf(context),
   on: {
@@ -171,6 +157,7 @@ export const askMachine = /* @__PURE__ */ setup({
   },
   states: {
     checking: {
+      tags: 'admitting',
       always: [
         { guard: 'isRefusedForNoProvider', target: 'failed', actions: 'refuseForNoProvider' },
         { guard: 'isFleetUnknown', target: 'awaitingFleet' },
@@ -179,6 +166,7 @@ export const askMachine = /* @__PURE__ */ setup({
     },
     // A seam that has not heard from its fleet yet waits for it before deciding NO_PROVIDER.
     awaitingFleet: {
+      tags: 'admitting',
       on: {
         'providers.elsewhere': { target: 'checking', actions: 'markProvidersElsewhere' },
         'provider.available': { target: 'checking', actions: 'markProviderHere' },
@@ -187,6 +175,7 @@ export const askMachine = /* @__PURE__ */ setup({
       },
     },
     admitting: {
+      tags: 'admitting',
       entry: 'admit',
       on: {
         'admission.done': [
@@ -255,6 +244,7 @@ export const askMachine = /* @__PURE__ */ setup({
           },
         },
         presented: {
+          tags: 'shown',
           invoke: {
             id: 'presentation',
             src: 'presentation',
@@ -308,6 +298,7 @@ export const askMachine = /* @__PURE__ */ setup({
           },
         },
         presentedElsewhere: {
+          tags: 'shown',
           on: {
             'provider.available': { target: 'presented', actions: 'markProviderHere' },
             'providers.elsewhere': [
@@ -367,6 +358,7 @@ export const askMachine = /* @__PURE__ */ setup({
       ],
     },
     committing: {
+      tags: 'shown',
       entry: 'offerCommit',
       on: {
         // The store's answer names the committed outcome whoever wrote it.

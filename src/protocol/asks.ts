@@ -254,10 +254,7 @@ export function createAsks(options: AsksOptions): Asks {
 
 /** Whether the store holds an ask this seam runs already: it is past its admission. */
 function isStored({ actor }: AskHandle): boolean {
-  const snapshot = actor.getSnapshot()
-  return !(['checking', 'awaitingFleet', 'admitting'] as const).some((state) =>
-    snapshot.matches(state),
-  )
+  return !actor.getSnapshot().hasTag('admitting')
 }
 
 /** How `pending()` lists an ask this seam runs: shown wherever a provider shows it, here or elsewhere. */
@@ -265,9 +262,7 @@ function pendingEntry(actor: AskActor, shownElsewhere: (askId: string) => boolea
   const snapshot = actor.getSnapshot()
   const { askId, questions, agentId, startedAt, deadline } = snapshot.context
   const shown =
-    snapshot.matches({ pending: 'presented' }) ||
-    snapshot.matches({ pending: 'presentedElsewhere' }) ||
-    snapshot.matches('committing') ||
+    snapshot.hasTag('shown') ||
     (snapshot.matches({ pending: 'following' }) && shownElsewhere(askId))
   return listed({ askId, questions, agentId, startedAt, deadline }, shown)
 }
