@@ -10,6 +10,7 @@ import type { AskInput, HeldAsk } from '../../src/machines/index.js'
 import { callerAbortOutcome, seamClosedOutcome } from '../../src/vocabulary/index.js'
 import type { AskOutcome } from '../../src/vocabulary/index.js'
 import { settle } from '../support/settle.js'
+import { captureWarnings, named } from '../support/warnings.js'
 import { askInput, questions, recordingAsk, yes } from './ask-input.js'
 
 beforeEach(() => {
@@ -395,21 +396,15 @@ describe('askMachine: its deadline timer', () => {
 
   it('arms its far deadline without a TimeoutOverflowWarning', async () => {
     vi.useRealTimers()
-    const warnings: Error[] = []
-    const listen = (warning: Error) => warnings.push(warning)
-    process.on('warning', listen)
-    try {
-      const actor = createActor(recordingAsk().machine, {
-        input: askInput({ startedAt: Date.now(), deadline: Date.now() + 40 * 24 * 3_600_000 }),
-      }).start()
-      // Node emits the warning on a later tick of the one that armed the timer.
-      await settle()
-      expect(actor.getSnapshot().value).toEqual({ pending: 'presented' })
-      actor.stop()
-    } finally {
-      process.off('warning', listen)
-    }
-    expect(warnings.filter((warning) => warning.name === 'TimeoutOverflowWarning')).toEqual([])
+    const overflows = captureWarnings(named('TimeoutOverflowWarning'))
+    const actor = createActor(recordingAsk().machine, {
+      input: askInput({ startedAt: Date.now(), deadline: Date.now() + 40 * 24 * 3_600_000 }),
+    }).start()
+    // Node emits the warning on a later tick of the one that armed the timer.
+    await settle()
+    expect(actor.getSnapshot().value).toEqual({ pending: 'presented' })
+    actor.stop()
+    expect(overflows).toEqual([])
   })
 
   it('an ask with no deadline arms no timer', () => {

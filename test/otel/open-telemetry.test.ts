@@ -16,6 +16,7 @@ import { openTelemetry } from '../../src/otel/index.js'
 import { createControllableProvider, rejectionOf } from '../support/controllable-provider.js'
 import { createMetrics, createTracing, useAsyncContext } from '../support/otel.js'
 import { settle } from '../support/settle.js'
+import { captureWarnings, withCode } from '../support/warnings.js'
 
 /** DESIGN §13: the human wait as OpenTelemetry spans and metrics. */
 
@@ -266,32 +267,24 @@ describe('askseam/otel', () => {
         }
       },
     } as unknown as NonNullable<Parameters<typeof openTelemetry>[0]>['meterProvider']
-    const warnings: Error[] = []
-    const onWarning = (warning: Error) => {
-      if ((warning as { code?: string }).code === 'ASKSEAM_TELEMETRY_FAILED') warnings.push(warning)
+    const warnings = captureWarnings(withCode('ASKSEAM_TELEMETRY_FAILED'))
+    const seam = createUserQuestions({
+      telemetry: openTelemetry({
+        tracerProvider,
+        ...(meterProvider === undefined ? {} : { meterProvider }),
+      }),
+    })
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    for (let index = 0; index < 2; index++) {
+      const answer = seam.ask({ questions: [question] })
+      ;(await provider.call(index)).resolve(yes)
+      await expect(answer).resolves.toEqual(yes)
     }
-    process.on('warning', onWarning)
-    try {
-      const seam = createUserQuestions({
-        telemetry: openTelemetry({
-          tracerProvider,
-          ...(meterProvider === undefined ? {} : { meterProvider }),
-        }),
-      })
-      const provider = createControllableProvider()
-      seam.registerProvider(provider)
-      for (let index = 0; index < 2; index++) {
-        const answer = seam.ask({ questions: [question] })
-        ;(await provider.call(index)).resolve(yes)
-        await expect(answer).resolves.toEqual(yes)
-      }
-      await settle()
-      expect(warnings).toHaveLength(1)
-      expect(warnings[0]?.message).toMatch(/exporter down/)
-      await seam.close()
-    } finally {
-      process.off('warning', onWarning)
-    }
+    await settle()
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]?.message).toMatch(/exporter down/)
+    await seam.close()
   })
 
   it('hooks that throw, or hand back nonsense, break no ask', async () => {
@@ -308,12 +301,17 @@ describe('askseam/otel', () => {
         },
       },
     })
+    const warnings = captureWarnings(withCode('ASKSEAM_TELEMETRY_FAILED'))
     const provider = createControllableProvider()
     seam.registerProvider(provider)
     const answer = seam.ask({ questions: [question] })
     ;(await provider.call(0)).resolve(yes)
     await expect(answer).resolves.toEqual(yes)
     await seam.close()
+    await settle()
+    expect(warnings.map(({ message }) => message)).toEqual([
+      expect.stringMatching(/presentation threw/),
+    ])
   })
 
   it('links the presentation on another seam sharing the store to the asking span', async () => {

@@ -8,6 +8,7 @@ import type {
 } from '../../src/protocol/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
 import { settle } from '../support/settle.js'
+import { captureWarnings, withCode } from '../support/warnings.js'
 
 /**
  * The seam's telemetry hooks (DESIGN §13, src/protocol/telemetry.ts): what
@@ -19,15 +20,8 @@ const questions = [{ id: 'go', question: 'Deploy?', options: [{ label: 'Yes' }, 
 const yes = { answers: [{ id: 'go', selected: ['Yes'] }] }
 
 let warnings: Error[] = []
-const onWarning = (warning: Error) => {
-  if ((warning as { code?: string }).code === 'ASKSEAM_TELEMETRY_FAILED') warnings.push(warning)
-}
 beforeEach(() => {
-  warnings = []
-  process.on('warning', onWarning)
-})
-afterEach(() => {
-  process.off('warning', onWarning)
+  warnings = captureWarnings(withCode('ASKSEAM_TELEMETRY_FAILED'))
 })
 
 const seams: UserQuestions[] = []

@@ -21,6 +21,7 @@ import {
   withSearchPath,
 } from '../../support/postgres.js'
 import { answered, newAsk } from '../store-contract.js'
+import { captureWarnings, withCode } from '../../support/warnings.js'
 
 const opened: AskStore[] = []
 const cleanups: (() => Promise<void>)[] = []
@@ -312,15 +313,11 @@ describePostgres('a corrupt row, without onCorruptRow', () => {
       `INSERT INTO askseam_asks (ask_id, questions, owner_seam_id, started_at, state, schema_version)
        VALUES ('warned-ask', '{"not":"a list"}', 'seam-x', 1, 'pending', 1)`,
     )
-    const warnings: Error[] = []
-    const onWarning = (warning: Error) => warnings.push(warning)
-    process.on('warning', onWarning)
-    cleanups.push(async () => void process.off('warning', onWarning))
+    const warnings = captureWarnings(withCode('ASKSEAM_CORRUPT_ROW'))
     await store.pending()
     await store.pending()
     await new Promise((resolve) => setImmediate(resolve))
-    const ours = warnings.filter((w) => (w as { code?: string }).code === 'ASKSEAM_CORRUPT_ROW')
-    expect(ours.map((w) => w.message)).toEqual([
+    expect(warnings.map((w) => w.message)).toEqual([
       'askseam/postgres skipped a corrupt row: ask warned-ask: questions are not a list of questions',
     ])
   })

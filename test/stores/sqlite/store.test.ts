@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import type { AskStore, StoreChange } from '../../../src/protocol/store/index.js'
 import { createSqliteStore } from '../../../src/stores/sqlite/index.js'
 import { answered, newAsk } from '../store-contract.js'
+import { captureWarnings, withCode } from '../../support/warnings.js'
 import { afterThisTest, rawConnection, setup, until } from './harness.js'
 
 async function rejection(call: Promise<unknown>): Promise<Error> {
@@ -171,18 +172,13 @@ describe('a corrupt row, without onCorruptRow', () => {
          VALUES ('warned-ask', '{bad', 'seam-x', 1, 'pending', 0, 1)`,
       )
       .run()
-    const warnings: Error[] = []
-    const onWarning = (warning: Error) => warnings.push(warning)
-    process.on('warning', onWarning)
-    afterThisTest(() => void process.off('warning', onWarning))
+    const warnings = captureWarnings(withCode('ASKSEAM_CORRUPT_ROW'))
 
     await store.pending()
     await store.pending()
     await new Promise((resolve) => setImmediate(resolve))
-    const ours = warnings.filter(
-      (w) => w.name === 'AskseamStore' && (w as { code?: string }).code === 'ASKSEAM_CORRUPT_ROW',
-    )
-    expect(ours.map((w) => w.message)).toEqual([
+    expect(warnings.map((w) => w.name)).toEqual(['AskseamStore'])
+    expect(warnings.map((w) => w.message)).toEqual([
       'askseam/sqlite skipped a corrupt row: ask warned-ask: questions is not valid JSON',
     ])
   })
