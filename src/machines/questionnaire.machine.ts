@@ -1,7 +1,12 @@
 import { assign, setup } from 'xstate'
-import { UserQuestionError } from '../vocabulary/index.js'
+import { AskEndReasons, UserQuestionError } from '../vocabulary/index.js'
 import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../vocabulary/index.js'
-import { encodeAnswer, describePlanReview, qualifiesForPlanReview } from '../vocabulary/index.js'
+import {
+  encodeAnswer,
+  describePlanReview,
+  isFilled,
+  qualifiesForPlanReview,
+} from '../vocabulary/index.js'
 import type { AnswerDraft } from '../vocabulary/index.js'
 
 /**
@@ -76,10 +81,6 @@ export type QuestionnaireOutput =
   | { status: 'submitted'; answer: AskUserQuestionAnswer }
   | { status: 'cancelled'; reason: QuestionnaireCancelReason }
 
-function isFilled(text: unknown): text is string {
-  return typeof text === 'string' && text.trim() !== ''
-}
-
 /** The draft of question `id` (an empty one if the id is unknown). */
 export function draftOf(context: QuestionnaireContext, id: string): QuestionDraft {
   return Object.hasOwn(context.drafts, id)
@@ -116,7 +117,7 @@ export function previewAnswer(context: QuestionnaireContext): AskUserQuestionAns
 export function questionnaireAnswer(output: QuestionnaireOutput): AskUserQuestionAnswer {
   if (output.status === 'submitted') return output.answer
   const message =
-    output.reason === 'discuss'
+    output.reason === AskEndReasons.DISCUSS
       ? 'The user wants to discuss the plan instead of answering'
       : 'The user dismissed the questions'
   return throwCancelled(message, output.reason)
@@ -330,7 +331,7 @@ export const questionnaireMachine = /* @__PURE__ */ setup({
       type: 'final',
       output: ({ event }): QuestionnaireOutput => ({
         status: 'cancelled',
-        reason: event.type === 'plan.discussed' ? 'discuss' : 'dismissed',
+        reason: event.type === 'plan.discussed' ? AskEndReasons.DISCUSS : AskEndReasons.DISMISSED,
       }),
     },
   },

@@ -1,5 +1,5 @@
 import { assertEvent, assign, emit, setup } from 'xstate'
-import { isHandOver } from '../vocabulary/index.js'
+import { AskEndReasons, isHandOver } from '../vocabulary/index.js'
 import type {
   ApprovalCount,
   AskErrorData,
@@ -95,8 +95,9 @@ export interface RelayAskOutput {
 
 /** The `details.reason` of a refusal that leaves the ask pending: the responder's, not the answer's. */
 function responderRefusal(error: AskErrorData): 'forbidden' | 'already-voted' | undefined {
+  if (error.code !== 'BAD_ANSWER') return undefined
   const reason = error.details?.reason
-  return error.code === 'BAD_ANSWER' && (reason === 'forbidden' || reason === 'already-voted')
+  return reason === AskEndReasons.FORBIDDEN || reason === AskEndReasons.ALREADY_VOTED
     ? reason
     : undefined
 }

@@ -1,4 +1,4 @@
-import { UserQuestionError } from '../vocabulary/index.js'
+import { UserQuestionError, abortReason } from '../vocabulary/index.js'
 
 /**
  * Watches caller signals with one listener per signal, however many asks
@@ -19,14 +19,6 @@ export interface AbortFanout<TWatcher extends object> {
   watch(signal: AbortSignal, watcher: TWatcher): void
   /** Stops watching; idempotent and never throwing. */
   unwatch(signal: AbortSignal, watcher: TWatcher): void
-}
-
-function reasonOf(signal: AbortSignal): unknown {
-  try {
-    return signal.reason
-  } catch (error: unknown) {
-    return error
-  }
 }
 
 interface Watched<TWatcher> {
@@ -54,7 +46,7 @@ export function createAbortFanout<TWatcher extends object>(
         const fresh: Watched<TWatcher> = {
           watchers: new Set(),
           listener: () => {
-            const reason = reasonOf(signal)
+            const reason = abortReason(signal)
             for (const each of [...fresh.watchers]) onAbort(each, reason)
             if (signals.get(signal) === fresh) forget(signal, fresh)
           },

@@ -1,4 +1,4 @@
-import { HarnessError, UserQuestionError } from '../vocabulary/index.js'
+import { AskEndReasons, HarnessError, UserQuestionError } from '../vocabulary/index.js'
 import type { Agent, AgentRegistry } from '../vocabulary/index.js'
 
 /** A registry the runtime keeps up to date as agents start and end. */
@@ -81,7 +81,7 @@ export function checkCaller(
     throw new UserQuestionError(
       'this seam requires the asking agent (requireAgent) and the ask names none: pass the live agent that asks',
       'CALLER_NOT_LIVE',
-      { details: { reason: 'no-agent' } },
+      { details: { reason: AskEndReasons.NO_AGENT } },
     )
   }
   const id =
@@ -91,7 +91,7 @@ export function checkCaller(
     throw new UserQuestionError(
       `the caller agent ${shown} cannot be checked: this seam has no agent registry`,
       'CALLER_NOT_LIVE',
-      { details: { reason: 'no-registry' } },
+      { details: { reason: AskEndReasons.NO_REGISTRY } },
     )
   }
   if (typeof id !== 'string' || agents.get(id) !== agent) {
@@ -100,7 +100,9 @@ export function checkCaller(
       'CALLER_NOT_LIVE',
       {
         details:
-          typeof id === 'string' ? { agentId: id, reason: 'not-live' } : { reason: 'not-live' },
+          typeof id === 'string'
+            ? { agentId: id, reason: AskEndReasons.NOT_LIVE }
+            : { reason: AskEndReasons.NOT_LIVE },
       },
     )
   }

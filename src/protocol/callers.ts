@@ -1,6 +1,6 @@
 import type { Actor } from 'xstate'
 import type { AskCause, AskOutput, askMachine } from '../machines/index.js'
-import { callerAbortOutcome, outcomeError } from '../vocabulary/index.js'
+import { AskEndReasons, callerAbortOutcome, outcomeError } from '../vocabulary/index.js'
 import type {
   Agent,
   AskErrorData,
@@ -120,7 +120,7 @@ export function errorOf(
     const live =
       cause === 'store' || (cause === undefined && data.code === 'STORE_FAILED')
         ? handle.causes.store
-        : data.details?.reason === 'caller-aborted'
+        : data.details?.reason === AskEndReasons.CALLER_ABORTED
           ? handle.causes.caller
           : undefined
     error = outcomeError(data, live)

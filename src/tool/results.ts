@@ -1,5 +1,5 @@
 import type { UserQuestionError, UserQuestionErrorCode } from '../protocol/index.js'
-import { durationInWords } from '../vocabulary/index.js'
+import { AskEndReasons, durationInWords } from '../vocabulary/index.js'
 
 /**
  * For each code, one sentence telling the model what to do next. Written for
@@ -56,8 +56,9 @@ function waited(details: Readonly<Record<string, unknown>> | undefined): number 
 export function happenedSentence(error: UserQuestionError): string | undefined {
   const reason = error.details?.reason
   if (error.code === 'ASK_CANCELLED') {
-    if (reason === 'discuss') return 'The user wants to discuss the plan instead of answering.'
-    if (reason === 'dismissed') return 'The user dismissed the questions.'
+    if (reason === AskEndReasons.DISCUSS)
+      return 'The user wants to discuss the plan instead of answering.'
+    if (reason === AskEndReasons.DISMISSED) return 'The user dismissed the questions.'
     return undefined
   }
   if (error.code === 'ASK_TIMEOUT') {
@@ -69,7 +70,8 @@ export function happenedSentence(error: UserQuestionError): string | undefined {
 
 /** The sentence for an error, taking its `details.reason` into account. */
 export function nextStepFor(error: UserQuestionError): string {
-  if (error.code === 'ASK_CANCELLED' && error.details?.reason === 'discuss') return discussNextStep
+  if (error.code === 'ASK_CANCELLED' && error.details?.reason === AskEndReasons.DISCUSS)
+    return discussNextStep
   return nextStepByCode[error.code]
 }
 

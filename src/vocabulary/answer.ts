@@ -4,8 +4,8 @@ import type {
   AskUserQuestionAnswerItem,
   AskUserQuestionItem,
 } from './types.js'
-import { isArraySafe, isDict, isFilled, isOwnError } from './validate.js'
-import type { Dict } from './validate.js'
+import { isArraySafe, isDict, isFilled, isOwnError } from './read.js'
+import type { Dict } from './read.js'
 
 /*
  * The answer rules (DESIGN §5): what a provider's answer must be to be

@@ -46,6 +46,7 @@ export {
   validateRequest,
 } from './validate.js'
 export type { ValidateRequestOptions, ValidatedRequest } from './validate.js'
+export { abortReason, isFilled } from './read.js'
 export { encodeAnswer, validateAnswer } from './answer.js'
 export {
   MAX_ANSWERERS,

@@ -1,12 +1,9 @@
 import { UserQuestionError } from './errors.js'
+import { isFilled } from './read.js'
 import type { AskUserQuestionItem, AskUserQuestionOption } from './types.js'
 
 // The one home of what an intent means: the rules a request must meet to
 // declare one (BAD_INTENT), and when a UI shows the question as a plan review.
-
-function isFilled(text: unknown): text is string {
-  return typeof text === 'string' && text.trim() !== ''
-}
 
 function invalid(message: string, details: Record<string, unknown>): UserQuestionError {
   return new UserQuestionError(message, 'BAD_INTENT', { details })

@@ -24,25 +24,50 @@ export type AskOutcome =
 export type AskRejection = Extract<AskOutcome, { status: 'rejected' }>
 
 /**
- * Every `details.reason` askseam writes, for UIs to switch on: why an ask
- * ended `ASK_ABORTED`, why a presentation was taken down, or why a
- * provider's answer was refused (`BAD_ANSWER`) while the ask stays pending.
+ * Every `details.reason` askseam writes, for UIs and callers to switch on:
+ * why an ask was refused or ended, why a presentation was taken down, why a provider's
+ * answer was refused (`BAD_ANSWER`) while the ask stays pending, and why one
+ * of askseam's own providers could not ask (each entry names its code).
  */
 export const AskEndReasons = {
-  /** The caller's signal aborted. */
+  /** `ASK_ABORTED`: the caller's signal aborted. */
   CALLER_ABORTED: 'caller-aborted',
-  /** The provider went away and nothing took the ask over. */
+  /** `ASK_ABORTED`: the provider went away and nothing took the ask over. */
   PROVIDER_DISPOSED: 'provider-disposed',
-  /** Another settlement of the ask was committed first. */
+  /** `ASK_ABORTED`: another settlement of the ask was committed first. */
   SETTLED_ELSEWHERE: 'settled-elsewhere',
-  /** The process that asked is gone (its lease lapsed). */
+  /** `ASK_ABORTED`: the process that asked is gone (its lease lapsed). */
   OWNER_GONE: 'owner-gone',
-  /** The web relay holding the ask was disposed. */
+  /** `ASK_ABORTED`: the web relay holding the ask was disposed. */
   RELAY_DISPOSED: 'relay-disposed',
-  /** The responder is not among the ask's `answerers` (or the provider named none). */
+  /** `ASK_CANCELLED`: the person dismissed the questions. */
+  DISMISSED: 'dismissed',
+  /** `ASK_CANCELLED`: the person chose to discuss the plan instead of answering (plan review). */
+  DISCUSS: 'discuss',
+  /** `CALLER_NOT_LIVE`: the seam requires the asking agent, and the ask names none. */
+  NO_AGENT: 'no-agent',
+  /** `CALLER_NOT_LIVE`: the ask names an agent, and the seam has no registry to check it with. */
+  NO_REGISTRY: 'no-registry',
+  /** `CALLER_NOT_LIVE`: the agent the ask names is not the registry's live instance. */
+  NOT_LIVE: 'not-live',
+  /** `BAD_ANSWER`: the responder is not among the ask's `answerers` (or the provider named none). */
   FORBIDDEN: 'forbidden',
-  /** The responder's approval is counted already. */
+  /** `BAD_ANSWER`: the responder's approval is counted already. */
   ALREADY_VOTED: 'already-voted',
+  /** `PROVIDER_FAILED`: the terminal provider's input is not a TTY. */
+  NOT_A_TTY: 'not-a-tty',
+  /** `ASK_ABORTED`: the terminal provider's input closed. */
+  INPUT_CLOSED: 'input-closed',
+  /** `PROVIDER_FAILED`: the MCP provider has no connected client. */
+  MCP_NOT_CONNECTED: 'mcp-not-connected',
+  /** `PROVIDER_FAILED`: the MCP client cannot answer an elicitation (or not in this protocol version). */
+  ELICITATION_UNSUPPORTED: 'elicitation-unsupported',
+  /** `ASK_TIMEOUT`: the MCP client had not answered the elicitation at the ask's deadline. */
+  MCP_REQUEST_TIMEOUT: 'mcp-request-timeout',
+  /** `ASK_ABORTED`: the MCP client disconnected before it answered. */
+  CLIENT_DISCONNECTED: 'client-disconnected',
+  /** `PROVIDER_FAILED`: the MCP client answered the elicitation with an error (`details.mcpCode`). */
+  CLIENT_ERROR: 'client-error',
 } as const
 
 /** One of {@link AskEndReasons}. */

@@ -1,6 +1,7 @@
 import { UserQuestionError } from './errors.js'
 import { AskEndReasons } from './outcome.js'
 import type { AskErrorData } from './outcome.js'
+import { isFilled } from './read.js'
 import type { AskPolicy, AskUserQuestionAnswer, AskUserQuestionItem, Responder } from './types.js'
 
 /*
@@ -25,7 +26,7 @@ function invalid(message: string, field: string): UserQuestionError {
 }
 
 function isName(text: unknown): text is string {
-  return typeof text === 'string' && text.trim() !== '' && text.length <= MAX_RESPONDER_FIELD_LENGTH
+  return isFilled(text) && text.length <= MAX_RESPONDER_FIELD_LENGTH
 }
 
 /**

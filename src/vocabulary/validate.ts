@@ -2,7 +2,10 @@ import { UserQuestionError } from './errors.js'
 import type { UserQuestionErrorCode } from './errors.js'
 import type { AskPolicy, AskUserQuestionItem, AskUserQuestionOption } from './types.js'
 import { checkIntent } from './intent.js'
+import { AskEndReasons } from './outcome.js'
 import { readPolicy } from './policy.js'
+import { abortReason, isArraySafe, isDict, isFilled, isOwnError } from './read.js'
+import type { Dict } from './read.js'
 
 /** The longest deadline a timer can hold; a longer one would fire at once. */
 export const MAX_TIMEOUT_MS = 2_147_483_647
@@ -17,16 +20,14 @@ export function isDuration(value: unknown, unbounded: boolean): value is number 
   return Number.isFinite(value) ? value <= MAX_TIMEOUT_MS : unbounded
 }
 
-export type Dict = Record<string, unknown>
-
 function invalid(message: string, details: Dict, code: UserQuestionErrorCode = 'INVALID_REQUEST') {
   return new UserQuestionError(message, code, { details })
 }
 
-// A request comes from a caller, an answer from a provider or a wire: either
-// may be a Proxy whose traps throw, a revoked Proxy, or an object with
-// throwing getters. Each field is read once, through these helpers, and a
-// read that throws is the coded error of the field that could not be read.
+// A request may be a Proxy whose traps throw, a revoked Proxy, or an object
+// with throwing getters (src/vocabulary/read.ts). Each field is read once,
+// through these helpers, and a read that throws is the coded error of the
+// field that could not be read.
 
 /** Reads `holder[key]` once; a throwing read is `INVALID_REQUEST` naming `field`. */
 function readRequestField(
@@ -43,38 +44,6 @@ function readRequestField(
       details: questionId === undefined ? { field } : { questionId, field },
     })
   }
-}
-
-/** `Array.isArray` that answers `false` for a revoked Proxy instead of throwing. */
-export function isArraySafe(value: unknown): value is unknown[] {
-  try {
-    return Array.isArray(value)
-  } catch {
-    return false
-  }
-}
-
-/** Whether `error` is one this module raised (a guarded `instanceof`: a thrown Proxy may trap it). */
-export function isOwnError(error: unknown): error is UserQuestionError {
-  try {
-    return error instanceof UserQuestionError
-  } catch {
-    return false
-  }
-}
-
-/** A plain object, not an array; a revoked Proxy (whose every use throws) is neither. */
-export function isDict(value: unknown): value is Dict {
-  if (typeof value !== 'object' || value === null) return false
-  try {
-    return !Array.isArray(value)
-  } catch {
-    return false
-  }
-}
-
-export function isFilled(value: unknown): value is string {
-  return typeof value === 'string' && value.trim() !== ''
 }
 
 /**
@@ -300,15 +269,9 @@ export function checkNotAborted(request: unknown): void {
   const signal = readRequestField(request, 'signal', 'signal')
   if (typeof signal !== 'object' || signal === null) return
   if (readRequestField(signal, 'aborted', 'signal.aborted') !== true) return
-  let reason: unknown
-  try {
-    reason = (signal as { reason?: unknown }).reason
-  } catch (error: unknown) {
-    reason = error
-  }
   throw new UserQuestionError('the caller aborted the ask before it started', 'ASK_ABORTED', {
-    cause: reason,
-    details: { reason: 'caller-aborted' },
+    cause: abortReason(signal as AbortSignal),
+    details: { reason: AskEndReasons.CALLER_ABORTED },
   })
 }
 

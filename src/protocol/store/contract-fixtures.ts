@@ -1,3 +1,4 @@
+import { callerAbortOutcome } from '../../vocabulary/index.js'
 import type { AskOutcome } from '../../vocabulary/index.js'
 import type { StoreContractOptions } from './contract.js'
 import type { AskStore, NewAskRecord, StoreChange } from './types.js'
@@ -55,14 +56,7 @@ export const answered: AskOutcome = {
 }
 
 /** @internal The outcome of a caller's abort: not replayed, so it gives its key up. */
-export const callerAborted: AskOutcome = {
-  status: 'rejected',
-  error: {
-    code: 'ASK_ABORTED',
-    message: 'the caller aborted the ask',
-    details: { reason: 'caller-aborted' },
-  },
-}
+export const callerAborted: AskOutcome = callerAbortOutcome()
 
 /** @internal The human dismissed the questions: replayed to the next ask with the key. */
 export const cancelled: AskOutcome = {

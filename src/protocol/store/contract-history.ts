@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { timeoutOutcome } from '../../vocabulary/index.js'
+import { AskEndReasons, timeoutOutcome } from '../../vocabulary/index.js'
 import type { AskOutcome, AskUserQuestionItem, Responder } from '../../vocabulary/index.js'
 import { answered, dayBehind, heard, newAsk, until } from './contract-fixtures.js'
 import type { CheckCase } from './contract-fixtures.js'
@@ -233,7 +233,7 @@ export const historyChecks: readonly CheckCase[] = [
       const t = ask.startedAt
       await store.record(ask.askId, { type: 'presented', at: t + 1, by: ann })
       await other.vote(ask.askId, voteOf(ann, t + 2, 2))
-      const forbidden = { reason: 'forbidden' }
+      const forbidden = { reason: AskEndReasons.FORBIDDEN }
       await other.record(ask.askId, { type: 'refused', at: t + 3, by: cat, detail: forbidden })
       await store.vote(ask.askId, voteOf(bob, t + 4, 2))
       const ledger = store.notifications

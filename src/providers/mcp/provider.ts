@@ -9,7 +9,12 @@ import {
   toUserQuestionError,
 } from '../../protocol/index.js'
 import type { ProviderRequest, UserQuestionProvider } from '../../protocol/index.js'
-import { MAX_RESPONDER_FIELD_LENGTH, admits, hasApproved } from '../../vocabulary/index.js'
+import {
+  AskEndReasons,
+  MAX_RESPONDER_FIELD_LENGTH,
+  admits,
+  hasApproved,
+} from '../../vocabulary/index.js'
 import type { ProviderAnswer, Responder } from '../../vocabulary/index.js'
 import { decodeContent, readElicitResult } from './decode.js'
 import type { ElicitOutcome } from './decode.js'
@@ -129,7 +134,7 @@ function notConnected(): UserQuestionError {
   return new UserQuestionError(
     'No MCP client is connected to the server: connect the server to a transport and let a client initialize before asking.',
     'PROVIDER_FAILED',
-    { details: { reason: 'mcp-not-connected' } },
+    { details: { reason: AskEndReasons.MCP_NOT_CONNECTED } },
   )
 }
 
@@ -140,7 +145,7 @@ function elicitationTooOld(version: string): UserQuestionError {
   return new UserQuestionError(
     `The connected MCP client negotiated protocol ${version}, which has no elicitation (it arrived in ${FIRST_ELICITATION_VERSION}), so it cannot put questions to the user even though it declared the capability. Use a client that speaks ${FIRST_ELICITATION_VERSION} or later, or register another provider such as the terminal or the web console.`,
     'PROVIDER_FAILED',
-    { details: { reason: 'elicitation-unsupported', protocolVersion: version } },
+    { details: { reason: AskEndReasons.ELICITATION_UNSUPPORTED, protocolVersion: version } },
   )
 }
 
@@ -148,7 +153,7 @@ export function elicitationUnsupported(): UserQuestionError {
   return new UserQuestionError(
     'The connected MCP client does not support form elicitation (it declared no elicitation.form capability), so it cannot put questions to the user. Use a client that supports elicitation, or register another provider such as the terminal or the web console.',
     'PROVIDER_FAILED',
-    { details: { reason: 'elicitation-unsupported' } },
+    { details: { reason: AskEndReasons.ELICITATION_UNSUPPORTED } },
   )
 }
 
@@ -185,21 +190,21 @@ function requestFailure(error: unknown, signal: AbortSignal): UserQuestionError 
     return new UserQuestionError(
       "The MCP elicitation request timed out at the ask's deadline.",
       'ASK_TIMEOUT',
-      { cause: error, details: { reason: 'mcp-request-timeout' } },
+      { cause: error, details: { reason: AskEndReasons.MCP_REQUEST_TIMEOUT } },
     )
   }
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
     return new UserQuestionError(
       'The MCP client disconnected before answering; ask again once a client is connected.',
       'ASK_ABORTED',
-      { cause: error, details: { reason: 'client-disconnected' } },
+      { cause: error, details: { reason: AskEndReasons.CLIENT_DISCONNECTED } },
     )
   }
   if (error instanceof McpError) {
     return new UserQuestionError(
       `The MCP client failed the elicitation request: ${error.message}`,
       'PROVIDER_FAILED',
-      { cause: error, details: { reason: 'client-error', mcpCode: error.code } },
+      { cause: error, details: { reason: AskEndReasons.CLIENT_ERROR, mcpCode: error.code } },
     )
   }
   return toUserQuestionError(error, 'PROVIDER_FAILED', 'The MCP elicitation request failed')

@@ -8,7 +8,7 @@ import type {
   AskUserQuestionItem,
   UserQuestionError,
 } from '../../protocol/index.js'
-import { durationInWords } from '../../vocabulary/index.js'
+import { AskEndReasons, durationInWords } from '../../vocabulary/index.js'
 import type { TerminalStyle } from './style.js'
 import { sanitize, truncate } from './text.js'
 
@@ -38,16 +38,16 @@ export function withdrawnLine(error: UserQuestionError, style: TerminalStyle): s
       : ''
   const why =
     error.code === 'ASK_CANCELLED'
-      ? reason === 'discuss'
+      ? reason === AskEndReasons.DISCUSS
         ? 'You chose to discuss the plan instead'
         : 'Questions dismissed'
       : error.code === 'ASK_TIMEOUT'
         ? `Time ran out${waited}: the agent was told nobody answered`
-        : reason === 'caller-aborted'
+        : reason === AskEndReasons.CALLER_ABORTED
           ? 'The agent withdrew the questions'
-          : reason === 'input-closed'
+          : reason === AskEndReasons.INPUT_CLOSED
             ? 'The terminal input closed'
-            : reason === 'provider-disposed'
+            : reason === AskEndReasons.PROVIDER_DISPOSED
               ? 'The terminal stopped asking'
               : `The questions were withdrawn (${error.code})`
   return ` ${style.danger('✖')} ${why}`

@@ -4,6 +4,7 @@ import type { TerminalQueueDropReason } from '../../machines/index.js'
 import { UserQuestionError, toUserQuestionError } from '../../protocol/index.js'
 import { importPeer } from '../../protocol/internal.js'
 import type { ProviderRequest, UserQuestionProvider } from '../../protocol/index.js'
+import { AskEndReasons } from '../../vocabulary/index.js'
 import type { ProviderAnswer, Responder } from '../../vocabulary/index.js'
 import type { MarkdownLexer } from './markdown.js'
 import { presentBatch } from './present.js'
@@ -70,13 +71,13 @@ export function notInteractiveError(): UserQuestionError {
   return new UserQuestionError(
     'the terminal provider needs an interactive terminal, but its input is not a TTY: run the program in a terminal, or answer from another provider such as the web console (askseam/web)',
     'PROVIDER_FAILED',
-    { details: { reason: 'not-a-tty' } },
+    { details: { reason: AskEndReasons.NOT_A_TTY } },
   )
 }
 
 function disposedError(): UserQuestionError {
   return new UserQuestionError('the terminal provider was disposed', 'ASK_ABORTED', {
-    details: { reason: 'provider-disposed' },
+    details: { reason: AskEndReasons.PROVIDER_DISPOSED },
   })
 }
 
@@ -84,7 +85,7 @@ function inputClosedError(): UserQuestionError {
   return new UserQuestionError(
     'the terminal input closed, so nobody can answer here; ask again from a terminal or another provider',
     'ASK_ABORTED',
-    { details: { reason: 'input-closed' } },
+    { details: { reason: AskEndReasons.INPUT_CLOSED } },
   )
 }
 

@@ -6,6 +6,7 @@ import type { TokenCheck } from './http.js'
 import { openApiDocument } from './openapi.js'
 import type { Relay, RelayReceipt } from './relay-types.js'
 import type { WebConsoleClient } from './server.js'
+import { AskEndReasons } from '../../vocabulary/index.js'
 
 /*
  * The console's HTTP API (DESIGN §13): list the asks a token may answer,
@@ -144,7 +145,9 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 /** A dismissal's `result`, as a tab sends it: `{ reason }` in the body, `dismissed` by default. */
 function cancelResult(body: unknown): unknown {
   const reason =
-    typeof body === 'object' && body !== null && 'reason' in body ? body.reason : 'dismissed'
+    typeof body === 'object' && body !== null && 'reason' in body
+      ? body.reason
+      : AskEndReasons.DISMISSED
   return { ok: false, error: { code: 'cancelled', reason } }
 }
 

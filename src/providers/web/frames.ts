@@ -2,6 +2,7 @@ import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../../protocol/
 import { UserQuestionError, toUserQuestionError } from '../../protocol/index.js'
 import { questionnaireAnswer } from '../../machines/index.js'
 import type { RelayOutcome } from '../../machines/index.js'
+import { AskEndReasons } from '../../vocabulary/index.js'
 
 /** Server → client: an ask is pending. Replayed, same `rpcId`, to every client that (re)connects. */
 export interface QuestionRequestedFrame {
@@ -207,9 +208,9 @@ export function interpretResult(result: unknown): InterpretedResult {
     result.error.code === 'cancelled'
   ) {
     const reason = result.error.reason
-    return reason === 'dismissed' || reason === 'discuss'
+    return reason === AskEndReasons.DISMISSED || reason === AskEndReasons.DISCUSS
       ? { kind: 'cancel', reason, error: cancellationError(reason) }
-      : { kind: 'cancel', error: cancellationError('dismissed') }
+      : { kind: 'cancel', error: cancellationError(AskEndReasons.DISMISSED) }
   }
   return {
     kind: 'invalid',

@@ -22,7 +22,7 @@ import type {
   UserQuestionProvider,
   UserQuestions,
 } from '../../protocol/index.js'
-import { hasApproved, isApproval } from '../../vocabulary/index.js'
+import { AskEndReasons, hasApproved, isApproval } from '../../vocabulary/index.js'
 import type { ApprovalCount, ProviderAnswer, Responder } from '../../vocabulary/index.js'
 import { interpretResult, parseClientFrame } from './frames.js'
 import type {
@@ -289,7 +289,7 @@ function endEntry<TClient extends RelayClient>(
 /** How a provider's request fails once the relay is disposed. */
 function disposedError(): UserQuestionError {
   return new UserQuestionError('the web relay was disposed', 'ASK_ABORTED', {
-    details: { reason: 'relay-disposed' },
+    details: { reason: AskEndReasons.RELAY_DISPOSED },
   })
 }
 
