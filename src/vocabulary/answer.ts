@@ -130,8 +130,7 @@ function canonicalItem(question: AskUserQuestionItem, raw: Dict): AskUserQuestio
   if (custom !== undefined) {
     if (typeof custom !== 'string')
       throw badAnswer(`question "${id}": custom must be a string`, 'shape', id)
-    if (custom.trim() === '')
-      throw badAnswer(`question "${id}": custom is blank`, 'blank-custom', id)
+    if (!isFilled(custom)) throw badAnswer(`question "${id}": custom is blank`, 'blank-custom', id)
   }
   if (question.multiSelect !== true) {
     if (chosenCount > 1) {

@@ -335,7 +335,7 @@ export function validateRequest(
   }
   const key = readRequestField(request, 'key', 'key')
   if (key !== undefined) {
-    if (typeof key !== 'string' || key.trim() === '' || key.length > MAX_KEY_LENGTH) {
+    if (!isFilled(key) || key.length > MAX_KEY_LENGTH) {
       throw invalid(`key must be a non-blank string of at most ${MAX_KEY_LENGTH} characters`, {
         field: 'key',
       })
