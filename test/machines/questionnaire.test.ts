@@ -28,8 +28,10 @@ function send(actor: QuestionnaireActor, ...events: QuestionnaireEvent[]): Quest
 }
 
 /** Sends an event and checks that nothing observable changed. */
+/** The event changes nothing, and the machine says so beforehand: a UI greys its button out by `can`. */
 function expectIgnored(actor: QuestionnaireActor, event: unknown): void {
   const before = actor.getSnapshot()
+  expect(before.can(event as QuestionnaireEvent)).toBe(false)
   actor.send(event as QuestionnaireEvent)
   const after = actor.getSnapshot()
   expect(after.value).toEqual(before.value)
@@ -509,6 +511,10 @@ describe('questionnaireAnswer', () => {
   it('returns a submitted answer and throws ASK_CANCELLED with the reason otherwise', () => {
     const answer = { answers: [{ id: 'plan', selected: ['Approve'] }] }
     expect(questionnaireAnswer({ status: 'submitted', answer })).toBe(answer)
+    const messages = {
+      dismissed: 'The user dismissed the questions',
+      discuss: 'The user wants to discuss the plan instead of answering',
+    } as const
     for (const reason of ['dismissed', 'discuss'] as const) {
       let caught: unknown
       try {
@@ -518,6 +524,7 @@ describe('questionnaireAnswer', () => {
       }
       expect(caught).toBeInstanceOf(UserQuestionError)
       expect((caught as UserQuestionError).code).toBe('ASK_CANCELLED')
+      expect((caught as UserQuestionError).message).toBe(messages[reason])
       expect((caught as UserQuestionError).details).toEqual({ reason })
     }
   })
