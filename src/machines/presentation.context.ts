@@ -111,13 +111,13 @@ export type PresentationOutput =
 
 /**
  * What the provider is told of its own settlement (see
- * `ProviderRequest.settlement`): `by` is who gave it, for the ask's record.
+ * `ProviderRequest.settlement`). On a refusal that leaves the ask pending,
+ * `by` is who gave the refused answer, for the ask's record.
  */
-export type ProviderVerdict = (
+export type ProviderVerdict =
   | { status: 'accepted' }
-  | { status: 'refused'; error: AskErrorData }
+  | { status: 'refused'; error: AskErrorData; by?: Responder }
   | { status: 'counted'; approvals: { required: number; given: Responder[] } }
-) & { by?: Responder }
 
 /** The longest pause between two commits of one settlement. */
 export const MAX_RETRY_DELAY_MS = 5_000
@@ -186,10 +186,9 @@ export function approvalsOf(context: PresentationContext) {
 
 export function verdictOf(context: PresentationContext): ProviderVerdict {
   const outcome = context.outcome as AskOutcome
-  const by = context.responder === undefined ? {} : { by: context.responder }
   return outcome.status === 'rejected' && outcome.error.code === 'BAD_ANSWER'
-    ? { status: 'refused', error: outcome.error, ...by }
-    : { status: 'accepted', ...by }
+    ? { status: 'refused', error: outcome.error }
+    : { status: 'accepted' }
 }
 
 /**

@@ -35,7 +35,6 @@ const tellCounted = {
   params: ({ context }: { context: PresentationContext }): ProviderVerdict => ({
     status: 'counted',
     approvals: approvalsOf(context),
-    ...(context.responder === undefined ? {} : { by: context.responder }),
   }),
 } as const
 

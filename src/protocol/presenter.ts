@@ -163,7 +163,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
         watches.closed(context.askId, context.outcome === undefined ? 'taken-down' : 'refused')
         end(context.askId, options.errorFor(context.askId, error.error))
       },
-      tellSettlement: ({ context }, { by, ...verdict }) => {
+      tellSettlement: ({ context }, verdict) => {
         const { askId } = context
         watches.closed(askId, 'accepted')
         // An answer that did not end the ask: the ask is presented again.
@@ -182,7 +182,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
           keep(askId, {
             type: 'refused',
             at: Date.now(),
-            ...(by === undefined ? {} : { by }),
+            ...(verdict.by === undefined ? {} : { by: verdict.by }),
             detail: { code: verdict.error.code, ...verdict.error.details },
           })
         }

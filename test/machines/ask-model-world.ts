@@ -336,8 +336,7 @@ export class World {
           },
         })
       } else {
-        const { by: _by, ...verdict } = told as ProviderVerdict
-        expect(settlement.settlement).toEqual({ status: 'fulfilled', value: verdict })
+        expect(settlement.settlement).toEqual({ status: 'fulfilled', value: told })
       }
     }
 
