@@ -164,10 +164,7 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
     recordGrant: assign((_, granted: { at: number }) => ({ now: granted.at })),
     wantSlot: emit({ type: 'slot.wanted' as const }),
     freeSlot: emit({ type: 'slot.freed' as const }),
-    recordRead: assign((_, read: WebhookAskRead) => ({
-      now: read.at,
-      askSettled: read.state !== 'pending',
-    })),
+    recordRead: assign((_, read: WebhookAskRead) => ({ now: read.at })),
     recordTry: assign(({ context }, sent: WebhookSendOutput) => ({
       now: sent.at,
       attempts: context.attempts + 1,
@@ -175,7 +172,6 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
       retryInMs: webhookRetryDelay(context.eventId, context.attempts + 1),
       lastFailure: sent.failure,
     })),
-    recordSettled: assign({ askSettled: true }),
     endDelivered: assign({ ending: 'delivered' as const }),
     endGone: assign({ ending: 'gone' as const }),
     endGivenUp: assign({ ending: 'given-up' as const }),
@@ -193,7 +189,6 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
     heldUntil: 0,
     claimedUntil: 0,
     holding: false,
-    askSettled: false,
     ending: undefined,
     lastFailure: undefined,
   }),
@@ -223,7 +218,6 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
         { guard: 'hasNoWait', target: 'waitingForSlot' },
       ],
       after: { retryWait: 'waitingForSlot' },
-      on: { 'ask.settled': { guard: 'stopsOnSettlement', actions: 'recordSettled' } },
     },
     // Due, and claimed: it waits here for a free slot among the notifier's sends in flight.
     waitingForSlot: {
@@ -240,11 +234,7 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
             actions: { type: 'recordGrant', params: ({ event }) => event },
           },
         ],
-        'ask.settled': {
-          guard: 'stopsOnSettlement',
-          target: 'finishing',
-          actions: ['recordSettled', 'endDropped'],
-        },
+        'ask.settled': { guard: 'stopsOnSettlement', target: 'finishing', actions: 'endDropped' },
       },
     },
     // Holding a slot: the slot goes back to the notifier whichever way this state is left.
@@ -323,7 +313,6 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
             // The send actor answers every failure as data; a throw is a fault of the notifier's own.
             onError: '#webhookDelivery.storeUnavailable',
           },
-          on: { 'ask.settled': { guard: 'stopsOnSettlement', actions: 'recordSettled' } },
         },
       },
     },

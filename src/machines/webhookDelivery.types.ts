@@ -41,8 +41,6 @@ export interface WebhookDeliveryContext extends WebhookDeliveryInput {
   claimedUntil: number
   /** Whether this delivery holds the event's claim in the ledger. */
   holding: boolean
-  /** The ask settled: a reminder or escalation is not sent. */
-  askSettled: boolean
   /** How it ended, once it has (`elsewhere`: another notifier finished it). */
   ending: WebhookDeliveryEnding | 'elsewhere' | undefined
   /** The last try's failure, for whoever watches: an HTTP status or a short reason. */

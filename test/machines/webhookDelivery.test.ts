@@ -34,6 +34,7 @@ function run(
 ) {
   const finished: WebhookFinishInput[] = []
   const claims: WebhookClaimInput[] = []
+  const attempts: number[] = []
   let sends = 0
   const machine = webhookDeliveryMachine.provide({
     actors: {
@@ -54,8 +55,9 @@ function run(
       send: fromPromise<
         WebhookSendOutput,
         { eventId: string; askId: string; attempt: number; dueAt: number }
-      >(async () => {
+      >(async ({ input: send }) => {
         sends += 1
+        attempts.push(send.attempt)
         return { at: clock.now(), result: actors.send?.() ?? 'delivered' }
       }),
       finish: fromPromise<void, WebhookFinishInput>(async ({ input: finish }) => {
@@ -81,7 +83,7 @@ function run(
     actor.on('slot.wanted', () => actor.send({ type: 'slot.granted', at: clock.now() }))
   }
   actor.start()
-  return { actor, finished, claims, sends: () => sends }
+  return { actor, finished, claims, attempts, sends: () => sends }
 }
 
 /** Advances the clock in steps, letting the actors' promises settle between them. */
@@ -111,7 +113,7 @@ describe('webhookDeliveryMachine', () => {
   it('retries failed tries with backoff, keeps its claim over each wait, and gives up in the end', async () => {
     const clock = new SimulatedClock()
     clock.set(1_000_000)
-    const { actor, finished, claims, sends } = run(
+    const { actor, finished, claims, attempts, sends } = run(
       clock,
       { send: () => 'failed' },
       {
@@ -122,6 +124,10 @@ describe('webhookDeliveryMachine', () => {
     await advance(clock, 400_000)
     expect(await done).toEqual({ ending: 'given-up', attempts: sends() })
     expect(sends()).toBeGreaterThan(5)
+    // Each try is numbered, from 1, as the receiver sees it.
+    expect(attempts).toEqual(Array.from({ length: sends() }, (_, index) => index + 1))
+    // An ask.pending is owed whether or not the ledger recorded it before.
+    expect(claims.every((claim) => !claim.recordedOnly)).toBe(true)
     expect(finished).toEqual([
       { eventId: 'ask-1.pending', askId: 'ask-1', kind: 'pending', ending: 'given-up' },
     ])
@@ -140,7 +146,10 @@ describe('webhookDeliveryMachine', () => {
     await advance(clock, 1_000)
     expect(await done).toEqual({ ending: 'delivered', attempts: 1 })
     expect(sends()).toBe(1)
-    expect(claims.map((claim) => claim.holdMs)).toEqual([6_000, 6_000])
+    expect(claims.map(({ holdMs, recordedOnly }) => ({ holdMs, recordedOnly }))).toEqual([
+      { holdMs: 6_000, recordedOnly: false },
+      { holdMs: 6_000, recordedOnly: false },
+    ])
   })
 
   it('sends on the claim it holds when that claim covers the try', async () => {
