@@ -33,6 +33,8 @@ function run(
   { grantSlots = true } = {},
 ) {
   const finished: WebhookFinishInput[] = []
+  /** When each finish was written, on the test's clock. */
+  const finishedAt: number[] = []
   const claims: WebhookClaimInput[] = []
   const attempts: number[] = []
   let sends = 0
@@ -62,6 +64,7 @@ function run(
       }),
       finish: fromPromise<void, WebhookFinishInput>(async ({ input: finish }) => {
         finished.push(finish)
+        finishedAt.push(clock.now())
       }),
     },
   })
@@ -83,7 +86,7 @@ function run(
     actor.on('slot.wanted', () => actor.send({ type: 'slot.granted', at: clock.now() }))
   }
   actor.start()
-  return { actor, finished, claims, attempts, sends: () => sends }
+  return { actor, finished, finishedAt, claims, attempts, sends: () => sends }
 }
 
 /** Advances the clock in steps, letting the actors' promises settle between them. */
@@ -113,7 +116,7 @@ describe('webhookDeliveryMachine', () => {
   it('retries failed tries with backoff, keeps its claim over each wait, and gives up in the end', async () => {
     const clock = new SimulatedClock()
     clock.set(1_000_000)
-    const { actor, finished, claims, attempts, sends } = run(
+    const { actor, finished, finishedAt, claims, attempts, sends } = run(
       clock,
       { send: () => 'failed' },
       {
@@ -131,6 +134,11 @@ describe('webhookDeliveryMachine', () => {
     expect(finished).toEqual([
       { eventId: 'ask-1.pending', askId: 'ask-1', kind: 'pending', ending: 'given-up' },
     ])
+    // It gives up instead of waiting a retry that would end past the limit, not after it.
+    expect(finishedAt[0]! - 1_000_000).toBeLessThanOrEqual(300_000)
+    expect(
+      finishedAt[0]! - 1_000_000 + webhookRetryDelay('ask-1.pending', sends()),
+    ).toBeGreaterThan(300_000)
     // Every claim after a failed try covers the wait ahead of the next one.
     expect(claims.slice(1).every((claim) => claim.holdMs > 1_000)).toBe(true)
   })
