@@ -11,6 +11,7 @@ import {
   webhookDeliveryMachine,
   webhookRetryDelay,
 } from '../../src/machines/index.js'
+import { settle } from '../support/settle.js'
 import type {
   WebhookAskRead,
   WebhookClaimInput,
@@ -19,8 +20,6 @@ import type {
   WebhookFinishInput,
   WebhookSendOutput,
 } from '../../src/machines/index.js'
-
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 function run(
   clock: SimulatedClock,
@@ -93,7 +92,7 @@ function run(
 async function advance(clock: SimulatedClock, ms: number, stepMs = 1_000) {
   for (let passed = 0; passed < ms; passed += stepMs) {
     clock.increment(stepMs)
-    for (let i = 0; i < 4; i++) await turn()
+    await settle()
   }
 }
 
