@@ -47,22 +47,18 @@ describe('terminalQueueMachine', () => {
   })
 
   it('ignores an ask queued twice or withdrawn unknown, and takes nothing down when nothing is on screen', () => {
-    vi.useFakeTimers()
-    try {
-      const { actor, emitted } = queue()
-      actor.send({ type: 'ask.queued', askId: 'a' })
-      // The ask on screen, queued again: it is not shown a second time.
-      actor.send({ type: 'ask.queued', askId: 'a' })
-      expect(actor.getSnapshot().context).toEqual({ waiting: [], current: 'a' })
-      // An ask the queue does not hold, withdrawn: nothing to drop.
-      actor.send({ type: 'ask.withdrawn', askId: 'elsewhere' })
-      actor.send({ type: 'prompt.ended', askId: 'a' })
-      // The caller's turn: nothing is on screen when the provider goes.
-      actor.send({ type: 'provider.disposed' })
-      expect(emitted).toEqual([{ type: 'prompt.requested', askId: 'a' }])
-    } finally {
-      vi.useRealTimers()
-    }
+    const { actor, emitted } = queue()
+    actor.send({ type: 'ask.queued', askId: 'a' })
+    // The ask on screen, queued again: it is not shown a second time.
+    actor.send({ type: 'ask.queued', askId: 'a' })
+    expect(actor.getSnapshot().context).toEqual({ waiting: [], current: 'a' })
+    // An ask the queue does not hold, withdrawn: nothing to drop.
+    actor.send({ type: 'ask.withdrawn', askId: 'elsewhere' })
+    actor.send({ type: 'prompt.ended', askId: 'a' })
+    // The caller's turn (its timer cannot fire inside this synchronous test): nothing is on screen when the provider goes.
+    expect(actor.getSnapshot().matches({ open: 'callerTurn' })).toBe(true)
+    actor.send({ type: 'provider.disposed' })
+    expect(emitted).toEqual([{ type: 'prompt.requested', askId: 'a' }])
   })
 
   it('disposal drops the waiting asks in order, takes the current down, and refuses later ones', () => {

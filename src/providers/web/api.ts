@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { AskEndReasons } from '../../vocabulary/index.js'
 import { ApiErrorCodes, MAX_ASK_ID_LENGTH, MAX_BODY_BYTES } from './api-errors.js'
 import type { ApiErrorCode } from './api-errors.js'
 import { SECURITY_HEADERS } from './http.js'
@@ -6,7 +7,6 @@ import type { TokenCheck } from './http.js'
 import { openApiDocument } from './openapi.js'
 import type { Relay, RelayReceipt } from './relay-types.js'
 import type { WebConsoleClient } from './server.js'
-import { AskEndReasons } from '../../vocabulary/index.js'
 
 /*
  * The console's HTTP API (DESIGN §13): list the asks a token may answer,
