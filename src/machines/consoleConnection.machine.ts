@@ -1,4 +1,5 @@
 import { assign, emit, setup } from 'xstate'
+import { clampDelay } from './time.js'
 
 /** Why a console's session ended: the host closed it, or it stayed unreachable too long. */
 export type ConsoleConnectionEnd = 'host-closed' | 'host-unreachable'
@@ -99,32 +100,31 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
   },
   delays: {
     retryDelay: ({ context }) =>
-      Math.min(context.retryBaseMs * 2 ** Math.min(context.attempt, 20), context.retryMaxMs),
-    giveUp: ({ context }) => context.giveUpMs,
+      clampDelay(
+        Math.min(context.retryBaseMs * 2 ** Math.min(context.attempt, 20), context.retryMaxMs),
+      ),
+    giveUp: ({ context }) => clampDelay(context.giveUpMs),
   },
   guards: {
-    isHostClosing: ({ event }) => event.type === 'socket.closed' && event.code === HOST_CLOSED_CODE,
-    isUnconfirmed: ({ context, event }) =>
-      event.type === 'ask.offered' && Object.hasOwn(context.unconfirmed, event.rpcId),
+    isHostClosing: (_, closed: { code: number }) => closed.code === HOST_CLOSED_CODE,
+    isUnconfirmed: ({ context }, offered: { rpcId: string }) =>
+      Object.hasOwn(context.unconfirmed, offered.rpcId),
   },
   actions: {
     openSocket: emit({ type: 'socket.open' }),
-    sendAnswer: emit(({ event }) => ({
+    sendAnswer: emit((_, answer: { frame: string }) => ({
       type: 'frame.send' as const,
-      data: event.type === 'answer.sent' ? event.frame : '',
+      data: answer.frame,
     })),
-    resendAnswer: emit(({ context, event }) => ({
+    resendAnswer: emit(({ context }, offered: { rpcId: string }) => ({
       type: 'frame.send' as const,
-      data: event.type === 'ask.offered' ? (context.unconfirmed[event.rpcId] ?? '') : '',
+      data: context.unconfirmed[offered.rpcId] ?? '',
     })),
-    recordAnswer: assign(({ context, event }) =>
-      event.type === 'answer.sent'
-        ? { unconfirmed: { ...context.unconfirmed, [event.rpcId]: event.frame } }
-        : {},
-    ),
-    forgetAnswer: assign(({ context, event }) => {
-      if (event.type !== 'answer.settled') return {}
-      const { [event.rpcId]: _settled, ...rest } = context.unconfirmed
+    recordAnswer: assign(({ context }, answer: { rpcId: string; frame: string }) => ({
+      unconfirmed: { ...context.unconfirmed, [answer.rpcId]: answer.frame },
+    })),
+    forgetAnswer: assign(({ context }, settled: { rpcId: string }) => {
+      const { [settled.rpcId]: _settled, ...rest } = context.unconfirmed
       return { unconfirmed: rest }
     }),
     resetAttempts: assign({ attempt: 0 }),
@@ -145,8 +145,8 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
   initial: 'connecting',
   on: {
     // Offline, an answer waits: the host replays its ask on reconnect, and it goes out then.
-    'answer.sent': { actions: 'recordAnswer' },
-    'answer.settled': { actions: 'forgetAnswer' },
+    'answer.sent': { actions: { type: 'recordAnswer', params: ({ event }) => event } },
+    'answer.settled': { actions: { type: 'forgetAnswer', params: ({ event }) => event } },
   },
   states: {
     connecting: {
@@ -154,7 +154,11 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
       on: {
         'socket.opened': { target: 'online' },
         'socket.closed': [
-          { guard: 'isHostClosing', target: 'ended', actions: 'recordHostClosed' },
+          {
+            guard: { type: 'isHostClosing', params: ({ event }) => event },
+            target: 'ended',
+            actions: 'recordHostClosed',
+          },
           { target: 'reconnecting' },
         ],
       },
@@ -162,10 +166,22 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
     online: {
       entry: 'resetAttempts',
       on: {
-        'answer.sent': { actions: ['recordAnswer', 'sendAnswer'] },
-        'ask.offered': { guard: 'isUnconfirmed', actions: 'resendAnswer' },
+        'answer.sent': {
+          actions: [
+            { type: 'recordAnswer', params: ({ event }) => event },
+            { type: 'sendAnswer', params: ({ event }) => event },
+          ],
+        },
+        'ask.offered': {
+          guard: { type: 'isUnconfirmed', params: ({ event }) => event },
+          actions: { type: 'resendAnswer', params: ({ event }) => event },
+        },
         'socket.closed': [
-          { guard: 'isHostClosing', target: 'ended', actions: 'recordHostClosed' },
+          {
+            guard: { type: 'isHostClosing', params: ({ event }) => event },
+            target: 'ended',
+            actions: 'recordHostClosed',
+          },
           { target: 'reconnecting' },
         ],
       },
@@ -184,7 +200,7 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
             'socket.opened': { target: '#consoleConnection.online' },
             'socket.closed': [
               {
-                guard: 'isHostClosing',
+                guard: { type: 'isHostClosing', params: ({ event }) => event },
                 target: '#consoleConnection.ended',
                 actions: 'recordHostClosed',
               },

@@ -186,63 +186,57 @@ export const questionnaireMachine = /* @__PURE__ */ setup({
   },
   guards: {
     qualifiesForPlanReview: ({ context }) => qualifiesForPlanReview(context.questions),
-    isOfferedSingleChoice: ({ context, event }) => {
-      if (event.type !== 'option.chosen') return false
+    isOfferedSingleChoice: ({ context }, chosen: { label: string }) => {
       const question = currentQuestion(context)
-      return question.multiSelect !== true && offers(question, event.label)
+      return question.multiSelect !== true && offers(question, chosen.label)
     },
-    isOfferedToggle: ({ context, event }) => {
-      if (event.type !== 'option.toggled') return false
+    isOfferedToggle: ({ context }, toggled: { label: string }) => {
       const question = currentQuestion(context)
-      return question.multiSelect === true && offers(question, event.label)
+      return question.multiSelect === true && offers(question, toggled.label)
     },
-    changesCustomText: ({ context, event }) => {
-      if (event.type !== 'custom.typed' || typeof event.text !== 'string') return false
+    changesCustomText: ({ context }, typed: { text: string }) => {
+      // A sender outside TypeScript (a page, a terminal) may send anything.
+      if (typeof typed.text !== 'string') return false
       // Blank text only clears text that is there; with nothing to clear it is no input at all.
       return (
-        isFilled(event.text) || draftOf(context, currentQuestion(context).id).custom !== undefined
+        isFilled(typed.text) || draftOf(context, currentQuestion(context).id).custom !== undefined
       )
     },
     hasPreviousQuestion: ({ context }) => context.index > 0,
     hasNextQuestion: ({ context }) => context.index < context.questions.length - 1,
-    isQuestionIndex: ({ context, event }) =>
-      event.type === 'question.selected' &&
-      Number.isInteger(event.index) &&
-      event.index >= 0 &&
-      event.index < context.questions.length,
+    isQuestionIndex: ({ context }, selected: { index: number }) =>
+      Number.isInteger(selected.index) &&
+      selected.index >= 0 &&
+      selected.index < context.questions.length,
     isEveryQuestionSettled: ({ context }) => canSubmit(context),
-    canRefusePlan: ({ context, event }) => {
-      if (event.type !== 'plan.refused') return false
+    canRefusePlan: ({ context }, refused: { feedback?: string }) => {
       const review = describePlanReview(context.questions)
-      return review?.refuse !== undefined || isFilled(event.feedback)
+      return review?.refuse !== undefined || isFilled(refused.feedback)
     },
   },
   actions: {
-    chooseOption: assign(({ context, event }) => {
-      if (event.type !== 'option.chosen') return {}
+    chooseOption: assign(({ context }, chosen: { label: string }) => {
       const { id } = currentQuestion(context)
       return {
-        drafts: withDraft(context, id, { selected: [event.label], skipped: false }),
+        drafts: withDraft(context, id, { selected: [chosen.label], skipped: false }),
         index: nextIndex(context),
       }
     }),
-    toggleOption: assign(({ context, event }) => {
-      if (event.type !== 'option.toggled') return {}
+    toggleOption: assign(({ context }, toggled: { label: string }) => {
       const question = currentQuestion(context)
       const draft = draftOf(context, question.id)
       const labels = new Set(draft.selected)
-      if (labels.has(event.label)) labels.delete(event.label)
-      else labels.add(event.label)
+      if (labels.has(toggled.label)) labels.delete(toggled.label)
+      else labels.add(toggled.label)
       const selected = inOptionOrder(question, labels)
       return { drafts: withDraft(context, question.id, { ...draft, selected, skipped: false }) }
     }),
-    typeCustomText: assign(({ context, event }) => {
-      if (event.type !== 'custom.typed') return {}
+    typeCustomText: assign(({ context }, typed: { text: string }) => {
       const question = currentQuestion(context)
-      const draft = draftWithCustom(draftOf(context, question.id), event.text)
+      const draft = draftWithCustom(draftOf(context, question.id), typed.text)
       // Single-select: typed text replaces the choice (DESIGN §5).
       const selected =
-        question.multiSelect !== true && isFilled(event.text) ? [] : [...draft.selected]
+        question.multiSelect !== true && isFilled(typed.text) ? [] : [...draft.selected]
       return { drafts: withDraft(context, question.id, { ...draft, selected, skipped: false }) }
     }),
     skipQuestion: assign(({ context }) => {
@@ -254,9 +248,7 @@ export const questionnaireMachine = /* @__PURE__ */ setup({
     }),
     showPreviousQuestion: assign(({ context }) => ({ index: Math.max(context.index - 1, 0) })),
     showNextQuestion: assign(({ context }) => ({ index: nextIndex(context) })),
-    showSelectedQuestion: assign(({ event }) =>
-      event.type === 'question.selected' ? { index: event.index } : {},
-    ),
+    showSelectedQuestion: assign((_, selected: { index: number }) => ({ index: selected.index })),
     recordApproval: assign(({ context }) => {
       const review = describePlanReview(context.questions)
       if (review === undefined) return {}
@@ -267,17 +259,17 @@ export const questionnaireMachine = /* @__PURE__ */ setup({
         }),
       }
     }),
-    recordRefusal: assign(({ context, event }) => {
+    recordRefusal: assign(({ context }, refused: { feedback?: string }) => {
       const review = describePlanReview(context.questions)
-      if (review === undefined || event.type !== 'plan.refused') return {}
+      if (review === undefined) return {}
       // With feedback, the typed text replaces the refusing option, as a typed answer does.
       const base: QuestionDraft = {
         selected:
-          review.refuse === undefined || isFilled(event.feedback) ? [] : [review.refuse.label],
+          review.refuse === undefined || isFilled(refused.feedback) ? [] : [review.refuse.label],
         skipped: false,
       }
       return {
-        drafts: withDraft(context, review.question.id, draftWithCustom(base, event.feedback)),
+        drafts: withDraft(context, review.question.id, draftWithCustom(base, refused.feedback)),
       }
     }),
   },
@@ -300,13 +292,25 @@ export const questionnaireMachine = /* @__PURE__ */ setup({
     },
     answering: {
       on: {
-        'option.chosen': { guard: 'isOfferedSingleChoice', actions: 'chooseOption' },
-        'option.toggled': { guard: 'isOfferedToggle', actions: 'toggleOption' },
-        'custom.typed': { guard: 'changesCustomText', actions: 'typeCustomText' },
+        'option.chosen': {
+          guard: { type: 'isOfferedSingleChoice', params: ({ event }) => event },
+          actions: { type: 'chooseOption', params: ({ event }) => event },
+        },
+        'option.toggled': {
+          guard: { type: 'isOfferedToggle', params: ({ event }) => event },
+          actions: { type: 'toggleOption', params: ({ event }) => event },
+        },
+        'custom.typed': {
+          guard: { type: 'changesCustomText', params: ({ event }) => event },
+          actions: { type: 'typeCustomText', params: ({ event }) => event },
+        },
         'question.skipped': { actions: 'skipQuestion' },
         'question.back': { guard: 'hasPreviousQuestion', actions: 'showPreviousQuestion' },
         'question.next': { guard: 'hasNextQuestion', actions: 'showNextQuestion' },
-        'question.selected': { guard: 'isQuestionIndex', actions: 'showSelectedQuestion' },
+        'question.selected': {
+          guard: { type: 'isQuestionIndex', params: ({ event }) => event },
+          actions: { type: 'showSelectedQuestion', params: ({ event }) => event },
+        },
         'batch.submitted': { guard: 'isEveryQuestionSettled', target: 'submitted' },
         'batch.cancelled': { target: 'cancelled' },
       },
@@ -314,7 +318,11 @@ export const questionnaireMachine = /* @__PURE__ */ setup({
     planReview: {
       on: {
         'plan.approved': { target: 'submitted', actions: 'recordApproval' },
-        'plan.refused': { guard: 'canRefusePlan', target: 'submitted', actions: 'recordRefusal' },
+        'plan.refused': {
+          guard: { type: 'canRefusePlan', params: ({ event }) => event },
+          target: 'submitted',
+          actions: { type: 'recordRefusal', params: ({ event }) => event },
+        },
         'plan.discussed': { target: 'cancelled' },
         'question.skipped': { target: 'submitted', actions: 'skipQuestion' },
         'batch.cancelled': { target: 'cancelled' },

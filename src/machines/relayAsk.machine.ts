@@ -102,6 +102,15 @@ function responderRefusal(error: AskErrorData): 'forbidden' | 'already-voted' | 
     : undefined
 }
 
+/** What the seam told of a relayed response. */
+type RelayVerdict = Extract<RelayAskEvent, { type: 'settlement.told' }>['verdict']
+
+/** A client's response, as the guards read it. */
+const responseOf = ({ event }: { event: { response: RelayResponse } }) => event.response
+
+/** The seam's verdict, as the guards read it. */
+const verdictOf = ({ event }: { event: { verdict: RelayVerdict } }) => event.verdict
+
 function outcomeOfEnding(error: AskErrorData): RelayOutcome | undefined {
   if (isHandOver(error)) return undefined
   return error.code === 'ASK_TIMEOUT' ? 'timed-out' : 'aborted'
@@ -130,28 +139,17 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     emitted: {} as RelayAskEmitted,
   },
   guards: {
-    isForbidden: ({ event }) =>
-      event.type === 'response.received' && event.response.kind === 'forbidden',
-    isAlreadyVoted: ({ event }) =>
-      event.type === 'response.received' && event.response.kind === 'already-voted',
-    isCounted: ({ event }) =>
-      event.type === 'settlement.told' && event.verdict.status === 'counted',
-    isResponderRefused: ({ event }) =>
-      event.type === 'settlement.told' &&
-      event.verdict.status === 'refused' &&
-      responderRefusal(event.verdict.error) !== undefined,
-    isInvalid: ({ event }) =>
-      event.type === 'response.received' && event.response.kind === 'invalid',
-    isAccepted: ({ event }) =>
-      event.type === 'settlement.told' && event.verdict.status === 'accepted',
-    isAcceptedCancel: ({ context, event }) =>
-      event.type === 'settlement.told' &&
-      event.verdict.status === 'accepted' &&
-      context.responded === 'cancel',
-    isMisfit: ({ event }) =>
-      event.type === 'settlement.told' &&
-      event.verdict.status === 'refused' &&
-      event.verdict.error.code === 'BAD_ANSWER',
+    isForbidden: (_, response: RelayResponse) => response.kind === 'forbidden',
+    isAlreadyVoted: (_, response: RelayResponse) => response.kind === 'already-voted',
+    isInvalid: (_, response: RelayResponse) => response.kind === 'invalid',
+    isCounted: (_, verdict: RelayVerdict) => verdict.status === 'counted',
+    isResponderRefused: (_, verdict: RelayVerdict) =>
+      verdict.status === 'refused' && responderRefusal(verdict.error) !== undefined,
+    isAccepted: (_, verdict: RelayVerdict) => verdict.status === 'accepted',
+    isAcceptedCancel: ({ context }, verdict: RelayVerdict) =>
+      verdict.status === 'accepted' && context.responded === 'cancel',
+    isMisfit: (_, verdict: RelayVerdict) =>
+      verdict.status === 'refused' && verdict.error.code === 'BAD_ANSWER',
   },
   actions: {
     refuseForbidden: emit(({ event }) => {
@@ -262,9 +260,9 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     pending: {
       on: {
         'response.received': [
-          { guard: 'isForbidden', actions: 'refuseForbidden' },
-          { guard: 'isAlreadyVoted', actions: 'refuseAlreadyVoted' },
-          { guard: 'isInvalid', actions: 'refuseInvalid' },
+          { guard: { type: 'isForbidden', params: responseOf }, actions: 'refuseForbidden' },
+          { guard: { type: 'isAlreadyVoted', params: responseOf }, actions: 'refuseAlreadyVoted' },
+          { guard: { type: 'isInvalid', params: responseOf }, actions: 'refuseInvalid' },
           { target: 'committing', actions: ['recordResponder', 'settleProvider'] },
         ],
         'ask.ended': { target: 'ended', actions: 'recordEnding' },
@@ -274,20 +272,36 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     committing: {
       on: {
         'response.received': [
-          { guard: 'isForbidden', actions: 'refuseForbidden' },
+          { guard: { type: 'isForbidden', params: responseOf }, actions: 'refuseForbidden' },
           { actions: 'refuseNotPending' },
         ],
         'settlement.told': [
           {
-            guard: 'isAcceptedCancel',
+            guard: { type: 'isAcceptedCancel', params: verdictOf },
             target: 'ended',
             actions: ['acceptResponder', 'recordCancelled'],
           },
-          { guard: 'isAccepted', target: 'ended', actions: ['acceptResponder', 'recordAnswered'] },
+          {
+            guard: { type: 'isAccepted', params: verdictOf },
+            target: 'ended',
+            actions: ['acceptResponder', 'recordAnswered'],
+          },
           // Still pending, without an outcome: the seam presents the ask again.
-          { guard: 'isCounted', target: 'ended', actions: 'acceptVote' },
-          { guard: 'isResponderRefused', target: 'ended', actions: 'tellResponderRefused' },
-          { guard: 'isMisfit', target: 'ended', actions: ['tellResponderMisfit', 'recordMisfit'] },
+          {
+            guard: { type: 'isCounted', params: verdictOf },
+            target: 'ended',
+            actions: 'acceptVote',
+          },
+          {
+            guard: { type: 'isResponderRefused', params: verdictOf },
+            target: 'ended',
+            actions: 'tellResponderRefused',
+          },
+          {
+            guard: { type: 'isMisfit', params: verdictOf },
+            target: 'ended',
+            actions: ['tellResponderMisfit', 'recordMisfit'],
+          },
         ],
         'ask.ended': { target: 'ended', actions: ['tellResponderNotPending', 'recordEnding'] },
       },

@@ -1,4 +1,5 @@
 import { assign, emit, setup } from 'xstate'
+import { clampDelay } from './time.js'
 
 /** What a client connection starts from: its id and its rate limit. */
 export interface RelayClientInput {
@@ -59,16 +60,16 @@ export const relayClientMachine = /* @__PURE__ */ setup({
     isOverRateLimit: ({ context }) => context.framesInWindow >= context.maxFrames,
   },
   delays: {
-    rateWindow: ({ context }) => context.windowMs,
-    throttlePause: ({ context }) => context.windowMs,
+    rateWindow: ({ context }) => clampDelay(context.windowMs),
+    throttlePause: ({ context }) => clampDelay(context.windowMs),
   },
   actions: {
     countFrame: assign({ framesInWindow: ({ context }) => context.framesInWindow + 1 }),
     resetFrameCount: assign({ framesInWindow: 0 }),
     dropFrame: assign({ dropped: ({ context }) => context.dropped + 1 }),
-    acceptFrame: emit(({ event }) => ({
+    acceptFrame: emit((_, frame: { data: string }) => ({
       type: 'frame.accepted' as const,
-      data: event.type === 'frame.received' ? event.data : '',
+      data: frame.data,
     })),
     announceThrottle: emit(({ context }) => ({
       type: 'client.throttled' as const,
@@ -101,7 +102,10 @@ export const relayClientMachine = /* @__PURE__ */ setup({
       states: {
         quiet: {
           on: {
-            'frame.received': { target: 'counting', actions: ['countFrame', 'acceptFrame'] },
+            'frame.received': {
+              target: 'counting',
+              actions: ['countFrame', { type: 'acceptFrame', params: ({ event }) => event }],
+            },
           },
         },
         counting: {
@@ -109,7 +113,7 @@ export const relayClientMachine = /* @__PURE__ */ setup({
           on: {
             'frame.received': [
               { guard: 'isOverRateLimit', target: 'throttled', actions: 'dropFrame' },
-              { actions: ['countFrame', 'acceptFrame'] },
+              { actions: ['countFrame', { type: 'acceptFrame', params: ({ event }) => event }] },
             ],
           },
         },

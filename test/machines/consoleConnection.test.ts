@@ -1,6 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createActor } from 'xstate'
-import { HOST_CLOSED_CODE, consoleConnectionMachine } from '../../src/machines/index.js'
+import {
+  HOST_CLOSED_CODE,
+  MAX_DELAY_MS,
+  consoleConnectionMachine,
+} from '../../src/machines/index.js'
 import type { ConsoleConnectionInput } from '../../src/machines/index.js'
 
 /** An actor with its emitted requests recorded in order. */
@@ -127,6 +131,21 @@ describe('consoleConnectionMachine', () => {
     actor.send({ type: 'socket.opened' })
     actor.send({ type: 'ask.offered', rpcId: 'a' })
     expect(emitted).toEqual(['open', 'open', 'send A'])
+  })
+
+  it('clamps a wait longer than a timer can hold instead of retrying or giving up at once', async () => {
+    const { actor, emitted } = start({
+      retryBaseMs: MAX_DELAY_MS * 2,
+      retryMaxMs: MAX_DELAY_MS * 4,
+      giveUpMs: MAX_DELAY_MS * 8,
+    })
+    actor.send({ type: 'socket.closed', code: 1006 })
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(actor.getSnapshot().value).toEqual({ reconnecting: 'waiting' })
+    expect(emitted).toEqual(['open'])
+    // Both waits are cut to the longest a timer holds; the outage's budget ends first.
+    await vi.advanceTimersByTimeAsync(MAX_DELAY_MS - 60_000)
+    expect(actor.getSnapshot().output).toEqual({ ended: 'host-unreachable' })
   })
 
   it('has plain JSON context, so it persists', () => {
