@@ -2,6 +2,8 @@ import { createActor } from 'xstate'
 import type { Actor } from 'xstate'
 import { relayClientMachine } from '../../machines/index.js'
 import { createFanOut } from './fan-out.js'
+import { relayLimits } from './relay-limits.js'
+import type { RelayLimits } from './relay-limits.js'
 import type { Outbox } from './fan-out.js'
 import { admits } from '../../vocabulary/index.js'
 import type { Responder } from '../../vocabulary/index.js'
@@ -38,14 +40,13 @@ export function createRelayClients<TClient extends RelayClient>(
   hooks: ClientHooks<TClient>,
 ) {
   const { authorize } = options
-  const maxFrames = options.maxFramesPerWindow ?? 200
-  const windowMs = options.rateWindowMs ?? 1000
+  const limits = relayLimits(options)
   /** Least recently active first: a connection moves to the end when it connects or answers. */
   const connections = new Set<Connection<TClient>>()
   const byId = new Map<string, Connection<TClient>>()
   let clients = 0
 
-  const fanOut = connectionsFanOut<TClient>(options)
+  const fanOut = connectionsFanOut<TClient>(limits)
 
   const mayAccess = (client: TClient, sessionId: string | undefined): boolean => {
     if (authorize === undefined) return true
@@ -105,7 +106,11 @@ export function createRelayClients<TClient extends RelayClient>(
     connect(client: TClient, disposed: boolean): RelayConnection {
       const id = `client-${++clients}`
       const actor = createActor(relayClientMachine, {
-        input: { clientId: id, maxFrames, windowMs },
+        input: {
+          clientId: id,
+          maxFrames: limits.maxFramesPerWindow,
+          windowMs: limits.rateWindowMs,
+        },
       })
       const connection: Connection<TClient> = {
         id,
@@ -179,13 +184,13 @@ const isOpen = (connection: Connection<unknown>) =>
   connection.actor.getSnapshot().status === 'active'
 
 /** The fan-out that writes to the relay's connections, paced by each reader (see fan-out.ts). */
-function connectionsFanOut<TClient extends RelayClient>(options: RelayOptions<TClient>) {
+function connectionsFanOut<TClient extends RelayClient>(limits: RelayLimits) {
   return createFanOut<Connection<TClient>>({
-    framesPerTurn: options.framesPerTurn ?? 4,
+    framesPerTurn: limits.framesPerTurn,
     outboxOf: (connection) => connection.outbox,
     backlogOf: (connection) => backlogOf(connection.client),
-    maxBacklogBytes: options.maxBufferedBytes ?? 4 * 1024 * 1024,
-    stallMs: options.stallTimeoutMs ?? 10_000,
+    maxBacklogBytes: limits.maxBufferedBytes,
+    stallMs: limits.stallTimeoutMs,
     onStalled: (connection) => {
       if (isOpen(connection)) connection.actor.send({ type: 'client.congested' })
     },

@@ -37,7 +37,12 @@ export interface RelayClient {
 /** Why the relay closes a client. */
 export type RelayCloseReason = 'congested' | 'relay-disposed'
 
-/** Options of {@link createRelay}. */
+/**
+ * Options of {@link createRelay}. Each limit (`maxFramesPerWindow` to
+ * `framesPerTurn`) must be a number greater than 0, the frame counts whole;
+ * another value makes `createRelay`, and so `startWebConsole`, throw a
+ * `TypeError` naming it.
+ */
 export interface RelayOptions<TClient extends RelayClient = RelayClient> {
   /**
    * Whether `client` may see and answer the asks of `sessionId` (the asking
