@@ -122,6 +122,8 @@ export type AskEvent =
   /** What the store committed for the proposal: `won` when it is the outcome offered. */
   | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
   | { type: 'commit.failed' }
+/** The one event of `AskEvent` named `TType`. */
+export type AskEventOf<TType extends AskEvent['type']> = Extract<AskEvent, { type: TType }>
 /** What an ask ends with: its outcome (none while it goes on) and who caused it. */
 export type Decided = { outcome: AskOutcome | undefined; cause?: AskCause | undefined }
 

@@ -24,6 +24,7 @@ import type {
   AdmissionResult,
   AskContext,
   AskEvent,
+  AskEventOf,
   AskInput,
   AskOutput,
   AskProposal,
@@ -180,8 +181,8 @@ export const askMachine = /* @__PURE__ */ setup({
       on: {
         'admission.done': [
           { guard: 'holdsOtherQuestions', target: 'failed', actions: 'refuseOtherQuestions' },
-          /* @__PURE__ */ toEnding(({ event }: { event: AskEvent }) => ({
-            outcome: event.type === 'admission.done' ? heldOutcome(event.result) : undefined,
+          /* @__PURE__ */ toEnding(({ event }: { event: AskEventOf<'admission.done'> }) => ({
+            outcome: heldOutcome(event.result),
           })),
           { guard: 'isAdmitted', target: 'admitted' },
           { guard: 'hasProposal', target: 'proposing', actions: 'keepHeldAsk' },
@@ -205,9 +206,11 @@ export const askMachine = /* @__PURE__ */ setup({
         ],
         'ask.aborted': { target: 'proposing', actions: 'proposeCallerAbort' },
         'seam.closed': { target: 'proposing', actions: 'proposeSeamClosed' },
-        'ask.settled': /* @__PURE__ */ toEnding(({ event }: { event: AskEvent }) => ({
-          outcome: event.type === 'ask.settled' ? event.outcome : undefined,
-        })),
+        'ask.settled': /* @__PURE__ */ toEnding(
+          ({ event }: { event: AskEventOf<'ask.settled'> }) => ({
+            outcome: event.outcome,
+          }),
+        ),
       },
       states: {
         starting: {
@@ -363,10 +366,10 @@ export const askMachine = /* @__PURE__ */ setup({
       on: {
         // The store's answer names the committed outcome whoever wrote it.
         'commit.done': /* @__PURE__ */ toEnding(
-          ({ context, event }: { context: AskContext; event: AskEvent }) =>
-            event.type === 'commit.done'
-              ? { outcome: event.outcome, cause: event.won ? context.proposal?.cause : undefined }
-              : { outcome: undefined },
+          ({ context, event }: { context: AskContext; event: AskEventOf<'commit.done'> }) => ({
+            outcome: event.outcome,
+            cause: event.won ? context.proposal?.cause : undefined,
+          }),
         ),
         'commit.failed': { target: 'failed', actions: 'recordStoreFailure' },
       },
