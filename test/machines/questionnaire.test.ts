@@ -27,7 +27,6 @@ function send(actor: QuestionnaireActor, ...events: QuestionnaireEvent[]): Quest
   return actor
 }
 
-/** Sends an event and checks that nothing observable changed. */
 /** The event changes nothing, and the machine says so beforehand: a UI greys its button out by `can`. */
 function expectIgnored(actor: QuestionnaireActor, event: unknown): void {
   const before = actor.getSnapshot()
@@ -173,6 +172,9 @@ describe('questionnaireMachine: the generic flow', () => {
       { type: 'custom.typed', text: 'Ship it' },
     )
     expect(canSubmit(actor.getSnapshot().context)).toBe(false)
+    // Only text clears text: what is not a string (a sender outside TypeScript) changes nothing.
+    expectIgnored(actor, { type: 'custom.typed' })
+    expectIgnored(actor, { type: 'custom.typed', text: 7 })
     send(actor, { type: 'custom.typed', text: '   ' })
     expect(actor.getSnapshot().context.drafts.note).toEqual({ selected: [], skipped: false })
     expect(isQuestionAnswered(actor.getSnapshot().context, 'note')).toBe(false)
@@ -416,6 +418,12 @@ describe('questionnaireMachine: plan review', () => {
     expect(actor.getSnapshot().output).toEqual({
       status: 'submitted',
       answer: { answers: [{ id: 'plan', selected: [], custom: 'Canary first' }] },
+    })
+    // The draft says so too, as it does for text typed on a single-select question.
+    expect(actor.getSnapshot().context.drafts.plan).toEqual({
+      selected: [],
+      skipped: false,
+      custom: 'Canary first',
     })
   })
 
