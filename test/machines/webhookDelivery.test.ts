@@ -36,6 +36,8 @@ function run(
   const finishedAt: number[] = []
   const claims: WebhookClaimInput[] = []
   const attempts: number[] = []
+  /** When each try was sent, on the test's clock. */
+  const sentAt: number[] = []
   let sends = 0
   const machine = webhookDeliveryMachine.provide({
     actors: {
@@ -59,6 +61,7 @@ function run(
       >(async ({ input: send }) => {
         sends += 1
         attempts.push(send.attempt)
+        sentAt.push(clock.now())
         return { at: clock.now(), result: actors.send?.() ?? 'delivered' }
       }),
       finish: fromPromise<void, WebhookFinishInput>(async ({ input: finish }) => {
@@ -85,7 +88,7 @@ function run(
     actor.on('slot.wanted', () => actor.send({ type: 'slot.granted', at: clock.now() }))
   }
   actor.start()
-  return { actor, finished, finishedAt, claims, attempts, sends: () => sends }
+  return { actor, finished, finishedAt, claims, attempts, sentAt, sends: () => sends }
 }
 
 /** Advances the clock in steps, letting the actors' promises settle between them. */
@@ -115,7 +118,7 @@ describe('webhookDeliveryMachine', () => {
   it('retries failed tries with backoff, keeps its claim over each wait, and gives up in the end', async () => {
     const clock = new SimulatedClock()
     clock.set(1_000_000)
-    const { actor, finished, finishedAt, claims, attempts, sends } = run(
+    const { actor, finished, finishedAt, claims, attempts, sentAt, sends } = run(
       clock,
       { send: () => 'failed' },
       {
@@ -128,6 +131,13 @@ describe('webhookDeliveryMachine', () => {
     expect(sends()).toBeGreaterThan(5)
     // Each try is numbered, from 1, as the receiver sees it.
     expect(attempts).toEqual(Array.from({ length: sends() }, (_, index) => index + 1))
+    // After the n-th failed try it waits the n-th retry delay (the test's clock moves in 1 s steps).
+    for (let tries = 1; tries < sends(); tries++) {
+      const waited = sentAt[tries]! - sentAt[tries - 1]!
+      const delay = webhookRetryDelay('ask-1.pending', tries)
+      expect(waited).toBeGreaterThanOrEqual(delay)
+      expect(waited).toBeLessThan(delay + 1_000)
+    }
     // An ask.pending is owed whether or not the ledger recorded it before.
     expect(claims.every((claim) => !claim.recordedOnly)).toBe(true)
     expect(finished).toEqual([
@@ -142,22 +152,34 @@ describe('webhookDeliveryMachine', () => {
     expect(claims.slice(1).every((claim) => claim.holdMs > 1_000)).toBe(true)
   })
 
-  it('claims afresh, for the try alone, when its claim lapsed while it waited for a slot', async () => {
-    const clock = new SimulatedClock()
-    clock.set(1_000_000)
-    // Each claim lasts a second: by the time the slot comes it no longer covers a try.
-    const { actor, claims, sends } = run(clock, {
-      claim: () => ({ at: clock.now(), status: 'claimed', expiresAt: clock.now() + 1_000 }),
-    })
-    const done = toPromise(actor)
-    await advance(clock, 1_000)
-    expect(await done).toEqual({ ending: 'delivered', attempts: 1 })
-    expect(sends()).toBe(1)
-    expect(claims.map(({ holdMs, recordedOnly }) => ({ holdMs, recordedOnly }))).toEqual([
-      { holdMs: 6_000, recordedOnly: false },
-      { holdMs: 6_000, recordedOnly: false },
-    ])
-  })
+  it.each([
+    ['an ask.pending', 'pending', false],
+    ['an ask.settled', 'settled', true],
+  ] as const)(
+    'claims afresh, for the try alone, when its claim lapsed while it waited for a slot (%s)',
+    async (_, kind, recordedOnly) => {
+      const clock = new SimulatedClock()
+      clock.set(1_000_000)
+      // Each claim lasts a second: by the time the slot comes it no longer covers a try.
+      const { actor, claims, sends } = run(
+        clock,
+        {
+          claim: () => ({ at: clock.now(), status: 'claimed', expiresAt: clock.now() + 1_000 }),
+          ask: kind,
+        },
+        { kind, eventId: `ask-1.${kind}` },
+      )
+      const done = toPromise(actor)
+      await advance(clock, 1_000)
+      expect(await done).toEqual({ ending: 'delivered', attempts: 1 })
+      expect(sends()).toBe(1)
+      // A settlement is claimed only where the ledger recorded it, the fresh claim too.
+      expect(claims.map(({ holdMs, recordedOnly }) => ({ holdMs, recordedOnly }))).toEqual([
+        { holdMs: 6_000, recordedOnly },
+        { holdMs: 6_000, recordedOnly },
+      ])
+    },
+  )
 
   it('sends on the claim it holds when that claim covers the try', async () => {
     const clock = new SimulatedClock()
@@ -167,6 +189,8 @@ describe('webhookDeliveryMachine', () => {
     await advance(clock, 1_000)
     expect(await done).toEqual({ ending: 'delivered', attempts: 1 })
     expect(claims).toHaveLength(1)
+    // Finished in the store: there is no claim left to release.
+    expect(actor.getSnapshot().context.holding).toBe(false)
   })
 
   it('waits for its slot, and gives it back whichever way the try ends', async () => {
@@ -179,6 +203,8 @@ describe('webhookDeliveryMachine', () => {
     expect(actor.getSnapshot().value).toBe('waitingForSlot')
     expect(emitted).toEqual(['slot.wanted'])
     expect(sends()).toBe(0)
+    // Its claim: a notifier that stops now releases it for another to take.
+    expect(actor.getSnapshot().context.holding).toBe(true)
     actor.send({ type: 'slot.granted', at: clock.now() })
     await waitFor(actor, (snapshot) => snapshot.matches('claimed'))
     expect(sends()).toBe(1)
@@ -205,6 +231,8 @@ describe('webhookDeliveryMachine', () => {
     const done = toPromise(actor)
     await advance(clock, 10_000)
     expect(actor.getSnapshot().value).toBe('standingBy')
+    // Not its claim: a notifier that stops now releases nothing for it.
+    expect(actor.getSnapshot().context.holding).toBe(false)
     await advance(clock, 15_000)
     expect(await done).toEqual({ ending: 'elsewhere', attempts: 0 })
     expect(sends()).toBe(0)
@@ -229,6 +257,39 @@ describe('webhookDeliveryMachine', () => {
     expect(late.sends()).toBe(0)
     expect(late.finished.map((finish) => finish.ending)).toEqual(['dropped'])
   })
+
+  it('holds a settlement back while the ask still reads pending, and sends it once it settles', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    const actors: { ask: WebhookAskRead['state'] } = { ask: 'pending' }
+    const { actor, claims, sends } = run(clock, actors, {
+      kind: 'settled',
+      eventId: 'ask-1.settled',
+    })
+    const done = toPromise(actor)
+    await advance(clock, 3_000)
+    expect(actor.getSnapshot().value).toBe('awaitingSettlement')
+    expect(sends()).toBe(0)
+    actors.ask = 'settled'
+    actor.send({ type: 'ask.settled' })
+    await advance(clock, 1_000)
+    expect(await done).toEqual({ ending: 'delivered', attempts: 1 })
+    expect(claims.every((claim) => claim.recordedOnly)).toBe(true)
+  })
+
+  it.each(['pending', 'reminder', 'settled'] as const)(
+    'drops an %s event whose ask is gone from the store',
+    async (kind) => {
+      const clock = new SimulatedClock()
+      clock.set(1_000_000)
+      const { actor, sends, finished } = run(clock, { ask: 'missing' }, { kind })
+      const done = toPromise(actor)
+      await advance(clock, 1_000)
+      expect(await done).toEqual({ ending: 'dropped', attempts: 0 })
+      expect(sends()).toBe(0)
+      expect(finished.map((finish) => finish.ending)).toEqual(['dropped'])
+    },
+  )
 
   it('sends a settlement only where the ledger records it as owed', async () => {
     const clock = new SimulatedClock()
