@@ -1,4 +1,4 @@
-import { assertEvent, assign, emit, setup } from 'xstate'
+import { assign, emit, setup } from 'xstate'
 import { AskEndReasons, isHandOver } from '../vocabulary/index.js'
 import type {
   ApprovalCount,
@@ -108,7 +108,7 @@ type RelayVerdict = Extract<RelayAskEvent, { type: 'settlement.told' }>['verdict
 /** A client's response, as the guards read it. */
 const responseOf = ({ event }: { event: { response: RelayResponse } }) => event.response
 
-/** The seam's verdict, as the guards read it. */
+/** The seam's verdict, as the guards and actions read it. */
 const verdictOf = ({ event }: { event: { verdict: RelayVerdict } }) => event.verdict
 
 function outcomeOfEnding(error: AskErrorData): RelayOutcome | undefined {
@@ -152,65 +152,55 @@ export const relayAskMachine = /* @__PURE__ */ setup({
       verdict.status === 'refused' && verdict.error.code === 'BAD_ANSWER',
   },
   actions: {
-    refuseForbidden: emit(({ event }) => {
-      assertEvent(event, 'response.received')
-      return { type: 'receipt' as const, clientId: event.clientId, reason: 'forbidden' as const }
-    }),
-    refuseAlreadyVoted: emit(({ event }) => {
-      assertEvent(event, 'response.received')
-      return {
-        type: 'receipt' as const,
-        clientId: event.clientId,
-        reason: 'already-voted' as const,
-      }
-    }),
-    refuseInvalid: emit(({ event }) => {
-      assertEvent(event, 'response.received')
-      // The guard let only an invalid response through.
-      const invalid = event.response.kind === 'invalid' ? event.response : undefined
-      return {
-        type: 'receipt' as const,
-        clientId: event.clientId,
-        reason: 'bad-response' as const,
-        message: invalid?.message ?? '',
-        ...(invalid?.details === undefined ? {} : { details: invalid.details }),
-      }
-    }),
-    refuseNotPending: emit(({ event }) => {
-      assertEvent(event, 'response.received')
-      return { type: 'receipt' as const, clientId: event.clientId, reason: 'not-pending' as const }
-    }),
-    recordResponder: assign(({ event }) => {
-      assertEvent(event, 'response.received')
-      const kind = event.response.kind
-      return {
-        responder: event.clientId,
-        responded: kind === 'answer' || kind === 'cancel' ? kind : undefined,
-      }
-    }),
-    settleProvider: emit(({ event }) => {
-      assertEvent(event, 'response.received')
-      return {
-        type: 'provider.settled' as const,
-        response: event.response as Extract<RelayResponse, { kind: 'answer' | 'cancel' }>,
-      }
-    }),
+    refuseForbidden: emit((_, response: { clientId: string; response: RelayResponse }) => ({
+      type: 'receipt' as const,
+      clientId: response.clientId,
+      reason: 'forbidden' as const,
+    })),
+    refuseAlreadyVoted: emit((_, response: { clientId: string; response: RelayResponse }) => ({
+      type: 'receipt' as const,
+      clientId: response.clientId,
+      reason: 'already-voted' as const,
+    })),
+    refuseInvalid: emit(
+      (_, { clientId, response }: { clientId: string; response: RelayResponse }) => {
+        // The guard let only an invalid response through.
+        const invalid = response.kind === 'invalid' ? response : undefined
+        return {
+          type: 'receipt' as const,
+          clientId,
+          reason: 'bad-response' as const,
+          message: invalid?.message ?? '',
+          ...(invalid?.details === undefined ? {} : { details: invalid.details }),
+        }
+      },
+    ),
+    refuseNotPending: emit((_, response: { clientId: string; response: RelayResponse }) => ({
+      type: 'receipt' as const,
+      clientId: response.clientId,
+      reason: 'not-pending' as const,
+    })),
+    recordResponder: assign(
+      (_, { clientId, response }: { clientId: string; response: RelayResponse }) => ({
+        responder: clientId,
+        responded:
+          response.kind === 'answer' || response.kind === 'cancel' ? response.kind : undefined,
+      }),
+    ),
+    settleProvider: emit((_, { response }: { clientId: string; response: RelayResponse }) => ({
+      type: 'provider.settled' as const,
+      response: response as Extract<RelayResponse, { kind: 'answer' | 'cancel' }>,
+    })),
     acceptResponder: emit(({ context }) => ({
       type: 'receipt' as const,
       clientId: context.responder as string,
     })),
-    acceptVote: emit(({ context, event }) => {
-      assertEvent(event, 'settlement.told')
-      const { verdict } = event
-      return {
-        type: 'receipt' as const,
-        clientId: context.responder as string,
-        ...(verdict.status === 'counted' ? { counted: verdict.approvals } : {}),
-      }
-    }),
-    tellResponderRefused: emit(({ context, event }) => {
-      assertEvent(event, 'settlement.told')
-      const { verdict } = event
+    acceptVote: emit(({ context }, verdict: RelayVerdict) => ({
+      type: 'receipt' as const,
+      clientId: context.responder as string,
+      ...(verdict.status === 'counted' ? { counted: verdict.approvals } : {}),
+    })),
+    tellResponderRefused: emit(({ context }, verdict: RelayVerdict) => {
       // The guard let only a responder's refusal through.
       const reason = verdict.status === 'refused' ? responderRefusal(verdict.error) : undefined
       return {
@@ -219,9 +209,8 @@ export const relayAskMachine = /* @__PURE__ */ setup({
         reason: reason ?? ('forbidden' as const),
       }
     }),
-    tellResponderMisfit: emit(({ context, event }) => {
-      assertEvent(event, 'settlement.told')
-      const { verdict } = event
+    tellResponderMisfit: emit(({ context }, verdict: RelayVerdict) => {
+      // The guard let only a refusal through.
       const error = verdict.status === 'refused' ? verdict.error : undefined
       return {
         type: 'receipt' as const,
@@ -238,10 +227,9 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     })),
     recordAnswered: assign({ outcome: 'answered' as const }),
     recordCancelled: assign({ outcome: 'cancelled' as const }),
-    recordEnding: assign(({ event }) => {
-      assertEvent(event, 'ask.ended')
-      return { outcome: outcomeOfEnding(event.error) }
-    }),
+    recordEnding: assign((_, ended: { error: AskErrorData }) => ({
+      outcome: outcomeOfEnding(ended.error),
+    })),
     recordMisfit: assign({ outcome: 'aborted' as const }),
   },
 }).createMachine({
@@ -260,20 +248,41 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     pending: {
       on: {
         'response.received': [
-          { guard: { type: 'isForbidden', params: responseOf }, actions: 'refuseForbidden' },
-          { guard: { type: 'isAlreadyVoted', params: responseOf }, actions: 'refuseAlreadyVoted' },
-          { guard: { type: 'isInvalid', params: responseOf }, actions: 'refuseInvalid' },
-          { target: 'committing', actions: ['recordResponder', 'settleProvider'] },
+          {
+            guard: { type: 'isForbidden', params: responseOf },
+            actions: { type: 'refuseForbidden', params: ({ event }) => event },
+          },
+          {
+            guard: { type: 'isAlreadyVoted', params: responseOf },
+            actions: { type: 'refuseAlreadyVoted', params: ({ event }) => event },
+          },
+          {
+            guard: { type: 'isInvalid', params: responseOf },
+            actions: { type: 'refuseInvalid', params: ({ event }) => event },
+          },
+          {
+            target: 'committing',
+            actions: [
+              { type: 'recordResponder', params: ({ event }) => event },
+              { type: 'settleProvider', params: ({ event }) => event },
+            ],
+          },
         ],
-        'ask.ended': { target: 'ended', actions: 'recordEnding' },
+        'ask.ended': {
+          target: 'ended',
+          actions: { type: 'recordEnding', params: ({ event }) => event },
+        },
       },
     },
     // The seam commits the response: its client waits for the verdict.
     committing: {
       on: {
         'response.received': [
-          { guard: { type: 'isForbidden', params: responseOf }, actions: 'refuseForbidden' },
-          { actions: 'refuseNotPending' },
+          {
+            guard: { type: 'isForbidden', params: responseOf },
+            actions: { type: 'refuseForbidden', params: ({ event }) => event },
+          },
+          { actions: { type: 'refuseNotPending', params: ({ event }) => event } },
         ],
         'settlement.told': [
           {
@@ -290,20 +299,26 @@ export const relayAskMachine = /* @__PURE__ */ setup({
           {
             guard: { type: 'isCounted', params: verdictOf },
             target: 'ended',
-            actions: 'acceptVote',
+            actions: { type: 'acceptVote', params: verdictOf },
           },
           {
             guard: { type: 'isResponderRefused', params: verdictOf },
             target: 'ended',
-            actions: 'tellResponderRefused',
+            actions: { type: 'tellResponderRefused', params: verdictOf },
           },
           {
             guard: { type: 'isMisfit', params: verdictOf },
             target: 'ended',
-            actions: ['tellResponderMisfit', 'recordMisfit'],
+            actions: [{ type: 'tellResponderMisfit', params: verdictOf }, 'recordMisfit'],
           },
         ],
-        'ask.ended': { target: 'ended', actions: ['tellResponderNotPending', 'recordEnding'] },
+        'ask.ended': {
+          target: 'ended',
+          actions: [
+            'tellResponderNotPending',
+            { type: 'recordEnding', params: ({ event }) => event },
+          ],
+        },
       },
     },
     ended: { type: 'final' },
