@@ -37,10 +37,6 @@ export type TerminalQueueEmitted =
   /** Reject an ask that never reached the screen (or arrived after the end). */
   | { type: 'ask.dropped'; askId: string; reason: TerminalQueueDropReason }
 
-function idOf(event: TerminalQueueEvent): string | undefined {
-  return 'askId' in event ? event.askId : undefined
-}
-
 /**
  * One prompt owns the keyboard at a time; asks that arrive meanwhile queue in
  * order; an ask withdrawn while it waits is dropped without ever being shown,
@@ -64,28 +60,26 @@ export const terminalQueueMachine = /* @__PURE__ */ setup({
   },
   guards: {
     hasWaiting: ({ context }) => context.waiting.length > 0,
-    isCurrent: ({ context, event }) => idOf(event) !== undefined && idOf(event) === context.current,
-    isWaiting: ({ context, event }) => {
-      const id = idOf(event)
-      return id !== undefined && context.waiting.includes(id)
-    },
+    isCurrent: ({ context }, ask: { askId: string }) => ask.askId === context.current,
+    isWaiting: ({ context }, ask: { askId: string }) => context.waiting.includes(ask.askId),
   },
   delays: {
     callerTurn: 0,
   },
   actions: {
-    enqueue: assign(({ context, event }) => {
-      const id = idOf(event)
-      if (id === undefined || context.waiting.includes(id) || context.current === id) return {}
-      return { waiting: [...context.waiting, id] }
-    }),
+    enqueue: assign(({ context }, { askId }: { askId: string }) =>
+      // An ask queued twice is shown once.
+      context.waiting.includes(askId) || context.current === askId
+        ? {}
+        : { waiting: [...context.waiting, askId] },
+    ),
     promoteNext: assign(({ context }) => ({
       current: context.waiting[0] ?? null,
       waiting: context.waiting.slice(1),
     })),
     clearCurrent: assign({ current: null }),
-    forgetWithdrawn: assign(({ context, event }) => ({
-      waiting: context.waiting.filter((id) => id !== idOf(event)),
+    forgetWithdrawn: assign(({ context }, { askId }: { askId: string }) => ({
+      waiting: context.waiting.filter((id) => id !== askId),
     })),
     forgetAll: assign({ waiting: [] }),
     requestPrompt: emit(({ context }) => ({
@@ -97,15 +91,15 @@ export const terminalQueueMachine = /* @__PURE__ */ setup({
       askId: context.current ?? '',
       reason: 'withdrawn' as const,
     })),
-    dropWithdrawn: emit(({ event }) => ({
+    dropWithdrawn: emit((_, { askId }: { askId: string }) => ({
       type: 'ask.dropped' as const,
-      askId: idOf(event) ?? '',
+      askId,
       reason: 'withdrawn' as const,
     })),
-    dropArrival: emit(({ event }, params: { reason: TerminalQueueDropReason }) => ({
+    dropArrival: emit((_, dropped: { askId: string; reason: TerminalQueueDropReason }) => ({
       type: 'ask.dropped' as const,
-      askId: idOf(event) ?? '',
-      reason: params.reason,
+      askId: dropped.askId,
+      reason: dropped.reason,
     })),
     endEverything: enqueueActions(
       ({ context, enqueue }, params: { reason: TerminalQueueDropReason }) => {
@@ -127,10 +121,13 @@ export const terminalQueueMachine = /* @__PURE__ */ setup({
     open: {
       initial: 'idle',
       on: {
-        'ask.queued': { actions: 'enqueue' },
+        'ask.queued': { actions: { type: 'enqueue', params: ({ event }) => event } },
         'ask.withdrawn': {
-          guard: 'isWaiting',
-          actions: ['dropWithdrawn', 'forgetWithdrawn'],
+          guard: { type: 'isWaiting', params: ({ event }) => event },
+          actions: [
+            { type: 'dropWithdrawn', params: ({ event }) => event },
+            { type: 'forgetWithdrawn', params: ({ event }) => event },
+          ],
         },
         'provider.disposed': {
           target: 'disposed',
@@ -152,15 +149,33 @@ export const terminalQueueMachine = /* @__PURE__ */ setup({
           entry: ['promoteNext', 'requestPrompt'],
           on: {
             'ask.withdrawn': [
-              { guard: 'isCurrent', target: 'takingDown', actions: 'takeDownWithdrawn' },
-              { guard: 'isWaiting', actions: ['dropWithdrawn', 'forgetWithdrawn'] },
+              {
+                guard: { type: 'isCurrent', params: ({ event }) => event },
+                target: 'takingDown',
+                actions: 'takeDownWithdrawn',
+              },
+              {
+                guard: { type: 'isWaiting', params: ({ event }) => event },
+                actions: [
+                  { type: 'dropWithdrawn', params: ({ event }) => event },
+                  { type: 'forgetWithdrawn', params: ({ event }) => event },
+                ],
+              },
             ],
-            'prompt.ended': { guard: 'isCurrent', target: 'callerTurn', actions: 'clearCurrent' },
+            'prompt.ended': {
+              guard: { type: 'isCurrent', params: ({ event }) => event },
+              target: 'callerTurn',
+              actions: 'clearCurrent',
+            },
           },
         },
         takingDown: {
           on: {
-            'prompt.ended': { guard: 'isCurrent', target: 'callerTurn', actions: 'clearCurrent' },
+            'prompt.ended': {
+              guard: { type: 'isCurrent', params: ({ event }) => event },
+              target: 'callerTurn',
+              actions: 'clearCurrent',
+            },
           },
         },
         callerTurn: {
@@ -170,13 +185,23 @@ export const terminalQueueMachine = /* @__PURE__ */ setup({
     },
     disposed: {
       on: {
-        'ask.queued': { actions: { type: 'dropArrival', params: { reason: 'provider-disposed' } } },
+        'ask.queued': {
+          actions: {
+            type: 'dropArrival',
+            params: ({ event }) => ({ askId: event.askId, reason: 'provider-disposed' as const }),
+          },
+        },
         'prompt.ended': { actions: 'clearCurrent' },
       },
     },
     inputClosed: {
       on: {
-        'ask.queued': { actions: { type: 'dropArrival', params: { reason: 'input-closed' } } },
+        'ask.queued': {
+          actions: {
+            type: 'dropArrival',
+            params: ({ event }) => ({ askId: event.askId, reason: 'input-closed' as const }),
+          },
+        },
         'prompt.ended': { actions: 'clearCurrent' },
         'provider.disposed': { target: 'disposed' },
       },
