@@ -50,19 +50,18 @@ export interface RelayAskContext {
 
 /**
  * What reaches a relayed ask: a client's response; the seam's verdict on the
- * response this relay settled with (`settlement.told`, from
+ * response this relay settled with (`settlement.*`, one event per verdict of
  * `ProviderRequest.settlement`); and the end of the ask for any other reason
  * (`ask.ended`, from the request's signal: its reason's data).
  */
 export type RelayAskEvent =
   | { type: 'response.received'; clientId: string; response: RelayResponse }
-  | {
-      type: 'settlement.told'
-      verdict:
-        | { status: 'accepted' }
-        | { status: 'refused'; error: AskErrorData }
-        | { status: 'counted'; approvals: ApprovalCount }
-    }
+  /** The store committed the response. */
+  | { type: 'settlement.accepted' }
+  /** The store kept the response, an approval, as a vote; the ask is still pending. */
+  | { type: 'settlement.counted'; approvals: ApprovalCount }
+  /** The seam refused the response. */
+  | { type: 'settlement.refused'; error: AskErrorData }
   | { type: 'ask.ended'; error: AskErrorData }
 
 /** What a relayed ask tells the relay. */
@@ -102,14 +101,8 @@ function responderRefusal(error: AskErrorData): 'forbidden' | 'already-voted' | 
     : undefined
 }
 
-/** What the seam told of a relayed response. */
-type RelayVerdict = Extract<RelayAskEvent, { type: 'settlement.told' }>['verdict']
-
 /** A client's response, as the guards read it. */
 const responseOf = ({ event }: { event: { response: RelayResponse } }) => event.response
-
-/** The seam's verdict, as the guards and actions read it. */
-const verdictOf = ({ event }: { event: { verdict: RelayVerdict } }) => event.verdict
 
 function outcomeOfEnding(error: AskErrorData): RelayOutcome | undefined {
   if (isHandOver(error)) return undefined
@@ -142,14 +135,10 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     isForbidden: (_, response: RelayResponse) => response.kind === 'forbidden',
     isAlreadyVoted: (_, response: RelayResponse) => response.kind === 'already-voted',
     isInvalid: (_, response: RelayResponse) => response.kind === 'invalid',
-    isCounted: (_, verdict: RelayVerdict) => verdict.status === 'counted',
-    isResponderRefused: (_, verdict: RelayVerdict) =>
-      verdict.status === 'refused' && responderRefusal(verdict.error) !== undefined,
-    isAccepted: (_, verdict: RelayVerdict) => verdict.status === 'accepted',
-    isAcceptedCancel: ({ context }, verdict: RelayVerdict) =>
-      verdict.status === 'accepted' && context.responded === 'cancel',
-    isMisfit: (_, verdict: RelayVerdict) =>
-      verdict.status === 'refused' && verdict.error.code === 'BAD_ANSWER',
+    respondedCancel: ({ context }) => context.responded === 'cancel',
+    isResponderRefusal: (_, refused: { error: AskErrorData }) =>
+      responderRefusal(refused.error) !== undefined,
+    isMisfit: (_, refused: { error: AskErrorData }) => refused.error.code === 'BAD_ANSWER',
   },
   actions: {
     refuseForbidden: emit((_, response: { clientId: string; response: RelayResponse }) => ({
@@ -195,31 +184,24 @@ export const relayAskMachine = /* @__PURE__ */ setup({
       type: 'receipt' as const,
       clientId: context.responder as string,
     })),
-    acceptVote: emit(({ context }, verdict: RelayVerdict) => ({
+    acceptVote: emit(({ context }, counted: { approvals: ApprovalCount }) => ({
       type: 'receipt' as const,
       clientId: context.responder as string,
-      ...(verdict.status === 'counted' ? { counted: verdict.approvals } : {}),
+      counted: counted.approvals,
     })),
-    tellResponderRefused: emit(({ context }, verdict: RelayVerdict) => {
+    tellResponderRefused: emit(({ context }, { error }: { error: AskErrorData }) => ({
+      type: 'receipt' as const,
+      clientId: context.responder as string,
       // The guard let only a responder's refusal through.
-      const reason = verdict.status === 'refused' ? responderRefusal(verdict.error) : undefined
-      return {
-        type: 'receipt' as const,
-        clientId: context.responder as string,
-        reason: reason ?? ('forbidden' as const),
-      }
-    }),
-    tellResponderMisfit: emit(({ context }, verdict: RelayVerdict) => {
-      // The guard let only a refusal through.
-      const error = verdict.status === 'refused' ? verdict.error : undefined
-      return {
-        type: 'receipt' as const,
-        clientId: context.responder as string,
-        reason: 'bad-response' as const,
-        message: error?.message ?? '',
-        ...(error?.details === undefined ? {} : { details: error.details }),
-      }
-    }),
+      reason: responderRefusal(error) ?? ('forbidden' as const),
+    })),
+    tellResponderMisfit: emit(({ context }, { error }: { error: AskErrorData }) => ({
+      type: 'receipt' as const,
+      clientId: context.responder as string,
+      reason: 'bad-response' as const,
+      message: error.message,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    })),
     tellResponderNotPending: emit(({ context }) => ({
       type: 'receipt' as const,
       clientId: context.responder as string,
@@ -284,32 +266,32 @@ export const relayAskMachine = /* @__PURE__ */ setup({
           },
           { actions: { type: 'refuseNotPending', params: ({ event }) => event } },
         ],
-        'settlement.told': [
+        'settlement.accepted': [
           {
-            guard: { type: 'isAcceptedCancel', params: verdictOf },
+            guard: 'respondedCancel',
             target: 'ended',
             actions: ['acceptResponder', 'recordCancelled'],
           },
+          { target: 'ended', actions: ['acceptResponder', 'recordAnswered'] },
+        ],
+        // Still pending, without an outcome: the seam presents the ask again.
+        'settlement.counted': {
+          target: 'ended',
+          actions: { type: 'acceptVote', params: ({ event }) => event },
+        },
+        'settlement.refused': [
           {
-            guard: { type: 'isAccepted', params: verdictOf },
+            guard: { type: 'isResponderRefusal', params: ({ event }) => event },
             target: 'ended',
-            actions: ['acceptResponder', 'recordAnswered'],
-          },
-          // Still pending, without an outcome: the seam presents the ask again.
-          {
-            guard: { type: 'isCounted', params: verdictOf },
-            target: 'ended',
-            actions: { type: 'acceptVote', params: verdictOf },
-          },
-          {
-            guard: { type: 'isResponderRefused', params: verdictOf },
-            target: 'ended',
-            actions: { type: 'tellResponderRefused', params: verdictOf },
+            actions: { type: 'tellResponderRefused', params: ({ event }) => event },
           },
           {
-            guard: { type: 'isMisfit', params: verdictOf },
+            guard: { type: 'isMisfit', params: ({ event }) => event },
             target: 'ended',
-            actions: [{ type: 'tellResponderMisfit', params: verdictOf }, 'recordMisfit'],
+            actions: [
+              { type: 'tellResponderMisfit', params: ({ event }) => event },
+              'recordMisfit',
+            ],
           },
         ],
         'ask.ended': {

@@ -142,14 +142,14 @@ describe('relayAskMachine: while the response is committed', () => {
   it('the responder hears accepted only once the seam says the store committed its answer', () => {
     const { actor, emitted } = committing()
     expect(emitted).toEqual([])
-    actor.send({ type: 'settlement.told', verdict: { status: 'accepted' } })
+    actor.send({ type: 'settlement.accepted' })
     expect(emitted).toEqual([{ type: 'receipt', clientId: 'alice' }])
     expect(actor.getSnapshot().output).toEqual({ outcome: 'answered' })
   })
 
   it('a cancel the store committed is accepted and resolves as cancelled', () => {
     const { actor, emitted } = committing(cancel)
-    actor.send({ type: 'settlement.told', verdict: { status: 'accepted' } })
+    actor.send({ type: 'settlement.accepted' })
     expect(emitted).toEqual([{ type: 'receipt', clientId: 'alice' }])
     expect(actor.getSnapshot().output).toEqual({ outcome: 'cancelled' })
   })
@@ -157,14 +157,11 @@ describe('relayAskMachine: while the response is committed', () => {
   it('an answer the seam found a misfit is bad-response for its client, and the ask resolves aborted', () => {
     const { actor, emitted } = committing()
     actor.send({
-      type: 'settlement.told',
-      verdict: {
-        status: 'refused',
-        error: {
-          code: 'BAD_ANSWER',
-          message: 'q: one label at most',
-          details: { questionId: 'q', rule: 'single' },
-        },
+      type: 'settlement.refused',
+      error: {
+        code: 'BAD_ANSWER',
+        message: 'q: one label at most',
+        details: { questionId: 'q', rule: 'single' },
       },
     })
     expect(emitted).toEqual([
@@ -182,8 +179,8 @@ describe('relayAskMachine: while the response is committed', () => {
   it('a refusal that is not a misfit waits for the ask’s ending, which tells the responder not-pending', () => {
     const { actor, emitted } = committing()
     actor.send({
-      type: 'settlement.told',
-      verdict: { status: 'refused', error: { code: 'ASK_ABORTED', message: 'lost' } },
+      type: 'settlement.refused',
+      error: { code: 'ASK_ABORTED', message: 'lost' },
     })
     expect(emitted).toEqual([])
     expect(actor.getSnapshot().value).toBe('committing')
@@ -227,7 +224,7 @@ describe('relayAskMachine: exact receipts', () => {
   it('a counted vote tells its client the count and ends without an outcome: the ask is still pending', () => {
     const { actor, emitted } = committing()
     const approvals = { required: 2, given: [{ id: 'alice', via: 'web' }] }
-    actor.send({ type: 'settlement.told', verdict: { status: 'counted', approvals } })
+    actor.send({ type: 'settlement.counted', approvals })
     expect(emitted).toStrictEqual([{ type: 'receipt', clientId: 'alice', counted: approvals }])
     expect(actor.getSnapshot().output).toStrictEqual({ outcome: undefined })
   })
@@ -235,8 +232,8 @@ describe('relayAskMachine: exact receipts', () => {
   it('a misfit without details carries no details key', () => {
     const { actor, emitted } = committing()
     actor.send({
-      type: 'settlement.told',
-      verdict: { status: 'refused', error: { code: 'BAD_ANSWER', message: 'misfit' } },
+      type: 'settlement.refused',
+      error: { code: 'BAD_ANSWER', message: 'misfit' },
     })
     expect(emitted).toStrictEqual([
       { type: 'receipt', clientId: 'alice', reason: 'bad-response', message: 'misfit' },
@@ -246,7 +243,7 @@ describe('relayAskMachine: exact receipts', () => {
   it('a BAD_ANSWER for another reason than the responder is a misfit, not a refusal of who gave it', () => {
     const { actor, emitted } = committing()
     const error = { code: 'BAD_ANSWER' as const, message: 'm', details: { reason: 'other' } }
-    actor.send({ type: 'settlement.told', verdict: { status: 'refused', error } })
+    actor.send({ type: 'settlement.refused', error })
     expect(emitted).toStrictEqual([
       {
         type: 'receipt',
@@ -262,11 +259,8 @@ describe('relayAskMachine: exact receipts', () => {
   it('only a BAD_ANSWER refuses the responder: another code with a responder’s reason waits for the ending', () => {
     const { actor, emitted } = committing()
     actor.send({
-      type: 'settlement.told',
-      verdict: {
-        status: 'refused',
-        error: { code: 'ASK_ABORTED', message: 'm', details: { reason: 'forbidden' } },
-      },
+      type: 'settlement.refused',
+      error: { code: 'ASK_ABORTED', message: 'm', details: { reason: 'forbidden' } },
     })
     expect(emitted).toEqual([])
     expect(actor.getSnapshot().value).toBe('committing')
@@ -277,11 +271,8 @@ describe('relayAskMachine: exact receipts', () => {
     (reason) => {
       const { actor, emitted } = committing()
       actor.send({
-        type: 'settlement.told',
-        verdict: {
-          status: 'refused',
-          error: { code: 'BAD_ANSWER', message: 'm', details: { reason } },
-        },
+        type: 'settlement.refused',
+        error: { code: 'BAD_ANSWER', message: 'm', details: { reason } },
       })
       expect(emitted).toStrictEqual([{ type: 'receipt', clientId: 'alice', reason }])
       expect(actor.getSnapshot().output).toStrictEqual({ outcome: undefined })

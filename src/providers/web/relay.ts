@@ -295,12 +295,13 @@ function disposedError(): UserQuestionError {
 
 /** The seam's verdict on the relay's own settlement, as its ask machine hears it. */
 function settlementEvent(verdict: ProviderSettlement): RelayAskEvent {
-  return {
-    type: 'settlement.told',
-    verdict:
-      verdict.status === 'refused'
-        ? { status: 'refused', error: errorData(verdict.error) }
-        : verdict,
+  switch (verdict.status) {
+    case 'accepted':
+      return { type: 'settlement.accepted' }
+    case 'counted':
+      return { type: 'settlement.counted', approvals: verdict.approvals }
+    case 'refused':
+      return { type: 'settlement.refused', error: errorData(verdict.error) }
   }
 }
 
