@@ -101,9 +101,6 @@ function responderRefusal(error: AskErrorData): 'forbidden' | 'already-voted' | 
     : undefined
 }
 
-/** A client's response, as the guards read it. */
-const responseOf = ({ event }: { event: { response: RelayResponse } }) => event.response
-
 function outcomeOfEnding(error: AskErrorData): RelayOutcome | undefined {
   if (isHandOver(error)) return undefined
   return error.code === 'ASK_TIMEOUT' ? 'timed-out' : 'aborted'
@@ -132,9 +129,10 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     emitted: {} as RelayAskEmitted,
   },
   guards: {
-    isForbidden: (_, response: RelayResponse) => response.kind === 'forbidden',
-    isAlreadyVoted: (_, response: RelayResponse) => response.kind === 'already-voted',
-    isInvalid: (_, response: RelayResponse) => response.kind === 'invalid',
+    isForbidden: (_, { response }: { response: RelayResponse }) => response.kind === 'forbidden',
+    isAlreadyVoted: (_, { response }: { response: RelayResponse }) =>
+      response.kind === 'already-voted',
+    isInvalid: (_, { response }: { response: RelayResponse }) => response.kind === 'invalid',
     respondedCancel: ({ context }) => context.responded === 'cancel',
     isResponderRefusal: (_, refused: { error: AskErrorData }) =>
       responderRefusal(refused.error) !== undefined,
@@ -231,15 +229,15 @@ export const relayAskMachine = /* @__PURE__ */ setup({
       on: {
         'response.received': [
           {
-            guard: { type: 'isForbidden', params: responseOf },
+            guard: { type: 'isForbidden', params: ({ event }) => event },
             actions: { type: 'refuseForbidden', params: ({ event }) => event },
           },
           {
-            guard: { type: 'isAlreadyVoted', params: responseOf },
+            guard: { type: 'isAlreadyVoted', params: ({ event }) => event },
             actions: { type: 'refuseAlreadyVoted', params: ({ event }) => event },
           },
           {
-            guard: { type: 'isInvalid', params: responseOf },
+            guard: { type: 'isInvalid', params: ({ event }) => event },
             actions: { type: 'refuseInvalid', params: ({ event }) => event },
           },
           {
@@ -261,7 +259,7 @@ export const relayAskMachine = /* @__PURE__ */ setup({
       on: {
         'response.received': [
           {
-            guard: { type: 'isForbidden', params: responseOf },
+            guard: { type: 'isForbidden', params: ({ event }) => event },
             actions: { type: 'refuseForbidden', params: ({ event }) => event },
           },
           { actions: { type: 'refuseNotPending', params: ({ event }) => event } },
