@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { createUserQuestions } from '../../../src/protocol/index.js'
 import { createRelay, startWebConsole } from '../../../src/providers/web/index.js'
 import type { RelayOptions } from '../../../src/providers/web/index.js'
+import { relayLimits } from '../../../src/providers/web/relay-limits.js'
 import { fakeClient, respond } from './relay-harness.js'
 
 type Limit = Exclude<keyof RelayOptions, 'authorize' | 'responderOf'>
@@ -56,6 +57,20 @@ describe('relay limits', () => {
     createRelay(seam, { rateWindowMs: 0.5, maxBufferedBytes: Infinity, stallTimeoutMs: 1e12 })
     createRelay(seam, {})
     expect(seam.registered).toBe(2)
+    expect(relayLimits({ rateWindowMs: 0.5, maxBufferedBytes: Infinity })).toMatchObject({
+      rateWindowMs: 0.5,
+      maxBufferedBytes: Infinity,
+    })
+  })
+
+  it('fills in the defaults RelayOptions documents', () => {
+    expect(relayLimits({})).toEqual({
+      maxFramesPerWindow: 200,
+      rateWindowMs: 1000,
+      maxBufferedBytes: 4 * 1024 * 1024,
+      stallTimeoutMs: 10_000,
+      framesPerTurn: 4,
+    })
   })
 
   it('uses what it took: a window of one frame throttles the second', () => {
