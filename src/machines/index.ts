@@ -78,7 +78,7 @@ export type {
   QuestionnaireInput,
   QuestionnaireOutput,
 } from './questionnaire.machine.js'
-export { relayAskMachine } from './relayAsk.machine.js'
+export { relayAskMachine, responseEvent } from './relayAsk.machine.js'
 export type {
   RelayAskContext,
   RelayAskEmitted,
@@ -88,6 +88,7 @@ export type {
   RelayOutcome,
   RelayReceiptReason,
   RelayResponse,
+  RelayResponseEvent,
 } from './relayAsk.machine.js'
 export { relayClientMachine } from './relayClient.machine.js'
 export type {

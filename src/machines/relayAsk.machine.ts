@@ -48,14 +48,29 @@ export interface RelayAskContext {
   outcome: RelayOutcome | undefined
 }
 
+/** A client's response as its ask hears it: one event per kind (`response.answer`, `response.invalid`, …). */
+export type RelayResponseEvent = {
+  [K in RelayResponse['kind']]: {
+    type: `response.${K}`
+    clientId: string
+    response: Extract<RelayResponse, { kind: K }>
+  }
+}[RelayResponse['kind']]
+
+/** The event that tells a relayed ask of `response`, given by the client `clientId`. */
+export function responseEvent(clientId: string, response: RelayResponse): RelayResponseEvent {
+  return { type: `response.${response.kind}`, clientId, response } as RelayResponseEvent
+}
+
 /**
- * What reaches a relayed ask: a client's response; the seam's verdict on the
- * response this relay settled with (`settlement.*`, one event per verdict of
+ * What reaches a relayed ask: a client's response (one event per kind, see
+ * {@link responseEvent}); the seam's verdict on the response this relay
+ * settled with (`settlement.*`, one event per verdict of
  * `ProviderRequest.settlement`); and the end of the ask for any other reason
  * (`ask.ended`, from the request's signal: its reason's data).
  */
 export type RelayAskEvent =
-  | { type: 'response.received'; clientId: string; response: RelayResponse }
+  | RelayResponseEvent
   /** The store committed the response. */
   | { type: 'settlement.accepted' }
   /** The store kept the response, an approval, as a vote; the ask is still pending. */
@@ -129,55 +144,50 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     emitted: {} as RelayAskEmitted,
   },
   guards: {
-    isForbidden: (_, { response }: { response: RelayResponse }) => response.kind === 'forbidden',
-    isAlreadyVoted: (_, { response }: { response: RelayResponse }) =>
-      response.kind === 'already-voted',
-    isInvalid: (_, { response }: { response: RelayResponse }) => response.kind === 'invalid',
     respondedCancel: ({ context }) => context.responded === 'cancel',
     isResponderRefusal: (_, refused: { error: AskErrorData }) =>
       responderRefusal(refused.error) !== undefined,
     isMisfit: (_, refused: { error: AskErrorData }) => refused.error.code === 'BAD_ANSWER',
   },
   actions: {
-    refuseForbidden: emit((_, response: { clientId: string; response: RelayResponse }) => ({
+    refuse: emit((_, { clientId, reason }: { clientId: string; reason: RelayReceiptReason }) => ({
       type: 'receipt' as const,
-      clientId: response.clientId,
-      reason: 'forbidden' as const,
-    })),
-    refuseAlreadyVoted: emit((_, response: { clientId: string; response: RelayResponse }) => ({
-      type: 'receipt' as const,
-      clientId: response.clientId,
-      reason: 'already-voted' as const,
+      clientId,
+      reason,
     })),
     refuseInvalid: emit(
-      (_, { clientId, response }: { clientId: string; response: RelayResponse }) => {
-        // The guard let only an invalid response through.
-        const invalid = response.kind === 'invalid' ? response : undefined
-        return {
-          type: 'receipt' as const,
+      (
+        _,
+        {
           clientId,
-          reason: 'bad-response' as const,
-          message: invalid?.message ?? '',
-          ...(invalid?.details === undefined ? {} : { details: invalid.details }),
-        }
-      },
-    ),
-    refuseNotPending: emit((_, response: { clientId: string; response: RelayResponse }) => ({
-      type: 'receipt' as const,
-      clientId: response.clientId,
-      reason: 'not-pending' as const,
-    })),
-    recordResponder: assign(
-      (_, { clientId, response }: { clientId: string; response: RelayResponse }) => ({
-        responder: clientId,
-        responded:
-          response.kind === 'answer' || response.kind === 'cancel' ? response.kind : undefined,
+          response,
+        }: { clientId: string; response: Extract<RelayResponse, { kind: 'invalid' }> },
+      ) => ({
+        type: 'receipt' as const,
+        clientId,
+        reason: 'bad-response' as const,
+        message: response.message,
+        ...(response.details === undefined ? {} : { details: response.details }),
       }),
     ),
-    settleProvider: emit((_, { response }: { clientId: string; response: RelayResponse }) => ({
-      type: 'provider.settled' as const,
-      response: response as Extract<RelayResponse, { kind: 'answer' | 'cancel' }>,
-    })),
+    recordResponder: assign(
+      (
+        _,
+        {
+          clientId,
+          response,
+        }: { clientId: string; response: Extract<RelayResponse, { kind: 'answer' | 'cancel' }> },
+      ) => ({
+        responder: clientId,
+        responded: response.kind,
+      }),
+    ),
+    settleProvider: emit(
+      (_, { response }: { response: Extract<RelayResponse, { kind: 'answer' | 'cancel' }> }) => ({
+        type: 'provider.settled' as const,
+        response,
+      }),
+    ),
     acceptResponder: emit(({ context }) => ({
       type: 'receipt' as const,
       clientId: context.responder as string,
@@ -227,27 +237,35 @@ export const relayAskMachine = /* @__PURE__ */ setup({
   states: {
     pending: {
       on: {
-        'response.received': [
-          {
-            guard: { type: 'isForbidden', params: ({ event }) => event },
-            actions: { type: 'refuseForbidden', params: ({ event }) => event },
+        'response.forbidden': {
+          actions: {
+            type: 'refuse',
+            params: ({ event }) => ({ clientId: event.clientId, reason: 'forbidden' }),
           },
-          {
-            guard: { type: 'isAlreadyVoted', params: ({ event }) => event },
-            actions: { type: 'refuseAlreadyVoted', params: ({ event }) => event },
+        },
+        'response.already-voted': {
+          actions: {
+            type: 'refuse',
+            params: ({ event }) => ({ clientId: event.clientId, reason: 'already-voted' }),
           },
-          {
-            guard: { type: 'isInvalid', params: ({ event }) => event },
-            actions: { type: 'refuseInvalid', params: ({ event }) => event },
-          },
-          {
-            target: 'committing',
-            actions: [
-              { type: 'recordResponder', params: ({ event }) => event },
-              { type: 'settleProvider', params: ({ event }) => event },
-            ],
-          },
-        ],
+        },
+        'response.invalid': {
+          actions: { type: 'refuseInvalid', params: ({ event }) => event },
+        },
+        'response.answer': {
+          target: 'committing',
+          actions: [
+            { type: 'recordResponder', params: ({ event }) => event },
+            { type: 'settleProvider', params: ({ event }) => event },
+          ],
+        },
+        'response.cancel': {
+          target: 'committing',
+          actions: [
+            { type: 'recordResponder', params: ({ event }) => event },
+            { type: 'settleProvider', params: ({ event }) => event },
+          ],
+        },
         'ask.ended': {
           target: 'ended',
           actions: { type: 'recordEnding', params: ({ event }) => event },
@@ -257,13 +275,19 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     // The seam commits the response: its client waits for the verdict.
     committing: {
       on: {
-        'response.received': [
-          {
-            guard: { type: 'isForbidden', params: ({ event }) => event },
-            actions: { type: 'refuseForbidden', params: ({ event }) => event },
+        'response.forbidden': {
+          actions: {
+            type: 'refuse',
+            params: ({ event }) => ({ clientId: event.clientId, reason: 'forbidden' }),
           },
-          { actions: { type: 'refuseNotPending', params: ({ event }) => event } },
-        ],
+        },
+        // Any other response: one is being committed already.
+        'response.*': {
+          actions: {
+            type: 'refuse',
+            params: ({ event }) => ({ clientId: event.clientId, reason: 'not-pending' }),
+          },
+        },
         'settlement.accepted': [
           {
             guard: 'respondedCancel',

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createActor } from 'xstate'
-import { relayAskMachine } from '../../src/machines/index.js'
+import { relayAskMachine, responseEvent } from '../../src/machines/index.js'
 import type { RelayAskEmitted, RelayAskEvent, RelayResponse } from '../../src/machines/index.js'
 import { handedOverOutcome, timeoutOutcome } from '../../src/vocabulary/index.js'
 
@@ -20,11 +20,8 @@ const cancel: RelayResponse = {
 }
 const invalid: RelayResponse = { kind: 'invalid', message: 'q: "Maybe" is not an option' }
 const forbidden: RelayResponse = { kind: 'forbidden' }
-const respond = (clientId: string, response: RelayResponse): RelayAskEvent => ({
-  type: 'response.received',
-  clientId,
-  response,
-})
+const respond = (clientId: string, response: RelayResponse): RelayAskEvent =>
+  responseEvent(clientId, response)
 
 function relayed() {
   const actor = createActor(relayAskMachine, {
@@ -50,6 +47,13 @@ describe('relayAskMachine: while pending', () => {
     const { actor, emitted } = relayed()
     actor.send(respond('mallory', forbidden))
     expect(emitted).toEqual([{ type: 'receipt', clientId: 'mallory', reason: 'forbidden' }])
+    expect(actor.getSnapshot().value).toBe('pending')
+  })
+
+  it('a second approval by the same person is already-voted, and the ask stays pending', () => {
+    const { actor, emitted } = relayed()
+    actor.send(respond('alice', { kind: 'already-voted' }))
+    expect(emitted).toEqual([{ type: 'receipt', clientId: 'alice', reason: 'already-voted' }])
     expect(actor.getSnapshot().value).toBe('pending')
   })
 
@@ -129,11 +133,13 @@ describe('relayAskMachine: while the response is committed', () => {
     actor.send(respond('bob', answer))
     actor.send(respond('alice', cancel))
     actor.send(respond('bob', invalid))
+    actor.send(respond('carol', { kind: 'already-voted' }))
     actor.send(respond('mallory', forbidden))
     expect(emitted).toEqual([
       { type: 'receipt', clientId: 'bob', reason: 'not-pending' },
       { type: 'receipt', clientId: 'alice', reason: 'not-pending' },
       { type: 'receipt', clientId: 'bob', reason: 'not-pending' },
+      { type: 'receipt', clientId: 'carol', reason: 'not-pending' },
       { type: 'receipt', clientId: 'mallory', reason: 'forbidden' },
     ])
     expect(actor.getSnapshot().value).toBe('committing')

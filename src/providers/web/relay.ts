@@ -1,6 +1,6 @@
 import { createActor } from 'xstate'
 import type { Actor } from 'xstate'
-import { relayAskMachine } from '../../machines/index.js'
+import { relayAskMachine, responseEvent } from '../../machines/index.js'
 import type {
   RelayAskEmitted,
   RelayAskEvent,
@@ -135,7 +135,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
     const entry = entries.get(rpcId)
     if (entry === undefined || entry.actor.getSnapshot().status !== 'active') return undefined
     const response = readResponse(mayAnswer(client, entry), entry, result, responderOf(client))
-    entry.actor.send({ type: 'response.received', clientId, response })
+    entry.actor.send(responseEvent(clientId, response))
     return response
   }
 
