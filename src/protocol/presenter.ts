@@ -120,9 +120,11 @@ export function createPresenter(options: PresenterOptions): Presenter {
   const { store } = options
   /** The live calls of each ask shown, own or another seam's, until its presentation ends. */
   const calls = createLiveCalls()
-  const foreign = new Map<string, PresentationActor>()
-  /** The trace context another seam kept with each of its asks shown here. */
-  const foreignTraces = new Map<string, TraceContext>()
+  /** Each ask of another seam shown here: its presentation, and the trace context that seam kept with it. */
+  const foreign = new Map<
+    string,
+    { actor: PresentationActor; traceContext: TraceContext | undefined }
+  >()
   /** What watches each open presentation, beside its call. */
   const watches = createPresentationWatches(options.telemetry)
 
@@ -148,7 +150,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
         calls.open(context.askId, call)
         watches.opened(
           context.askId,
-          () => foreignTraces.get(context.askId) ?? options.traceContextOf(context.askId),
+          () => foreign.get(context.askId)?.traceContext ?? options.traceContextOf(context.askId),
         )
       },
       commitProposal: ({ context, self }) => {
@@ -202,7 +204,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
   }
 
   const tell = (askId: string, event: PresentationEvent) => {
-    const actor = foreign.get(askId)
+    const actor = foreign.get(askId)?.actor
     if (actor?.getSnapshot().status === 'active') actor.send(event)
   }
 
@@ -223,14 +225,11 @@ export function createPresenter(options: PresenterOptions): Presenter {
         machine,
         options.inspect === undefined ? { input } : { input, inspect: options.inspect },
       )
-      foreign.set(record.askId, actor)
-      if (record.traceContext !== undefined) foreignTraces.set(record.askId, record.traceContext)
+      const shown = { actor, traceContext: record.traceContext }
+      foreign.set(record.askId, shown)
       actor.subscribe({
         complete: () => {
-          if (foreign.get(record.askId) === actor) {
-            foreign.delete(record.askId)
-            foreignTraces.delete(record.askId)
-          }
+          if (foreign.get(record.askId) === shown) foreign.delete(record.askId)
           const { status, output } = actor.getSnapshot()
           // A presentation stopped with its seam (a crash) ended nothing.
           if (status === 'done') options.onEnded(record.askId, output as PresentationOutput)
@@ -246,15 +245,14 @@ export function createPresenter(options: PresenterOptions): Presenter {
     },
 
     end(error) {
-      const ends = [...foreign.values()].map(ended)
+      const ends = [...foreign.values()].map(({ actor }) => ended(actor))
       for (const askId of [...foreign.keys()]) tell(askId, { type: 'ask.ending', error })
       return Promise.all(ends).then(() => undefined)
     },
 
     crash() {
-      for (const actor of foreign.values()) actor.stop()
+      for (const { actor } of foreign.values()) actor.stop()
       foreign.clear()
-      foreignTraces.clear()
       // A dead process's provider settles nothing: what it was showing is simply gone.
       calls.clear()
       watches.clear()
