@@ -33,13 +33,13 @@ export type AskOutput =
 export interface AskInput {
   askId: string
   /** The caller's own id for the ask (DESIGN §10). */
-  key?: string
+  key?: string | undefined
   /** Validated questions (see `validateRequest`). */
   questions: AskUserQuestionItem[]
-  agentId?: string
+  agentId?: string | undefined
   startedAt: number
   /** Absolute deadline; absent waits indefinitely and arms no timer. */
-  deadline?: number
+  deadline?: number | undefined
   /** How long to wait for a first provider when none is active anywhere. 0: fail at once. */
   waitForProviderMs: number
   /** How long a disposed provider's asks wait for the next one. 0: end at once. */
@@ -53,7 +53,7 @@ export interface AskInput {
   /** Whether the seam has read the fleet's leases once, so it knows whether any provider is active. @default true */
   fleetKnown?: boolean
   /** Who may answer and how many must approve (DESIGN §12). */
-  policy?: AskPolicy
+  policy?: AskPolicy | undefined
 }
 
 /** An ask the store already held under the key, as the admission found it. */
@@ -216,15 +216,14 @@ export const askGuards = {
 }
 
 export function presentationInput(context: AskContext): PresentationInput {
-  const input: PresentationInput = {
+  return {
     askId: context.askId,
     questions: context.questions,
     startedAt: context.startedAt,
+    deadline: context.deadline,
     openedAt: Date.now(),
+    policy: context.policy,
   }
-  if (context.deadline !== undefined) input.deadline = context.deadline
-  if (context.policy !== undefined) input.policy = context.policy
-  return input
 }
 
 /** What the caller of an ended ask gets: its outcome without who answered (`history` has that), and the cause. */

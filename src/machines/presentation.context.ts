@@ -32,11 +32,11 @@ export interface PresentationInput {
   /** When the ask was admitted, epoch milliseconds. */
   startedAt: number
   /** The ask's absolute deadline, epoch milliseconds. */
-  deadline?: number
+  deadline?: number | undefined
   /** When the presentation opens, epoch milliseconds: an ask already overdue is never presented. */
   openedAt: number
   /** Who may answer and how many must approve (DESIGN §12). */
-  policy?: AskPolicy
+  policy?: AskPolicy | undefined
 }
 
 /** A presentation's memory: data only, so a snapshot is plain JSON. */

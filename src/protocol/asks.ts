@@ -344,13 +344,13 @@ function askInput(request: ValidatedRequest, options: AsksOptions): AskInput {
   const agent = request.agent as Agent | undefined
   return {
     askId: newId(),
+    key: request.key,
     questions: request.questions,
+    agentId: agent?.id,
     startedAt: now,
+    deadline: timeoutMs === undefined || timeoutMs === Infinity ? undefined : now + timeoutMs,
+    policy: request.policy,
     ...options.defaults(),
-    ...(request.key === undefined ? {} : { key: request.key }),
-    ...(request.policy === undefined ? {} : { policy: request.policy }),
-    ...(agent === undefined ? {} : { agentId: agent.id }),
-    ...(timeoutMs === undefined || timeoutMs === Infinity ? {} : { deadline: now + timeoutMs }),
   }
 }
 

@@ -217,9 +217,9 @@ export function createPresenter(options: PresenterOptions): Presenter {
         askId: record.askId,
         questions: record.questions,
         startedAt: record.startedAt,
+        deadline: record.deadline,
         openedAt: Date.now(),
-        ...(record.deadline === undefined ? {} : { deadline: record.deadline }),
-        ...(record.policy === undefined ? {} : { policy: record.policy }),
+        policy: record.policy,
       }
       const actor = createActor(
         machine,

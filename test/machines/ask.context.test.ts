@@ -209,7 +209,9 @@ describe('the ask’s data', () => {
       askId: 'a1',
       questions,
       startedAt: 5,
+      deadline: undefined,
       openedAt: 700,
+      policy: undefined,
     })
     const policy = { answerers: ['ana'] }
     expect(presentationInput(context({ agentId: 'g', deadline: 900, policy }))).toStrictEqual({
