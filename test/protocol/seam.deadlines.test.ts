@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { createUserQuestions } from '../../src/protocol/index.js'
+import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
 import {
   choice,
   createControllableProvider,
@@ -90,6 +90,25 @@ describe('§4 deadlines', () => {
     await asking.done
     await rejectionOf(result(asking), 'ASK_TIMEOUT')
     expect(provider.calls).toHaveLength(0)
+  })
+
+  it('a provider that arrives after the deadline, before its timer fired, is never shown the ask, and the store holds ASK_TIMEOUT when the caller hears it', async () => {
+    const store = createMemoryStore()
+    const seam = createUserQuestions({ store, waitForProviderMs: 60_000, timeoutMs: 1_000 })
+    const asking = track(seam.ask({ questions: batch() }))
+    await settle()
+    const askId = seam.pending()[0]?.askId as string
+    // The clock passes the deadline while the process is busy: no timer has fired yet.
+    vi.setSystemTime(START + 1_500)
+    const provider = createControllableProvider()
+    seam.registerProvider(provider)
+    await asking.done
+    await rejectionOf(result(asking), 'ASK_TIMEOUT')
+    expect(provider.calls).toHaveLength(0)
+    expect((await store.get(askId))?.outcome).toMatchObject({
+      status: 'rejected',
+      error: { code: 'ASK_TIMEOUT' },
+    })
   })
 
   it('ends an answer that arrives after the deadline ASK_TIMEOUT: elapsed time is never an answer', async () => {
