@@ -89,6 +89,7 @@ export type {
   RelayReceiptReason,
   RelayResponse,
   RelayResponseEvent,
+  RelaySettlingResponse,
 } from './relayAsk.machine.js'
 export { relayClientMachine } from './relayClient.machine.js'
 export type {

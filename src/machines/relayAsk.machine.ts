@@ -27,6 +27,9 @@ export type RelayResponse =
   | { kind: 'forbidden' }
   | { kind: 'already-voted' }
 
+/** A response the seam settles its provider promise with: an answer or a cancel. */
+export type RelaySettlingResponse = Extract<RelayResponse, { kind: 'answer' | 'cancel' }>
+
 /** What a relayed ask starts from: the seam's `askId` doubles as the wire's `rpcId`. */
 export interface RelayAskInput {
   askId: string
@@ -96,7 +99,7 @@ export type RelayAskEmitted =
       counted?: ApprovalCount
     }
   /** The relay settles the seam's provider promise with the client's answer or cancel. */
-  | { type: 'provider.settled'; response: Extract<RelayResponse, { kind: 'answer' | 'cancel' }> }
+  | { type: 'provider.settled'; response: RelaySettlingResponse }
 
 /**
  * How one relayed ask ended: what `question/resolved` says, or nothing for an
@@ -171,23 +174,15 @@ export const relayAskMachine = /* @__PURE__ */ setup({
       }),
     ),
     recordResponder: assign(
-      (
-        _,
-        {
-          clientId,
-          response,
-        }: { clientId: string; response: Extract<RelayResponse, { kind: 'answer' | 'cancel' }> },
-      ) => ({
+      (_, { clientId, response }: { clientId: string; response: RelaySettlingResponse }) => ({
         responder: clientId,
         responded: response.kind,
       }),
     ),
-    settleProvider: emit(
-      (_, { response }: { response: Extract<RelayResponse, { kind: 'answer' | 'cancel' }> }) => ({
-        type: 'provider.settled' as const,
-        response,
-      }),
-    ),
+    settleProvider: emit((_, { response }: { response: RelaySettlingResponse }) => ({
+      type: 'provider.settled' as const,
+      response,
+    })),
     acceptResponder: emit(({ context }) => ({
       type: 'receipt' as const,
       clientId: context.responder as string,
