@@ -162,7 +162,8 @@ async function demo(options: {
       completed = true
     } finally {
       process.off('SIGINT', interrupted)
-      await console.close()
+      // A demo run to its end tells the open tab its session is over; a stopped one resumes.
+      await console.close({ sessionEnded: completed })
       await finished(completed)
     }
     return

@@ -1,12 +1,12 @@
 import { createServer } from 'node:http'
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
-import type { WebSocket } from 'ws'
+import type { WebSocket, WebSocketServer as SocketServer } from 'ws'
 import type { UserQuestions } from '../../protocol/index.js'
 import { newSecret } from '../../protocol/internal.js'
 import type { Responder } from '../../vocabulary/index.js'
-import { CONSOLE_RESTARTING_CODE } from '../../machines/index.js'
+import { CONSOLE_RESTARTING_CODE, HOST_CLOSED_CODE } from '../../machines/index.js'
 import { isApiTarget, serveApi } from './api.js'
 import {
   checkToken,
@@ -115,8 +115,13 @@ export interface WebConsole {
    * pending) and closes every client with close code 1012, "console
    * restarting". An open tab keeps what it shows, marked as reconnecting, and
    * reconnects when a console is back on the same port and token.
+   *
+   * With `sessionEnded: true` (the agent's work is done, and no console will
+   * come back for it) every client is closed with 1001, "going away"
+   * instead: an open tab says the session ended and stops reconnecting.
+   * A second call returns the first one's promise, whatever its options.
    */
-  close(): Promise<void>
+  close(options?: { sessionEnded?: boolean }): Promise<void>
 }
 
 /** How long `close()` waits for peers to finish the close handshake before cutting them. */
@@ -186,17 +191,22 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     perMessageDeflate: false,
   })
 
+  /** Set by `close({ sessionEnded: true })`: clients are told the session is over, not restarting. */
+  let sessionEnded = false
   const attach = (socket: WebSocket, request: IncomingMessage, holder: TokenHolder): void => {
     const client: WebConsoleClient = {
       request,
       ...(holder.user === undefined ? {} : { responder: { ...holder.user, via: 'web' } }),
       send: (data) => socket.send(data),
       // A client that does not read is cut at once; on disposal queued frames go out before the
-      // close, which tells the tab the console is restarting: it ended no ask by stopping.
+      // close, which tells the tab the console is restarting (it ended no ask by stopping),
+      // or that the session ended for good when `close` says so.
       close: (reason) =>
         reason === 'congested'
           ? socket.terminate()
-          : socket.close(CONSOLE_RESTARTING_CODE, 'console restarting'),
+          : sessionEnded
+            ? socket.close(HOST_CLOSED_CODE, 'session ended')
+            : socket.close(CONSOLE_RESTARTING_CODE, 'console restarting'),
       get bufferedAmount() {
         return socket.bufferedAmount
       },
@@ -267,31 +277,37 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     wsUrl: `ws://${shownHost}:${port}/ws${query}`,
     token,
     relay,
-    close() {
+    close(closeOptions = {}) {
       closing ??= (async () => {
+        sessionEnded = closeOptions.sessionEnded === true
         relay.dispose()
-        const open = [...sockets.clients]
-        // Peers get a moment to complete the close handshake; then they are cut.
-        const cut = setTimeout(() => open.forEach((socket) => socket.terminate()), CLOSE_GRACE_MS)
-        await Promise.all(
-          open.map(
-            (socket) =>
-              new Promise<void>((resolve) => {
-                if (socket.readyState === socket.CLOSED) resolve()
-                else socket.once('close', () => resolve())
-              }),
-          ),
-        )
-        clearTimeout(cut)
-        sockets.close()
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve())
-          server.closeAllConnections()
-        })
+        await stopServing(server, sockets)
       })()
       return closing
     },
   }
+}
+
+/** Waits for every client to finish the close handshake (cutting those that take too long), then stops listening. */
+async function stopServing(server: Server, sockets: SocketServer): Promise<void> {
+  const open = [...sockets.clients]
+  // Peers get a moment to complete the close handshake; then they are cut.
+  const cut = setTimeout(() => open.forEach((socket) => socket.terminate()), CLOSE_GRACE_MS)
+  await Promise.all(
+    open.map(
+      (socket) =>
+        new Promise<void>((resolve) => {
+          if (socket.readyState === socket.CLOSED) resolve()
+          else socket.once('close', () => resolve())
+        }),
+    ),
+  )
+  clearTimeout(cut)
+  sockets.close()
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve())
+    server.closeAllConnections()
+  })
 }
 
 /** The people of `options.users`, read once; a mistake is a `TypeError` naming it. */

@@ -265,4 +265,13 @@ describe('startWebConsole', () => {
     expect(await socket.closed).toBe(1012)
     expect(socket.frames).toContainEqual({ type: 'question/resolved', rpcId, outcome: 'aborted' })
   })
+
+  it('tells clients the session ended (1001) when closed with sessionEnded, and keeps the first close', async () => {
+    const { web } = await start()
+    const socket = await open(web.wsUrl)
+    const closing = web.close({ sessionEnded: true })
+    expect(web.close()).toBe(closing)
+    await closing
+    expect(await socket.closed).toBe(1001)
+  })
 })
