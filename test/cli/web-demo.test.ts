@@ -9,11 +9,17 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, describe, expect, it } from 'vitest'
+import type { ChildProcess } from 'node:child_process'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const folders: string[] = []
+const children: ChildProcess[] = []
+afterEach(() => {
+  // A demo a failed test left waiting is not left running.
+  for (const child of children.splice(0)) child.kill('SIGKILL')
+})
 afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true })
 })
@@ -43,6 +49,7 @@ describe('the web demo run to its end', () => {
       env: { ...process.env, TMPDIR: home, NO_COLOR: '1', ASKSEAM_DEMO_STORE: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
+    children.push(child)
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
     let output = ''
     const url = await new Promise<URL>((resolve, reject) => {

@@ -299,14 +299,15 @@ describe('axe-core audit: no serious or critical violation', () => {
     await seam.close()
   })
 
-  it('the session-ended view', async () => {
-    // A host that closes the session for good (1001, going away) as a console before 1012 did.
-    await browser.context.routeWebSocket(/\/ws\?/, (socket) => {
-      socket.close({ code: 1001, reason: 'console closed' })
-    })
-    const { web } = await browser.serve()
+  it('the session-ended view, from a console closed with sessionEnded', async () => {
+    const seam = createUserQuestions()
+    // Not the session's console: the test closes it itself.
+    const web = await startWebConsole({ seam })
     const page = await browser.newPage(web.url)
+    await page.locator('.status[data-state="online"]').waitFor()
+    await web.close({ sessionEnded: true })
     await page.getByRole('heading', { name: "The agent's session ended" }).waitFor()
     expect(await seriousViolations(page)).toEqual([])
+    await seam.close()
   })
 })

@@ -20,7 +20,9 @@ export interface RelayClient {
    * (a graceful close lets queued frames reach the peer first). A disposed
    * relay ended no ask by going: every ask that did end was resolved to the
    * client first, so a transport tells its peer that the host may come back
-   * (the web console closes with 1012, "console restarting").
+   * (the web console closes with 1012, "console restarting"), unless its host
+   * says the session is over (the web console's `close({ sessionEnded: true })`:
+   * 1001, "going away").
    */
   close(reason: RelayCloseReason): void
   /**

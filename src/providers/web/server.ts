@@ -277,9 +277,10 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     wsUrl: `ws://${shownHost}:${port}/ws${query}`,
     token,
     relay,
-    close(closeOptions = {}) {
+    close(closeOptions) {
       closing ??= (async () => {
-        sessionEnded = closeOptions.sessionEnded === true
+        // Anything but `sessionEnded: true` (no options, null, a typo) closes as restarting.
+        sessionEnded = closeOptions?.sessionEnded === true
         relay.dispose()
         await stopServing(server, sockets)
       })()

@@ -274,4 +274,14 @@ describe('startWebConsole', () => {
     await closing
     expect(await socket.closed).toBe(1001)
   })
+
+  it.each([null, 'yes', { sessionEnded: 'yes' }])(
+    'still closes, as restarting (1012), when close is given %j instead of options',
+    async (given) => {
+      const { web } = await start()
+      const socket = await open(web.wsUrl)
+      await web.close(given as never)
+      expect(await socket.closed).toBe(1012)
+    },
+  )
 })
