@@ -36,6 +36,10 @@ const row = (fields: Record<string, unknown> = {}) => ({
   ...fields,
 })
 const answered = { status: 'answered', answer: { answers: [{ id: 'q', selected: ['Yes'] }] } }
+const approved = {
+  status: 'answered',
+  answer: { answers: [{ id: 'plan', selected: ['Approve'] }] },
+}
 const ana = { id: 'ana', via: 'web' }
 
 function corrupt(run: () => unknown): string {
@@ -134,7 +138,7 @@ describe('parseAskRecord', () => {
         questions: [review],
         policy: { answerers: ['ana'], approvals: 2 },
         state: 'settled',
-        outcome: answered,
+        outcome: approved,
         settledAt: 50,
       }),
     )
@@ -149,7 +153,7 @@ describe('parseAskRecord', () => {
       deadline: 99,
       traceContext: { traceparent: 't' },
       policy: { answerers: ['ana'], approvals: 2 },
-      outcome: answered,
+      outcome: approved,
       settledAt: 50,
     })
   })
@@ -180,23 +184,27 @@ describe('parseAskRecord', () => {
     [
       'questions that are not a list',
       row({ questions: question }),
-      'ask a1: questions are not a list of questions',
+      expect.stringMatching(/^ask a1: questions are not valid questions: /),
     ],
-    ['no questions', row({ questions: [] }), 'ask a1: questions are not a list of questions'],
+    [
+      'no questions',
+      row({ questions: [] }),
+      expect.stringMatching(/^ask a1: questions are not valid questions: /),
+    ],
     [
       'a question without an id',
       row({ questions: [question, { question: 'x' }] }),
-      'ask a1: questions are not a list of questions',
+      expect.stringMatching(/^ask a1: questions are not valid questions: /),
     ],
     [
       'a question without text',
       row({ questions: [{ id: 'q' }] }),
-      'ask a1: questions are not a list of questions',
+      expect.stringMatching(/^ask a1: questions are not valid questions: /),
     ],
     [
       'a question that is null',
       row({ questions: [null] }),
-      'ask a1: questions are not a list of questions',
+      expect.stringMatching(/^ask a1: questions are not valid questions: /),
     ],
     ['a policy that is not one', row({ policy: { approvals: 2 } }), 'policy is not a policy'],
     ['a policy that is not an object', row({ policy: 'anyone' }), 'policy is not a policy'],
@@ -212,7 +220,102 @@ describe('parseAskRecord', () => {
     ],
     ['an unknown state', row({ state: 'gone' }), 'ask a1: state is neither pending nor settled'],
   ])('refuses %s', (_name, value, message) => {
-    expect(corrupt(() => parseAskRecord(value))).toBe(message)
+    expect(corrupt(() => parseAskRecord(value))).toEqual(message)
+  })
+
+  // The questions and the answer are checked as the seam checked them before it wrote them.
+  it.each([
+    [
+      'two questions with one id',
+      row({ questions: [question, question] }),
+      /^ask a1: questions are not valid questions: .*"q"/,
+    ],
+    [
+      'options that are not a list',
+      row({ questions: [{ ...question, options: 'Yes' }] }),
+      /^ask a1: questions are not valid questions: /,
+    ],
+    [
+      'a multiSelect that is text',
+      row({ questions: [{ ...question, multiSelect: 'yes' }] }),
+      /^ask a1: questions are not valid questions: /,
+    ],
+    [
+      'a plan review without its plan',
+      row({ questions: [{ ...review, detail: undefined }] }),
+      /^ask a1: questions are not valid questions: .*no detail/,
+    ],
+    [
+      'an answer to a question not asked',
+      row({
+        state: 'settled',
+        settledAt: 5,
+        outcome: { status: 'answered', answer: { answers: [{ id: 'x', selected: [] }] } },
+      }),
+      /^ask a1: the answer does not answer its questions: /,
+    ],
+    [
+      'an answer that picks no option of its question',
+      row({
+        state: 'settled',
+        settledAt: 5,
+        outcome: {
+          status: 'answered',
+          answer: { answers: [{ id: 'q', selected: ['DROP TABLE'] }] },
+        },
+      }),
+      /^ask a1: the answer does not answer its questions: /,
+    ],
+    [
+      'an answer item that is null',
+      row({
+        state: 'settled',
+        settledAt: 5,
+        outcome: { status: 'answered', answer: { answers: [null] } },
+      }),
+      /^ask a1: the answer does not answer its questions: /,
+    ],
+    [
+      'an answer that leaves a question out',
+      row({
+        state: 'settled',
+        settledAt: 5,
+        outcome: { status: 'answered', answer: { answers: [] } },
+      }),
+      /^ask a1: the answer does not answer its questions: /,
+    ],
+  ])('refuses %s', (_name, value, message) => {
+    expect(corrupt(() => parseAskRecord(value))).toMatch(message)
+  })
+
+  it('reads a stored answer back in the canonical encoding', () => {
+    const questions = [
+      question,
+      { id: 'm', question: 'Which?', multiSelect: true, options: [{ label: 'A' }, { label: 'B' }] },
+    ]
+    const stored = {
+      answers: [
+        { id: 'm', selected: ['B', 'A'] },
+        { id: 'q', selected: ['Yes'] },
+      ],
+    }
+    const record = parseAskRecord(
+      row({
+        questions,
+        state: 'settled',
+        settledAt: 5,
+        outcome: { status: 'answered', answer: stored },
+      }),
+    )
+    expect(record.outcome).toStrictEqual({
+      status: 'answered',
+      answer: {
+        answers: [
+          { id: 'q', selected: ['Yes'] },
+          { id: 'm', selected: ['A', 'B'] },
+        ],
+      },
+    })
   })
 })
 

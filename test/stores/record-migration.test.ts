@@ -34,6 +34,7 @@ const planReview = [
   {
     id: 'plan',
     question: 'Ship it?',
+    detail: 'Deploy the release to production.',
     options: [{ label: 'Ship' }, { label: 'Wait' }],
     intent: { kind: 'plan-review' as const, approve: 'Ship' },
   },

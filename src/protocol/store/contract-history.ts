@@ -21,6 +21,7 @@ const planReview: AskUserQuestionItem[] = [
   {
     id: 'plan',
     question: 'Ship it?',
+    detail: 'Deploy the release to production.',
     options: [{ label: 'Ship' }, { label: 'Wait' }],
     intent: { kind: 'plan-review', approve: 'Ship' },
   },
@@ -323,7 +324,7 @@ export const historyChecks: readonly CheckCase[] = [
       await store.record(ask.askId, { type: 'presented', at: 10, by: ann })
       await store.vote(ask.askId, voteOf(ann, 11, 3))
       await store.vote(ask.askId, voteOf(bob, 12, 3))
-      await store.settle(ask.askId, answered, 100)
+      await store.settle(ask.askId, approved, 100)
       const kept = await reviewOf(store, 2)
       await store.vote(kept.askId, voteOf(ann, 13, 2))
       assert.equal(await other.purge({ settledBefore: 200 }), 1)

@@ -1,4 +1,11 @@
-import { isErrorCode, readPolicy, readResponder, readTraceContext } from '../../vocabulary/index.js'
+import {
+  isErrorCode,
+  readPolicy,
+  readResponder,
+  readTraceContext,
+  validateAnswer,
+  validateRequest,
+} from '../../vocabulary/index.js'
 import type {
   AskErrorData,
   AskOutcome,
@@ -164,8 +171,9 @@ export function parsePolicy(
 /**
  * Parses an ask read from a store, with its `questions` and `outcome`
  * already decoded from JSON; throws {@link CorruptRowError} when any field
- * is missing or of the wrong type. The questions are checked for shape only:
- * they were validated at admission.
+ * is missing or of the wrong type. The questions are validated again, and an
+ * answer against them, as the seam validated them before it wrote them: a row
+ * edited by hand reaches neither a provider nor a caller.
  */
 export function parseAskRecord(value: unknown): AskRecord {
   if (!isDict(value)) throw new CorruptRowError('row is not an object')
@@ -183,16 +191,15 @@ export function parseAskRecord(value: unknown): AskRecord {
   if (typeof startedAt !== 'number' || !Number.isFinite(startedAt)) fail('startedAt is not a time')
   if (!optionalNumber(deadline)) fail('deadline is not a time')
   if (!optionalNumber(settledAt)) fail('settledAt is not a time')
-  if (
-    !Array.isArray(questions) ||
-    questions.length === 0 ||
-    !questions.every((q) => isDict(q) && typeof q.id === 'string' && typeof q.question === 'string')
-  ) {
-    fail('questions are not a list of questions')
+  let valid: AskUserQuestionItem[] = []
+  try {
+    valid = validateRequest({ questions }).questions
+  } catch (error: unknown) {
+    fail(`questions are not valid questions: ${(error as Error).message}`)
   }
   const record: AskRecord = {
     askId,
-    questions: questions as AskUserQuestionItem[],
+    questions: valid,
     ownerSeamId: ownerSeamId as string,
     startedAt: startedAt as number,
     state: 'pending',
@@ -206,6 +213,13 @@ export function parseAskRecord(value: unknown): AskRecord {
   if (state === 'settled') {
     record.state = 'settled'
     record.outcome = parseOutcome(value.outcome)
+    if (record.outcome.status === 'answered') {
+      try {
+        record.outcome.answer = validateAnswer(valid, record.outcome.answer)
+      } catch (error: unknown) {
+        fail(`the answer does not answer its questions: ${(error as Error).message}`)
+      }
+    }
     if (settledAt === undefined) fail('a settled ask has no settledAt')
     record.settledAt = settledAt as number
   } else if (state !== 'pending') {

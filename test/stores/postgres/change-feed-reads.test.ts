@@ -7,6 +7,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { CorruptRowError } from '../../../src/protocol/store/index.js'
 import { connected, settle, useFakeFeeds } from './feed-fakes.js'
+import { newAsk } from '../store-contract.js'
 
 const harness = useFakeFeeds()
 
@@ -36,7 +37,7 @@ describe('the change feed’s backstop poll', () => {
       type: 'ask.admitted',
       record: {
         askId: 'a',
-        questions: [{ id: 'q', question: 'Which?' }],
+        questions: newAsk().questions,
         ownerSeamId: 'seam-a',
         startedAt: 1,
         state: 'pending',

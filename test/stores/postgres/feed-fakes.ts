@@ -12,7 +12,7 @@ import type { PostgresStoreEvent } from '../../../src/stores/postgres/index.js'
 import { createChangeFeed } from '../../../src/stores/postgres/change-feed.js'
 import type { AskRow } from '../../../src/stores/postgres/rows.js'
 import type { SchemaFacts } from '../../../src/stores/postgres/schema.js'
-import { answered } from '../store-contract.js'
+import { answered, newAsk } from '../store-contract.js'
 import { deferred } from '../../support/deferred.js'
 import type { Deferred } from '../../support/deferred.js'
 import { settle } from '../../support/settle.js'
@@ -178,7 +178,7 @@ export function askRow(
   return {
     ask_id: askId,
     ask_key: null,
-    questions: '[{"id":"q","question":"Which?"}]',
+    questions: JSON.stringify(newAsk().questions),
     agent_id: null,
     owner_seam_id: 'seam-a',
     started_at: '1',

@@ -318,7 +318,7 @@ describePostgres('a corrupt row, without onCorruptRow', () => {
     await store.pending()
     await new Promise((resolve) => setImmediate(resolve))
     expect(warnings.map((w) => w.message)).toEqual([
-      'askseam/postgres skipped a corrupt row: ask warned-ask: questions are not a list of questions',
+      'askseam/postgres skipped a corrupt row: ask warned-ask: questions are not valid questions: questions must be an array',
     ])
   })
 })
