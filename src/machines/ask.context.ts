@@ -1,4 +1,4 @@
-import { assertEvent } from 'xstate'
+import { assertEvent, enqueueActions } from 'xstate'
 import { endingOf, isHandOver, sameQuestions } from '../vocabulary/index.js'
 import type {
   AskEnding,
@@ -10,6 +10,7 @@ import type {
   AskUserQuestionItem,
 } from '../vocabulary/index.js'
 import type { PresentationInput, PresentationOutput } from './presentation.machine.js'
+import { MAX_DELAY_MS } from './time.js'
 
 /*
  * The data of askMachine (ask.machine.ts): what an ask starts from, holds,
@@ -98,7 +99,19 @@ export interface AskContext {
   /** The outcome the caller gets: committed by the store, or a proposal that is not written. */
   outcome: AskOutcome | undefined
   cause: AskCause | undefined
+  /** The writes of the proposal that failed so far. */
+  commitAttempts: number
 }
+
+/**
+ * How many times a local ending's commit is tried again after a failure
+ * that may pass (a lock, a lost connection), with the backoff of
+ * `retryDelay`: about 11 s of pauses in all, besides the writes' own waits.
+ * Past it the ask fails `STORE_FAILED`: the caller is not held for ever by a
+ * store that stays down. A commit whose write cannot succeed (the ask's row
+ * does not parse) or that the seam's closing proposed is not tried again.
+ */
+export const MAX_COMMIT_RETRIES = 8
 
 /**
  * What an ask hears. `provider.*` from the seam's provider slot;
@@ -121,7 +134,8 @@ export type AskEvent =
   | { type: 'admission.failed' }
   /** What the store committed for the proposal: `won` when it is the outcome offered. */
   | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
-  | { type: 'commit.failed' }
+  /** The write failed; `lasting` when trying again cannot help (a row that does not parse). */
+  | { type: 'commit.failed'; lasting: boolean }
 /** The one event of `AskEvent` named `TType`. */
 export type AskEventOf<TType extends AskEvent['type']> = Extract<AskEvent, { type: TType }>
 /** What an ask ends with: its outcome (none while it goes on) and who caused it. */
@@ -145,6 +159,40 @@ export const propose = (outcome: AskRejection, commit: boolean, cause?: AskCause
 
 export const heldOutcome = (result: AdmissionResult): AskOutcome | undefined =>
   result.status === 'existing' ? result.ask.outcome : undefined
+
+/** What an ask takes over from the one the store held under its key (the admission found it). */
+export function heldAskFields(result: AdmissionResult) {
+  const { ask } = result as Extract<AdmissionResult, { status: 'existing' }>
+  return {
+    askId: ask.askId,
+    questions: ask.questions,
+    startedAt: ask.startedAt,
+    deadline: ask.deadline,
+    agentId: ask.agentId,
+    policy: ask.policy,
+  }
+}
+
+/**
+ * Arms the deadline's one timer; one further off than a timer holds fires
+ * early, not final, and is re-armed. Type arguments spelled out: inferred,
+ * they lose the delay's name.
+ */
+export const armDeadline = enqueueActions<
+  AskContext,
+  AskEvent,
+  undefined,
+  AskEvent,
+  never,
+  never,
+  never,
+  'deadline',
+  never
+>(({ context, enqueue }) => {
+  if (context.deadline === undefined) return
+  const final = context.deadline - Date.now() <= MAX_DELAY_MS
+  enqueue.raise({ type: 'ask.deadline', final }, { delay: 'deadline', id: 'deadline' })
+})
 
 type Args = { context: AskContext; event: AskEvent }
 
@@ -200,6 +248,19 @@ export const askGuards = {
     return event.final && context.proposal === undefined
   },
   hasProposal: ({ context }: Args) => context.proposal !== undefined,
+  /**
+   * The proposal's write failed for a reason that may pass, and it has tries
+   * left. The seam's closing is written once: `close()` does not wait on a
+   * failing store (its lease lapses, and the fleet ends a keyless ask then).
+   */
+  mayRetryCommit: ({ context, event }: Args) => {
+    assertEvent(event, 'commit.failed')
+    return (
+      !event.lasting &&
+      context.commitAttempts < MAX_COMMIT_RETRIES &&
+      context.proposal?.outcome.error.code !== 'SEAM_CLOSED'
+    )
+  },
   isCommittedProposal: ({ context }: Args) => context.proposal?.commit === true,
   isAdmitted: ({ event }: Args) => {
     assertEvent(event, 'admission.done')
@@ -261,5 +322,6 @@ export function initialContext(input: AskInput): AskContext {
     proposal: undefined,
     outcome: undefined,
     cause: undefined,
+    commitAttempts: 0,
   }
 }

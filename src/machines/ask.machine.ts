@@ -1,4 +1,4 @@
-import { assertEvent, assign, enqueueActions, raise, sendTo, setup } from 'xstate'
+import { assertEvent, assign, raise, sendTo, setup } from 'xstate'
 import {
   callerAbortOutcome,
   noProviderOutcome,
@@ -11,7 +11,10 @@ import {
 } from '../vocabulary/index.js'
 import type { AskRejection } from '../vocabulary/index.js'
 import {
+  MAX_COMMIT_RETRIES,
+  armDeadline,
   askGuards,
+  heldAskFields,
   heldOutcome,
   initialContext,
   outputOf,
@@ -21,7 +24,6 @@ import {
   toEnding,
 } from './ask.context.js'
 import type {
-  AdmissionResult,
   AskContext,
   AskEvent,
   AskEventOf,
@@ -32,7 +34,10 @@ import type {
 } from './ask.context.js'
 import { presentationMachine } from './presentation.machine.js'
 import type { PresentationOutput } from './presentation.machine.js'
-import { MAX_DELAY_MS, clampDelay } from './time.js'
+import { retryDelay } from './presentation.context.js'
+import { clampDelay } from './time.js'
+
+export { MAX_COMMIT_RETRIES }
 
 /**
  * One ask, from the moment `ask()` accepts the request to the outcome its
@@ -62,6 +67,7 @@ export const askMachine = /* @__PURE__ */ setup({
     deadline: ({ context }) => clampDelay((context.deadline ?? 0) - Date.now()),
     providerWait: ({ context }) => clampDelay(context.waitForProviderMs),
     providerGrace: ({ context }) => clampDelay(context.providerGraceMs),
+    commitRetry: ({ context }) => retryDelay(context.commitAttempts - 1),
   },
   actions: {
     /** Effect: writes the ask to the store; what it made of it comes back as `admission.*`. A bare machine admits at once. */
@@ -72,23 +78,7 @@ export const askMachine = /* @__PURE__ */ setup({
       outcome: (context.proposal as AskProposal).outcome,
       won: true,
     })),
-    // Arms the deadline's one timer; one further off than a timer holds fires early, not
-    // final, and is re-armed. Type arguments spelled out: inferred, they lose 'deadline'.
-    armDeadline: enqueueActions<
-      AskContext,
-      AskEvent,
-      undefined,
-      AskEvent,
-      never,
-      never,
-      never,
-      'deadline',
-      never
-    >(({ context, enqueue }) => {
-      if (context.deadline === undefined) return
-      const final = context.deadline - Date.now() <= MAX_DELAY_MS
-      enqueue.raise({ type: 'ask.deadline', final }, { delay: 'deadline', id: 'deadline' })
-    }),
+    armDeadline,
     takeDownPresentation: sendTo('presentation', ({ context }) => ({
       type: 'ask.ending' as const,
       error: (context.proposal as AskProposal).outcome,
@@ -111,15 +101,7 @@ export const askMachine = /* @__PURE__ */ setup({
     }),
     adoptHeldAsk: assign(({ event }) => {
       assertEvent(event, 'admission.done')
-      const { ask } = event.result as Extract<AdmissionResult, { status: 'existing' }>
-      return {
-        askId: ask.askId,
-        questions: ask.questions,
-        startedAt: ask.startedAt,
-        deadline: ask.deadline,
-        agentId: ask.agentId,
-        policy: ask.policy,
-      }
+      return heldAskFields(event.result)
     }),
     /** The caller leaves a held ask it followed: nothing is written, the ask goes on. */
     keepHeldAsk: assign(({ context }) => ({
@@ -137,10 +119,10 @@ export const askMachine = /* @__PURE__ */ setup({
     refuseForNoProvider: assign({ outcome: noProviderOutcome() }),
     refuseOtherQuestions: assign(({ event }) => {
       assertEvent(event, 'admission.done')
-      const { ask } = event.result as Extract<AdmissionResult, { status: 'existing' }>
-      return { outcome: otherQuestionsOutcome(ask.askId) }
+      return { outcome: otherQuestionsOutcome(heldAskFields(event.result).askId) }
     }),
     recordStoreFailure: assign({ outcome: storeFailedOutcome(), cause: 'store' as const }),
+    recordFailedCommit: assign(({ context }) => ({ commitAttempts: context.commitAttempts + 1 })),
     recordOutcome: assign((_, decided: Decided) => ({
       outcome: decided.outcome,
       cause: decided.cause,
@@ -360,9 +342,10 @@ export const askMachine = /* @__PURE__ */ setup({
         })),
       ],
     },
+    // A failure that may pass is tried again with backoff: the store, not a lock, says how the ask ends.
     committing: {
       tags: 'shown',
-      entry: 'offerCommit',
+      initial: 'writing',
       on: {
         // The store's answer names the committed outcome whoever wrote it.
         'commit.done': /* @__PURE__ */ toEnding(
@@ -371,7 +354,31 @@ export const askMachine = /* @__PURE__ */ setup({
             cause: event.won ? context.proposal?.cause : undefined,
           }),
         ),
-        'commit.failed': { target: 'failed', actions: 'recordStoreFailure' },
+      },
+      states: {
+        writing: {
+          entry: 'offerCommit',
+          on: {
+            'commit.failed': [
+              { guard: 'mayRetryCommit', target: 'waiting', actions: 'recordFailedCommit' },
+              { target: '#ask.failed', actions: 'recordStoreFailure' },
+            ],
+            'seam.closed': 'lastWrite',
+          },
+        },
+        // The seam closed while a write was under way: that write is the last.
+        lastWrite: {
+          on: { 'commit.failed': { target: '#ask.failed', actions: 'recordStoreFailure' } },
+        },
+        waiting: {
+          after: { commitRetry: 'writing' },
+          on: {
+            'ask.settled': /* @__PURE__ */ toEnding(
+              ({ event }: { event: AskEventOf<'ask.settled'> }) => ({ outcome: event.outcome }),
+            ),
+            'seam.closed': { target: '#ask.failed', actions: 'recordStoreFailure' },
+          },
+        },
       },
     },
     // The one place an outcome picks its final state.

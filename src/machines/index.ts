@@ -10,7 +10,7 @@
  * import { createActor } from 'xstate'
  * ```
  */
-export { askMachine } from './ask.machine.js'
+export { MAX_COMMIT_RETRIES, askMachine } from './ask.machine.js'
 export type {
   AdmissionResult,
   AskCause,

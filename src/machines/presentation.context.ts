@@ -87,7 +87,8 @@ export type PresentationEvent =
   | { type: 'provider.answered'; answer: unknown }
   | { type: 'provider.failed'; error: AskErrorData }
   | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
-  | { type: 'commit.failed' }
+  /** The write failed; `lasting` when trying again cannot help (a row that does not parse). */
+  | { type: 'commit.failed'; lasting: boolean }
   /** The store counted the approval; the ask waits for more. */
   | { type: 'vote.counted'; given: Responder[] }
   /** The store had this responder's approval already. */

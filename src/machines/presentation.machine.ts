@@ -1,5 +1,10 @@
 import { assertEvent, assign, raise, setup } from 'xstate'
-import { alreadyVoted, forbiddenAnswer, timeoutOutcome } from '../vocabulary/index.js'
+import {
+  alreadyVoted,
+  forbiddenAnswer,
+  storeFailedOutcome,
+  timeoutOutcome,
+} from '../vocabulary/index.js'
 import type { AskOutcome, AskRejection } from '../vocabulary/index.js'
 import {
   answerProposal,
@@ -90,6 +95,11 @@ export const presentationMachine = /* @__PURE__ */ setup({
     isSettledHere: ({ context }) => context.outcome !== undefined,
     countsApprovals: ({ context }) => context.policy?.approvals !== undefined,
     isYielding: ({ context }) => context.yielding,
+    /** Trying the write again cannot help: the store's row of the ask does not parse. */
+    isLastingFailure: ({ event }) => {
+      assertEvent(event, 'commit.failed')
+      return event.lasting
+    },
     /** The ask ends here, or its provider went: it is not presented again. */
     isLeaving: ({ context }) => context.yielding || context.withdrawn,
     refusesResponder: ({ context }) => refusesResponder(context),
@@ -163,6 +173,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
     recordOverdue: assign(({ context }) => ({
       ending: timeoutOutcome(context),
     })),
+    recordStoreFailure: assign({ ending: storeFailedOutcome() }),
   },
 }).createMachine({
   id: 'presentation',
@@ -238,6 +249,11 @@ export const presentationMachine = /* @__PURE__ */ setup({
             ],
             'commit.failed': [
               { guard: 'isSettledHere', target: '#presentation.refused' },
+              {
+                guard: 'isLastingFailure',
+                target: '#presentation.takenDown',
+                actions: 'recordStoreFailure',
+              },
               { guard: 'isYielding', target: '#presentation.takenDown' },
               { target: 'waiting', actions: 'recordFailedCommit' },
             ],

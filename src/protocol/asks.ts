@@ -8,9 +8,9 @@ import type {
   AskOutput,
   presentationMachine,
 } from '../machines/index.js'
-import { createCallerSignals, errorOf } from './callers.js'
+import { createCallerSignals, errorOf, keepCause } from './callers.js'
 import type { AskHandle, Caller } from './callers.js'
-import { commitOutcome, ended, newAskRecord, report } from './effects.js'
+import { commitFailed, commitOutcome, ended, newAskRecord, report } from './effects.js'
 import { newId } from './ids.js'
 import type { InspectionObserver } from './seam-api.js'
 import { settlementOf } from './telemetry.js'
@@ -87,7 +87,8 @@ export interface Asks {
   agentOf(askId: string): Agent | undefined
   /** The trace context this seam keeps with an ask it runs, if its telemetry made one. */
   traceContextOf(askId: string): TraceContext | undefined
-  noteProviderError(askId: string, error: UserQuestionError): void
+  /** Keeps a live cause beside the ask (see {@link AskHandle.causes}), where this seam runs it. */
+  noteCause(askId: string, kind: 'provider' | 'store', error: unknown): void
   /** The asks this seam runs, as `pending()` lists them; a followed ask is shown where `shown` says. */
   pending(shown: (askId: string) => boolean): PendingAsk[]
   /** The ids of the asks this seam runs that the store holds already: past their admission. */
@@ -222,10 +223,7 @@ export function createAsks(options: AsksOptions): Asks {
 
     traceContextOf: (askId) => handleOf(askId)?.telemetry?.traceContext,
 
-    noteProviderError(askId, error) {
-      const handle = handleOf(askId)
-      if (handle !== undefined) handle.causes.provider = error
-    },
+    noteCause: (askId, kind, error) => keepCause(handleOf(askId), kind, error),
 
     pending(shownElsewhere) {
       return [...byId.values()].map(({ actor }) => pendingEntry(actor, shownElsewhere))
@@ -308,8 +306,7 @@ function provideEffects(options: AsksOptions, handleOf: (self: object) => AskHan
   }
 
   const failedWith = (self: object, error: unknown, event: AskEvent): AskEvent => {
-    const handle = handleOf(self)
-    if (handle !== undefined) handle.causes.store = error
+    keepCause(handleOf(self), 'store', error)
     return event
   }
 
@@ -330,7 +327,7 @@ function provideEffects(options: AsksOptions, handleOf: (self: object) => AskHan
           self,
           commitOutcome(store, context.askId, context.proposal?.outcome as AskOutcome),
           (committed) => ({ type: 'commit.done', ...committed }),
-          (error) => failedWith(self, error, { type: 'commit.failed' }),
+          (error) => failedWith(self, error, commitFailed(error)),
         )
       },
     },

@@ -98,6 +98,17 @@ export function createCallerSignals() {
   }
 }
 
+/** Keeps a live cause beside the ask, where this seam runs it: what its error carries if the ask ends with it. */
+export function keepCause(
+  handle: AskHandle | undefined,
+  kind: 'provider' | 'store',
+  error: unknown,
+): void {
+  if (handle === undefined) return
+  if (kind === 'provider') handle.causes.provider = error as UserQuestionError
+  else handle.causes.store = error
+}
+
 /** The live error for an ask's error data: made once, so the provider's signal and the caller share it. */
 export function errorOf(
   handle: AskHandle,

@@ -1,5 +1,5 @@
 import type { AnyActorRef } from 'xstate'
-import { readSettlement, readVote } from './store/rows.js'
+import { CorruptRowError, readSettlement, readVote } from './store/rows.js'
 import type { AskStore, NewAskRecord, NewVote } from './store/types.js'
 import type { PresentationContext, PresentationEvent } from '../machines/index.js'
 import type { AskContext } from '../machines/index.js'
@@ -47,6 +47,15 @@ export function ended(actor: AnyActorRef): Promise<void> {
     actor.subscribe({ complete: resolve, error: () => resolve() })
     if (actor.getSnapshot().status !== 'active') resolve()
   })
+}
+
+/**
+ * What a machine hears of a write that failed: `lasting` when trying it
+ * again cannot help, because the store's row of the ask does not parse (a
+ * lock, a lost connection or a closed pool may pass).
+ */
+export function commitFailed(error: unknown): { type: 'commit.failed'; lasting: boolean } {
+  return { type: 'commit.failed', lasting: error instanceof CorruptRowError }
 }
 
 /** Offers `outcome` to the store's one conditional write; resolves with what it committed, and whether it is this write. */

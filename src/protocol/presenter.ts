@@ -6,7 +6,7 @@ import type {
   PresentationEvent,
   PresentationOutput,
 } from '../machines/index.js'
-import { commitPresentation, ended, readVotes, report } from './effects.js'
+import { commitFailed, commitPresentation, ended, readVotes, report } from './effects.js'
 import type { Reportable } from './effects.js'
 import { createLiveCalls } from './live-calls.js'
 import { callProvider, safeProviderError } from './provider-call.js'
@@ -40,8 +40,11 @@ export interface PresenterOptions {
   agentOf(askId: string): Agent | undefined
   /** The trace context of an ask a caller here waits on, where its telemetry made one. */
   traceContextOf(askId: string): TraceContext | undefined
-  /** Keeps the provider's own error beside the ask: the cause its caller gets if it is the outcome. */
-  onProviderError(askId: string, error: UserQuestionError): void
+  /**
+   * Keeps the provider's own error, or the store's, beside the ask: the
+   * cause its caller gets if the ask ends with it.
+   */
+  onCause(askId: string, kind: 'provider' | 'store', error: unknown): void
   /** A presentation of another seam's ask ended. */
   onEnded(askId: string, output: PresentationOutput): void
   inspect?: InspectionObserver
@@ -108,7 +111,7 @@ function openCall(
         (value) => ({ type: 'provider.answered', answer: value }),
         (error) => {
           const safe = safeProviderError(error)
-          options.onProviderError(context.askId, safe)
+          options.onCause(context.askId, 'provider', safe)
           return { type: 'provider.failed', error: errorData(safe) }
         },
       ),
@@ -158,7 +161,10 @@ export function createPresenter(options: PresenterOptions): Presenter {
           self as { send(event: PresentationEvent): void } & typeof self,
           commitPresentation(store, context),
           (event) => event,
-          () => ({ type: 'commit.failed' }),
+          (error) => {
+            options.onCause(context.askId, 'store', error)
+            return commitFailed(error)
+          },
         )
       },
       endPresentation: ({ context }, { error }) => {

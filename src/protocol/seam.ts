@@ -80,7 +80,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     errorFor: (askId, error) => asks.errorFor(askId, error),
     agentOf: (askId) => asks.agentOf(askId),
     traceContextOf: (askId) => asks.traceContextOf(askId),
-    onProviderError: (askId, error) => asks.noteProviderError(askId, error),
+    onCause: (askId, kind, error) => asks.noteCause(askId, kind, error),
     // A caller here following the ask under its key hears the commit now, not when the feed brings it.
     // (An ask overdue when shown needs nothing here: the follower armed the sweep at its deadline.)
     onEnded(askId, output) {

@@ -6,7 +6,7 @@ import {
   GRACE_MS,
   WAIT_MS,
   answerName,
-  answeredElsewhere,
+  answeredElsewhereIn,
   badReply,
   cancelledElsewhere,
   goodAnswer,
@@ -30,7 +30,8 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
   const { ask, presentation } = state
   if (ask.status !== 'active') return []
   const steps: ModelStep[] = []
-  const committing = ask.matches('committing')
+  const committing =
+    ask.matches({ committing: 'writing' }) || ask.matches({ committing: 'lastWrite' })
   const admitting = ask.matches('admitting')
   const awaitingFleet = ask.matches('awaitingFleet')
   const fits = (delay: number) => !scenario.deadline || state.now + delay < DEADLINE_MS
@@ -38,7 +39,7 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
     state.stored === undefined
       ? [
           { type: 'commit.done', outcome: proposal, won: true },
-          { type: 'commit.done', outcome: answeredElsewhere, won: false },
+          { type: 'commit.done', outcome: answeredElsewhereIn(scenario), won: false },
           { type: 'commit.failed' },
         ]
       : [{ type: 'commit.done', outcome: state.stored, won: false }, { type: 'commit.failed' }]
@@ -76,7 +77,7 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
     } else if (context.given.length + 1 < context.policy!.approvals!) {
       steps.push(
         { type: 'vote.counted' },
-        { type: 'commit.done', outcome: answeredElsewhere, won: false },
+        { type: 'commit.done', outcome: answeredElsewhereIn(scenario), won: false },
         { type: 'commit.failed' },
       )
     } else steps.push(...storeAnswers(context.proposal!))
@@ -90,6 +91,8 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
   ) {
     steps.push({ type: 'retry.elapsed' })
   }
+  // The ask's own ending, tried again after a failure that may pass.
+  if (ask.matches({ committing: 'waiting' })) steps.push({ type: 'retry.elapsed' })
   if (!state.aborted) steps.push({ type: 'ask.aborted' })
   if (!state.closed) steps.push({ type: 'seam.closed' })
   const pending = ask.matches('pending')
@@ -102,10 +105,14 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
     }
   }
   // A closed seam no longer follows its store: it hears no settlement.
-  if (pending && state.stored === undefined && !state.closed) {
+  if (
+    (pending || ask.matches({ committing: 'waiting' })) &&
+    state.stored === undefined &&
+    !state.closed
+  ) {
     steps.push({
       type: 'ask.settled',
-      outcome: scenario.deadline ? answeredElsewhere : cancelledElsewhere,
+      outcome: scenario.deadline ? answeredElsewhereIn(scenario) : cancelledElsewhere,
     })
   }
   if (ask.matches({ pending: { waitingForProvider: 'first' } }) && fits(WAIT_MS)) {
@@ -118,7 +125,8 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
     ask.matches({ pending: { waitingForProvider: 'first' } }) ||
     ask.matches({ pending: { waitingForProvider: 'handOver' } }) ||
     presentation?.matches({ committing: 'waiting' }) === true ||
-    presentation?.matches('pausing') === true
+    presentation?.matches('pausing') === true ||
+    ask.matches({ committing: 'waiting' })
   if (
     scenario.deadline &&
     !state.deadlinePassed &&

@@ -222,7 +222,13 @@ export class World {
         await vi.advanceTimersByTimeAsync(GRACE_MS)
         break
       case 'retry.elapsed':
-        await vi.advanceTimersByTimeAsync(retryBound(before.presentation!.context.attempts))
+        await vi.advanceTimersByTimeAsync(
+          retryBound(
+            before.ask.matches({ committing: 'waiting' })
+              ? before.ask.context.commitAttempts
+              : before.presentation!.context.attempts,
+          ),
+        )
         break
       case 'ask.deadline':
         await vi.advanceTimersByTimeAsync(DEADLINE_MS - Date.now())
@@ -253,7 +259,7 @@ export class World {
     // What is in flight between the seam and its store: exactly what the machines offered.
     const inFlight: { kind: string; outcome: AskOutcome | undefined }[] = []
     if (ask.matches('admitting')) inFlight.push({ kind: 'admit', outcome: undefined })
-    if (ask.matches('committing')) {
+    if (ask.matches({ committing: 'writing' }) || ask.matches({ committing: 'lastWrite' })) {
       inFlight.push({ kind: 'settle', outcome: ask.context.proposal!.outcome })
     }
     if (presentation?.matches({ committing: 'writing' })) {

@@ -79,6 +79,11 @@ export const answeredElsewhere: AskOutcome = {
     ],
   },
 }
+/** An answer another seam committed, to the questions `scenario` asks. */
+export const answeredElsewhereIn = (scenario: Scenario): AskOutcome =>
+  scenario.policy === true
+    ? { status: 'answered', answer: planAnswer('Revise') }
+    : answeredElsewhere
 export const cancelledElsewhere: AskOutcome = {
   status: 'rejected',
   error: { code: 'ASK_CANCELLED', message: 'dismissed in another console' },
@@ -235,6 +240,7 @@ const afterEvents = {
   wait: afterEventOf('providerWait'),
   grace: afterEventOf('providerGrace'),
   retry: afterEventOf('retry'),
+  commitRetry: afterEventOf('commitRetry'),
   pause: afterEventOf('pause'),
 }
 
@@ -398,10 +404,13 @@ function apply(
       else toPresentation(event)
       break
     }
-    case 'commit.failed':
-      if (writer() === 'ask') actor.send(step)
-      else toPresentation(step)
+    case 'commit.failed': {
+      // A failure that may pass: one that cannot is the machines' own tests' (ask-outcomes, presentation).
+      const event = { type: 'commit.failed' as const, lasting: false }
+      if (writer() === 'ask') actor.send(event)
+      else toPresentation(event)
       break
+    }
     case 'provider.answered':
     case 'provider.failed':
       toPresentation(step)
@@ -431,6 +440,11 @@ function apply(
       fireTimer(actor, afterEvents.grace)
       break
     case 'retry.elapsed': {
+      if (actor.getSnapshot().matches({ committing: 'waiting' })) {
+        state.now += retryBound(actor.getSnapshot().context.commitAttempts)
+        fireTimer(actor, afterEvents.commitRetry)
+        break
+      }
       const child = before!.getSnapshot() as PresentationSnapshot
       state.now += retryBound(child.context.attempts)
       fireTimer(before!, afterEvents.retry)

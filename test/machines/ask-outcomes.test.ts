@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createActor } from 'xstate'
-import { askMachine } from '../../src/machines/index.js'
+import { MAX_COMMIT_RETRIES, MAX_RETRY_DELAY_MS, askMachine } from '../../src/machines/index.js'
 import type { AskEvent, AskInput } from '../../src/machines/index.js'
 import { report } from '../../src/protocol/effects.js'
 import { createMemoryStore } from '../../src/protocol/index.js'
@@ -78,7 +78,7 @@ describe('askMachine: the final state an outcome leads to', () => {
       const { machine, effects } = recordingAsk()
       const actor = createActor(machine, { input: askInput() }).start()
       actor.send({ type: 'ask.aborted' })
-      expect(actor.getSnapshot().value).toBe('committing')
+      expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
       expect(effects.offered).toEqual([callerAbortOutcome()])
       actor.send({ type: 'commit.done', outcome, won: false })
       expect(actor.getSnapshot().value).toBe(ending)
@@ -99,12 +99,49 @@ describe('askMachine: the final state an outcome leads to', () => {
     })
   })
 
-  it('a commit that fails ends the ask failed with STORE_FAILED, the store as its cause', () => {
-    const { machine } = recordingAsk()
+  it('a commit that cannot succeed (a row that does not parse) ends the ask STORE_FAILED at once, the store as its cause', () => {
+    const { machine, effects } = recordingAsk()
     const actor = createActor(machine, { input: askInput() }).start()
     actor.send({ type: 'seam.closed' })
-    actor.send({ type: 'commit.failed' })
+    actor.send({ type: 'commit.failed', lasting: true })
     expect(actor.getSnapshot().value).toBe('failed')
+    expect(actor.getSnapshot().output).toMatchObject({
+      status: 'rejected',
+      error: { code: 'STORE_FAILED' },
+      cause: 'store',
+    })
+    expect(effects.offered).toHaveLength(1)
+  })
+
+  it('a commit that fails for a reason that may pass is offered again after a pause, until the store answers', async () => {
+    const { machine, effects } = recordingAsk()
+    const actor = createActor(machine, { input: askInput() }).start()
+    actor.send({ type: 'ask.aborted' })
+    actor.send({ type: 'commit.failed', lasting: false })
+    expect(actor.getSnapshot().value).toEqual({ committing: 'waiting' })
+    expect(effects.offered).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(MAX_RETRY_DELAY_MS * 1.2)
+    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
+    expect(effects.offered).toEqual([callerAbortOutcome(), callerAbortOutcome()])
+    actor.send({ type: 'commit.done', outcome: callerAbortOutcome(), won: true })
+    expect(actor.getSnapshot().output).toEqual({
+      status: 'rejected',
+      error: callerAbortOutcome().error,
+      cause: 'caller',
+    })
+  })
+
+  it(`gives up after ${MAX_COMMIT_RETRIES} more tries: STORE_FAILED, the store as its cause`, async () => {
+    const { machine, effects } = recordingAsk()
+    const actor = createActor(machine, { input: askInput() }).start()
+    actor.send({ type: 'ask.aborted' })
+    for (let tries = 0; tries < MAX_COMMIT_RETRIES; tries++) {
+      actor.send({ type: 'commit.failed', lasting: false })
+      expect(actor.getSnapshot().value).toEqual({ committing: 'waiting' })
+      await vi.advanceTimersByTimeAsync(MAX_RETRY_DELAY_MS * 1.2)
+    }
+    expect(effects.offered).toHaveLength(MAX_COMMIT_RETRIES + 1)
+    actor.send({ type: 'commit.failed', lasting: false })
     expect(actor.getSnapshot().output).toMatchObject({
       status: 'rejected',
       error: { code: 'STORE_FAILED' },
@@ -112,11 +149,48 @@ describe('askMachine: the final state an outcome leads to', () => {
     })
   })
 
+  it('an outcome committed elsewhere during the pause is the ask’s', () => {
+    const { machine, effects } = recordingAsk()
+    const actor = createActor(machine, { input: askInput() }).start()
+    actor.send({ type: 'ask.aborted' })
+    actor.send({ type: 'commit.failed', lasting: false })
+    actor.send({ type: 'ask.settled', outcome: { status: 'answered', answer: yes } })
+    expect(actor.getSnapshot().value).toBe('answered')
+    expect(actor.getSnapshot().output).toEqual({ status: 'answered', answer: yes })
+    expect(effects.offered).toHaveLength(1)
+  })
+
+  it('the seam closing stops the tries: its own ending is written once, a pause ends at once, a write under way is the last', () => {
+    const closing = recordingAsk()
+    const closed = createActor(closing.machine, { input: askInput() }).start()
+    closed.send({ type: 'seam.closed' })
+    closed.send({ type: 'commit.failed', lasting: false })
+    expect(closed.getSnapshot().output).toMatchObject({ error: { code: 'STORE_FAILED' } })
+    expect(closing.effects.offered).toHaveLength(1)
+
+    const paused = recordingAsk()
+    const resting = createActor(paused.machine, { input: askInput() }).start()
+    resting.send({ type: 'ask.aborted' })
+    resting.send({ type: 'commit.failed', lasting: false })
+    resting.send({ type: 'seam.closed' })
+    expect(resting.getSnapshot().output).toMatchObject({ error: { code: 'STORE_FAILED' } })
+    expect(paused.effects.offered).toHaveLength(1)
+
+    const writing = recordingAsk()
+    const actor = createActor(writing.machine, { input: askInput() }).start()
+    actor.send({ type: 'ask.aborted' })
+    actor.send({ type: 'seam.closed' })
+    expect(actor.getSnapshot().value).toEqual({ committing: 'lastWrite' })
+    actor.send({ type: 'commit.failed', lasting: false })
+    expect(actor.getSnapshot().output).toMatchObject({ error: { code: 'STORE_FAILED' } })
+    expect(writing.effects.offered).toHaveLength(1)
+  })
+
   it('ignores a commit result while nothing was offered', () => {
     const { machine } = recordingAsk()
     const actor = createActor(machine, { input: askInput() }).start()
     actor.send({ type: 'commit.done', outcome: { status: 'answered', answer: yes }, won: true })
-    actor.send({ type: 'commit.failed' })
+    actor.send({ type: 'commit.failed', lasting: false })
     expect(actor.getSnapshot().value).toEqual({ pending: 'presented' })
     expect(actor.getSnapshot().context.outcome).toBeUndefined()
     actor.stop()
@@ -157,7 +231,7 @@ describe('askMachine: each local ending, once committed, ends in its own final s
     const { machine, effects } = recordingAsk()
     const actor = createActor(machine, { input: askInput(extra) }).start()
     send?.(actor)
-    expect(actor.getSnapshot().value).toBe('committing')
+    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
     const [offered] = effects.offered
     actor.send({ type: 'commit.done', outcome: offered!, won: true })
     expect(actor.getSnapshot().value).toBe(ending)
@@ -209,7 +283,7 @@ describe('askMachine: the local endings it proposes', () => {
       },
       commit: true,
     })
-    expect(actor.getSnapshot().value).toBe('committing')
+    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
   })
 
   it('the seam closing a keyed ask: SEAM_CLOSED for the caller alone, the ask left in the store for its key', () => {
@@ -239,7 +313,7 @@ describe('askMachine: the local endings it proposes', () => {
       },
       commit: true,
     })
-    expect(actor.getSnapshot().value).toBe('committing')
+    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
     // The presentation came down with the same ending before the ask proposed it.
     expect(actor.effects.ended).toEqual([actor.getSnapshot().context.proposal!.outcome.error])
   })
@@ -285,7 +359,7 @@ describe('askMachine: the local endings it proposes', () => {
     const { actor, proposal } = proposalAfter({}, (ask) => ask.send({ type: 'provider.disposed' }))
     expect(proposal).toEqual({ outcome: providerGone, commit: true })
     expect(actor.effects.ended).toEqual([providerGone.error])
-    expect(actor.getSnapshot().value).toBe('committing')
+    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
   })
 
   it('the provider gone and no other within the grace: ASK_ABORTED provider-disposed once it elapses', async () => {
@@ -389,18 +463,23 @@ describe('askMachine: its effects, as the seam runs them', () => {
     ],
   ]
   it.each(failingStores)(
-    'a store that %s ends the ask STORE_FAILED, the store’s error as cause',
+    'a store that %s on every try ends the ask STORE_FAILED after the retries, the store’s error as cause',
     async (_name, settleWith) => {
       const inner = createMemoryStore()
       const store: AskStore = Object.create(inner) as AskStore
-      store.settle = settleWith(inner)
+      const tries = vi.fn(settleWith(inner))
+      store.settle = tries
       const { seam, provider } = seamWithProvider({ store })
       await settle()
       const caller = new AbortController()
       const asked = rejectionOf(seam.ask({ questions, signal: caller.signal }), 'STORE_FAILED')
       await provider.call(0)
       caller.abort(new Error('caller gave up'))
+      for (let pause = 0; pause < MAX_COMMIT_RETRIES; pause++) {
+        await vi.advanceTimersByTimeAsync(MAX_RETRY_DELAY_MS * 1.2)
+      }
       const error = await asked
+      expect(tries).toHaveBeenCalledTimes(MAX_COMMIT_RETRIES + 1)
       expect((error.cause as Error).message).toMatch(/disk full|no connection/)
       // The provider's question came down with the ending the store did not take.
       expect((provider.last().request.signal.reason as UserQuestionError).code).toBe('ASK_ABORTED')

@@ -43,9 +43,9 @@ describe('askMachine: a local ending and the presentation take turns', () => {
     expect(actor.getSnapshot().context.proposal?.outcome).toEqual(callerAbortOutcome())
     expect(effects).toMatchObject({ offered: [], ended: [] })
     // The provider's answer could not be written: the presentation comes down with the abort.
-    tellPresentation(actor, { type: 'commit.failed' })
+    tellPresentation(actor, { type: 'commit.failed', lasting: false })
     expect(effects.ended).toEqual([callerAbortOutcome().error])
-    expect(actor.getSnapshot().value).toBe('committing')
+    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
     expect(effects.offered).toEqual([callerAbortOutcome()])
   })
 
@@ -60,7 +60,7 @@ describe('askMachine: a local ending and the presentation take turns', () => {
     actor.send({ type: 'seam.closed' })
     expect(actor.getSnapshot().value).toEqual({ pending: 'presented' })
     expect(actor.getSnapshot().context.proposal?.outcome).toEqual(callerAbortOutcome())
-    tellPresentation(actor, { type: 'commit.failed' })
+    tellPresentation(actor, { type: 'commit.failed', lasting: false })
     expect(effects.ended).toEqual([callerAbortOutcome().error])
     expect(effects.offered).toEqual([callerAbortOutcome()])
   })
@@ -72,7 +72,7 @@ describe('askMachine: a local ending and the presentation take turns', () => {
     actor.send({ type: 'ask.aborted' })
     await vi.advanceTimersByTimeAsync(10_000)
     expect(actor.getSnapshot().context.proposal?.outcome).toEqual(callerAbortOutcome())
-    tellPresentation(actor, { type: 'commit.failed' })
+    tellPresentation(actor, { type: 'commit.failed', lasting: false })
     expect(effects.ended).toEqual([callerAbortOutcome().error])
   })
 

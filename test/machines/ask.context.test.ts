@@ -33,6 +33,7 @@ const context = (extra: Partial<AskContext> = {}): AskContext => ({
   deadline: undefined,
   waitForProviderMs: 0,
   providerGraceMs: 0,
+  commitAttempts: 0,
   durable: false,
   providerHere: false,
   providerElsewhere: false,

@@ -157,7 +157,7 @@ describe('askMachine: admission', () => {
     actor.send({ type: 'seam.closed' })
     expect(actor.getSnapshot().value).toBe('admitting')
     actor.send({ type: 'admission.done', result: { status: 'admitted' } })
-    expect(actor.getSnapshot().value).toBe('committing')
+    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
     // The first ending stands.
     expect(effects).toMatchObject({ shown: 0, offered: [callerAbortOutcome()] })
   })
@@ -283,7 +283,7 @@ describe('askMachine is pure and its context is data', () => {
       input: askInput({ providerHere: false, waitForProviderMs: 1_000 }),
     }).start()
     const next = getNextSnapshot(machine, waiting.getSnapshot(), { type: 'ask.aborted' })
-    expect(next.value).toBe('committing')
+    expect(next.value).toEqual({ committing: 'writing' })
     expect(called(spies)).toEqual([])
     waiting.send({ type: 'ask.aborted' })
     expect(called(spies)).toEqual(['offerCommit'])
@@ -320,7 +320,7 @@ describe('askMachine is pure and its context is data', () => {
     const { machine } = recordingAsk()
     const actor = createActor(machine, { input: askInput() }).start()
     actor.send({ type: 'ask.aborted' })
-    actor.send({ type: 'commit.failed' })
+    actor.send({ type: 'commit.failed', lasting: true })
     const persisted = actor.getPersistedSnapshot()
     expect(JSON.parse(JSON.stringify(persisted))).toEqual(persisted)
     expect(persisted).toMatchObject({
@@ -383,7 +383,7 @@ describe('askMachine: its deadline timer', () => {
     expect(vi.getTimerCount()).toBe(1)
     await vi.advanceTimersToNextTimerAsync()
     expect(Date.now()).toBe(deadline)
-    expect(actor.getSnapshot().value).toBe('committing')
+    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
     expect(effects.offered).toEqual([
       expect.objectContaining({
         error: expect.objectContaining({

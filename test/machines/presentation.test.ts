@@ -14,6 +14,7 @@ import {
   handedOverOutcome,
   ownerGoneOutcome,
   seamClosedOutcome,
+  storeFailedOutcome,
   settledElsewhereOutcome,
   timeoutOutcome,
 } from '../../src/vocabulary/index.js'
@@ -231,7 +232,7 @@ describe('presentationMachine: the provider’s settlement committed', () => {
 describe('presentationMachine: a commit that fails is retried', () => {
   it('waits after a failed commit, retries after the backoff, and is accepted when the store takes it', async () => {
     const { actor, effects } = writing()
-    actor.send({ type: 'commit.failed' })
+    actor.send({ type: 'commit.failed', lasting: false })
     expect(actor.getSnapshot().value).toEqual({ committing: 'waiting' })
     expect(actor.getSnapshot().context.attempts).toBe(1)
     await vi.advanceTimersByTimeAsync(49)
@@ -251,7 +252,7 @@ describe('presentationMachine: a commit that fails is retried', () => {
     const pauses: number[] = []
     for (let attempt = 0; attempt < 10; attempt++) {
       const failedAt = Date.now()
-      actor.send({ type: 'commit.failed' })
+      actor.send({ type: 'commit.failed', lasting: false })
       await vi.advanceTimersToNextTimerAsync()
       pauses.push(effects.offeredAt.at(-1)! - failedAt)
     }
@@ -277,9 +278,20 @@ describe('presentationMachine: a commit that fails is retried', () => {
     }
   })
 
+  it('a write that cannot succeed (the ask’s row does not parse) takes it down STORE_FAILED, no retry armed', () => {
+    const { actor, effects } = writing()
+    actor.send({ type: 'commit.failed', lasting: true })
+    expect(actor.getSnapshot().output).toEqual({
+      verdict: 'takenDown',
+      ending: storeFailedOutcome(),
+    })
+    expect(effects.ended).toEqual([storeFailedOutcome()])
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
   it('an ending while it waits to retry takes it down, its timer cleared', () => {
     const { actor, effects } = writing()
-    actor.send({ type: 'commit.failed' })
+    actor.send({ type: 'commit.failed', lasting: false })
     expect(vi.getTimerCount()).toBe(1)
     actor.send({ type: 'ask.ending', error: callerAbortOutcome() })
     expect(actor.getSnapshot().output).toEqual({
@@ -293,7 +305,7 @@ describe('presentationMachine: a commit that fails is retried', () => {
   // The deadline ends the ask here (ask.ending), or another seam commits the timeout (ask.settled).
   const ending = { type: 'ask.ending', error: timeout } as const
   const settled = { type: 'ask.settled', outcome: timeout } as const
-  const failed = { type: 'commit.failed' } as const
+  const failed = { type: 'commit.failed', lasting: false } as const
   it.each([
     ['the deadline reached while the write is under way, which then fails', [ending, failed]],
     ['the deadline reached while it waits to retry', [failed, ending]],
@@ -318,7 +330,7 @@ describe('presentationMachine: a commit that fails is retried', () => {
 
   it('a settlement committed elsewhere while it waits to retry refuses it', () => {
     const { actor, effects } = writing()
-    actor.send({ type: 'commit.failed' })
+    actor.send({ type: 'commit.failed', lasting: false })
     actor.send({ type: 'ask.settled', outcome: cancelled })
     expect(actor.getSnapshot().output).toEqual({ verdict: 'refused', outcome: cancelled })
     expect(effects.ended).toEqual([settledElsewhereOutcome()])
@@ -347,7 +359,7 @@ describe('presentationMachine: what reaches it while it writes', () => {
   it('a settlement committed elsewhere and a write that failed: refused, not retried', () => {
     const { actor, effects } = writing()
     actor.send({ type: 'ask.settled', outcome: cancelled })
-    actor.send({ type: 'commit.failed' })
+    actor.send({ type: 'commit.failed', lasting: false })
     expect(actor.getSnapshot().output).toEqual({ verdict: 'refused', outcome: cancelled })
     expect(effects.offered).toHaveLength(1)
     expect(vi.getTimerCount()).toBe(0)
@@ -366,7 +378,7 @@ describe('presentationMachine: what reaches it while it writes', () => {
   it('an ending while it writes, and a write that failed: taken down with the ending, not retried', () => {
     const { actor, effects } = writing()
     actor.send({ type: 'ask.ending', error: seamClosedOutcome() })
-    actor.send({ type: 'commit.failed' })
+    actor.send({ type: 'commit.failed', lasting: false })
     expect(actor.getSnapshot().output).toEqual({
       verdict: 'takenDown',
       ending: seamClosedOutcome(),
@@ -380,7 +392,7 @@ describe('presentationMachine: what reaches it while it writes', () => {
     const { actor, effects } = writing()
     actor.send({ type: 'provider.withdrawn', error: handedOverOutcome() })
     expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
-    actor.send({ type: 'commit.failed' })
+    actor.send({ type: 'commit.failed', lasting: false })
     actor.send({ type: 'provider.withdrawn', error: handedOverOutcome() })
     expect(actor.getSnapshot().value).toEqual({ committing: 'waiting' })
     await vi.advanceTimersToNextTimerAsync()
@@ -414,7 +426,7 @@ describe('presentationMachine: what reaches it while the provider thinks', () =>
   it('a commit result while nothing was offered changes nothing', () => {
     const { actor } = presenting()
     actor.send({ type: 'commit.done', outcome: answered, won: true })
-    actor.send({ type: 'commit.failed' })
+    actor.send({ type: 'commit.failed', lasting: false })
     expect(actor.getSnapshot().value).toBe('presenting')
     actor.stop()
   })

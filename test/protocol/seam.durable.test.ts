@@ -4,7 +4,12 @@ import type { AskStore } from '../../src/protocol/index.js'
 import { CorruptRowError } from '../../src/protocol/store/index.js'
 import type { AdmitResult } from '../../src/protocol/store/index.js'
 import { dropSeamForTesting } from '../../src/protocol/seam.js'
-import { HEARTBEAT_MS, LEASE_MS } from '../../src/machines/index.js'
+import {
+  HEARTBEAT_MS,
+  LEASE_MS,
+  MAX_COMMIT_RETRIES,
+  MAX_RETRY_DELAY_MS,
+} from '../../src/machines/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
 import { settle } from '../support/settle.js'
 import {
@@ -321,7 +326,7 @@ describe('§10 store failures', () => {
     await expect(seam.ask({ questions })).resolves.toEqual(answer)
   })
 
-  it('an answer whose commit keeps failing is kept until the deadline, which then fails STORE_FAILED with the cause', async () => {
+  it('an answer whose commit keeps failing is kept until the deadline, whose ending is tried again, then fails STORE_FAILED with the cause', async () => {
     const inner = createMemoryStore()
     const failure = new Error('disk I/O error')
     const store: AskStore = Object.create(inner) as AskStore
@@ -333,6 +338,12 @@ describe('§10 store failures', () => {
     await vi.advanceTimersByTimeAsync(29_000)
     expect(asked.settled).toBe(false)
     await vi.advanceTimersByTimeAsync(1_000)
+    await settle()
+    // The timeout is a proposal the store must take: it is tried again with backoff first.
+    expect(asked.settled).toBe(false)
+    for (let pause = 0; pause < MAX_COMMIT_RETRIES; pause++) {
+      await vi.advanceTimersByTimeAsync(MAX_RETRY_DELAY_MS * 1.2)
+    }
     await settle()
     const error = asked.error as UserQuestionError
     expect(error.code).toBe('STORE_FAILED')
