@@ -100,6 +100,38 @@ function commandLineMistake(error: unknown): string {
 const MAX_SECONDS = 2_147_483
 
 /**
+ * How a number is written on the command line: decimal digits, with a
+ * fraction where one is taken. `Number()` alone would also take `0x10`,
+ * `1e3`, `0b1`, blanks around the digits, and `''` as 0.
+ */
+const DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)$/
+const WHOLE = /^\d+$/
+
+/**
+ * A flag's whole number, from `least` (to `most`, when there is a most), or
+ * one line saying what it takes.
+ */
+function wholeNumberOf(
+  flag: string,
+  value: string | undefined,
+  least: number,
+  most?: number,
+): number | undefined {
+  if (value === undefined) return undefined
+  const number = Number(value)
+  if (
+    !WHOLE.test(value) ||
+    !Number.isSafeInteger(number) ||
+    number < least ||
+    number > (most ?? Number.MAX_SAFE_INTEGER)
+  ) {
+    const bound = most === undefined ? `, ${least} or more` : ` from ${least} to ${most}`
+    throw new UsageError(`${flag} takes a whole number${bound}, not "${value}"`)
+  }
+  return number
+}
+
+/**
  * A flag's number of seconds as milliseconds, or one line saying what it
  * takes. `least` is the smallest it takes: 0 (saying what 0 means, when it
  * means something) or anything above it. A tiny positive value is a very
@@ -111,7 +143,7 @@ export function secondsOf(
   least: { zero: string } | 'above-zero',
 ): number | undefined {
   if (value === undefined) return undefined
-  const seconds = value.trim() === '' ? Number.NaN : Number(value)
+  const seconds = DECIMAL.test(value) ? Number(value) : Number.NaN
   const ok = least === 'above-zero' ? seconds > 0 : seconds >= 0
   if (!Number.isFinite(seconds) || !ok || seconds > MAX_SECONDS) {
     const bound =
@@ -154,16 +186,8 @@ export function notifierOptions(values: {
   const escalateAfterMs = secondsOf('--escalate-after', values['escalate-after'], {
     zero: 'at once',
   })
-  const max = values['max-reminders']
-  const maxReminders = max === undefined ? undefined : Number(max)
-  if (maxReminders !== undefined && !(Number.isSafeInteger(maxReminders) && maxReminders >= 0)) {
-    throw new UsageError(`--max-reminders takes a whole number, 0 or more, not "${max}"`)
-  }
-  const inFlight = values['max-in-flight']
-  const maxInFlight = inFlight === undefined ? undefined : Number(inFlight)
-  if (maxInFlight !== undefined && !(Number.isSafeInteger(maxInFlight) && maxInFlight >= 1)) {
-    throw new UsageError(`--max-in-flight takes a whole number, 1 or more, not "${inFlight}"`)
-  }
+  const maxReminders = wholeNumberOf('--max-reminders', values['max-reminders'], 0)
+  const maxInFlight = wholeNumberOf('--max-in-flight', values['max-in-flight'], 1)
   return {
     webhook: { url: values.webhook, secret: values.secret },
     ...(values['console-url'] === undefined ? {} : { consoleUrl: values['console-url'] }),
@@ -188,7 +212,7 @@ export function storeChoice(values: {
 export function portOf(value: string | undefined, flag = '--port'): number | undefined {
   if (value === undefined) return undefined
   const port = Number(value)
-  if (!/^\d+$/.test(value) || !Number.isInteger(port) || port < 1 || port > 65_535) {
+  if (!WHOLE.test(value) || port < 1 || port > 65_535) {
     throw new UsageError(`${flag} takes a port number from 1 to 65535, not "${value}"`)
   }
   return port
@@ -263,11 +287,5 @@ export function allowedHostsOf(values: readonly string[] | undefined): string[] 
 export const MAX_LIMIT = 1_000
 
 /** `--limit N`: a whole number from 1 to {@link MAX_LIMIT}, or one line saying so. */
-export function limitOf(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  const limit = Number(value)
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw new UsageError(`--limit takes a whole number from 1 to ${MAX_LIMIT}, not "${value}"`)
-  }
-  return limit
-}
+export const limitOf = (value: string | undefined): number | undefined =>
+  wholeNumberOf('--limit', value, 1, MAX_LIMIT)

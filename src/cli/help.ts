@@ -147,7 +147,7 @@ Ctrl-C stops it and ends no ask.
 Options:
   --store FILE              the SQLite file the agents share (npm install better-sqlite3)
   --postgres URL            the Postgres database the agents share (npm install pg)
-  --webhook URL             where every event is posted (http or https)
+  --webhook URL             where every event is posted (http or https, no user:password@)
   --secret S                the signing secret: whsec_ followed by base64
   --console-url URL         each event links to URL#ask=ID
   --notify-after SECONDS    wait this long before ask.pending (default 0)

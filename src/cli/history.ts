@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs'
 import type { AskStore } from '../protocol/index.js'
-import { UsageError } from './flags.js'
-import { openStore } from './stores.js'
+import { checkStoreChoice, openStore } from './stores.js'
 import type { StoreChoice } from './stores.js'
 
 /*
@@ -26,12 +25,7 @@ export interface HistoryCommandOptions extends StoreChoice {
 
 /** The store a history is read from: it must exist already, or there is no record to read. */
 async function openRecordStore(choice: StoreChoice): Promise<AskStore> {
-  if (choice.sqlitePath !== undefined && choice.postgresUrl !== undefined) {
-    throw new UsageError('give either --store FILE or --postgres URL, not both')
-  }
-  if (choice.sqlitePath === undefined && choice.postgresUrl === undefined) {
-    throw new UsageError('askseam history reads a store: give --store FILE or --postgres URL')
-  }
+  checkStoreChoice(choice, 'askseam history reads a store')
   // Opening a SQLite file that is not there would create an empty one.
   if (choice.sqlitePath !== undefined && !existsSync(choice.sqlitePath)) {
     throw new Error(`no store at ${choice.sqlitePath}`)

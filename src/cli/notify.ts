@@ -28,7 +28,9 @@ export async function runNotify(options: NotifyCommandOptions): Promise<void> {
   // Nothing else keeps the process alive while no ask is pending: a store's
   // change feed polls on an unreferenced timer, and signal listeners hold nothing.
   const alive = setInterval(() => undefined, 2 ** 30)
-  options.write(`askseam notify · posting the store's asks to ${options.notifier.webhook.url}\n`)
+  options.write(
+    `askseam notify · posting the store's asks to ${shownUrl(options.notifier.webhook.url)}\n`,
+  )
   await stopped
   clearInterval(alive)
   const undo = exitOnSecondSignal()
@@ -36,4 +38,14 @@ export async function runNotify(options: NotifyCommandOptions): Promise<void> {
   await store.close()
   options.write('askseam notify stopped; what was not delivered goes out with the next notifier.\n')
   undo()
+}
+
+/**
+ * The receiver as the command prints it: its origin only. The URL's path or
+ * query may be its secret (a chat's incoming webhook is), and a line on the
+ * terminal ends up in logs. startNotifier accepted it, so it parses.
+ */
+function shownUrl(url: string): string {
+  const { origin, pathname, search } = new URL(url)
+  return pathname === '/' && search === '' ? `${origin}/` : `${origin}/…`
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import path from 'node:path'
 import type { AskStore } from '../protocol/index.js'
+import { UsageError } from './flags.js'
 
 /** Where a command keeps its asks: one SQLite file on this machine, or Postgres for many. */
 export interface StoreChoice {
@@ -11,11 +12,23 @@ export interface StoreChoice {
   postgresUrl?: string
 }
 
+/**
+ * Refuses, as a usage mistake (one line, exit code 2), flags that name two
+ * stores, or, for a command that `needs` one (`askseam history reads a
+ * store`), none.
+ */
+export function checkStoreChoice(choice: StoreChoice, needs?: string): void {
+  if (choice.sqlitePath !== undefined && choice.postgresUrl !== undefined) {
+    throw new UsageError('give either --store FILE or --postgres URL, not both')
+  }
+  if (needs !== undefined && choice.sqlitePath === undefined && choice.postgresUrl === undefined) {
+    throw new UsageError(`${needs}: give --store FILE or --postgres URL`)
+  }
+}
+
 /** Opens the store the flags name (loading its driver only then), or `undefined` for none. */
 export async function openStore(choice: StoreChoice): Promise<AskStore | undefined> {
-  if (choice.sqlitePath !== undefined && choice.postgresUrl !== undefined) {
-    throw new TypeError('give either --store FILE or --postgres URL, not both')
-  }
+  checkStoreChoice(choice)
   if (choice.sqlitePath !== undefined) {
     const { createSqliteStore } = await import('../stores/sqlite/index.js')
     return createSqliteStore({ path: path.resolve(choice.sqlitePath) })
@@ -34,12 +47,8 @@ export async function openStore(choice: StoreChoice): Promise<AskStore | undefin
  * idle for ever, so an unreadable store is one line instead.
  */
 export async function openServedStore(choice: StoreChoice, command: string): Promise<AskStore> {
-  const store = await openStore(choice)
-  if (store === undefined) {
-    throw new TypeError(
-      `askseam ${command} serves a shared store: give --store FILE or --postgres URL`,
-    )
-  }
+  checkStoreChoice(choice, `askseam ${command} serves a shared store`)
+  const store = (await openStore(choice)) as AskStore
   try {
     await store.pending()
   } catch (error: unknown) {

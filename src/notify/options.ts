@@ -16,7 +16,12 @@ export interface NotifierClock {
 export interface NotifierOptions {
   /** The store whose asks are announced; it must keep a notification ledger (askseam's memory, SQLite and Postgres stores do). */
   store: AskStore
-  /** Where every event is posted, and the secret it is signed with, as the Standard Webhooks specification writes it: `whsec_` + base64. */
+  /**
+   * Where every event is posted, and the secret it is signed with, as the
+   * Standard Webhooks specification writes it: `whsec_` + base64. The URL is
+   * http or https with no `user:password@` (fetch cannot post to one); a
+   * token of the receiver's own goes in its path or query.
+   */
   webhook: { url: string; secret: string }
   /** The web console's address: each event links to `${consoleUrl}#ask=${askId}`. */
   consoleUrl?: string
@@ -83,7 +88,33 @@ export function secretKey(secret: unknown): Buffer | undefined {
   return Buffer.from(encoded, 'base64')
 }
 
-function httpUrl(value: unknown, field: string): string {
+/**
+ * `value` as a message may echo it: a user name and password written in it
+ * (`user:pass@`) become `…@`, so a refusal never prints a password.
+ */
+function withoutCredentials(value: unknown): string {
+  return (
+    JSON.stringify(
+      typeof value === 'string' ? value.replace(/^([^:/?#]+:\/\/)[^/?#]*@/, '$1…@') : value,
+    ) ?? String(value)
+  )
+}
+
+/** What to do instead of writing credentials in each URL, by the option that names it. */
+const INSTEAD_OF_CREDENTIALS = {
+  'webhook.url':
+    "fetch refuses to post to such a URL. A receiver checks the webhook-signature header to know the event is askseam's; askseam sends no headers of your choosing, so a token of the receiver's own goes in the URL's path or query",
+  consoleUrl:
+    "it would be sent in every event's link. The console takes its token in the URL's query (?token=)",
+} as const
+
+/**
+ * An http(s) URL, or a coded refusal. One with a user name or password in it
+ * is refused too: Node's `fetch` refuses every request to it (a webhook would
+ * be retried for a day and never sent), and a password in a URL is printed
+ * wherever the URL is.
+ */
+function httpUrl(value: unknown, field: keyof typeof INSTEAD_OF_CREDENTIALS): string {
   let parsed: URL | undefined
   try {
     parsed = typeof value === 'string' ? new URL(value) : undefined
@@ -94,7 +125,14 @@ function httpUrl(value: unknown, field: string): string {
     throw invalid(
       field,
       'url',
-      `${field} must be an http or https URL, not ${JSON.stringify(value)}`,
+      `${field} must be an http or https URL, not ${withoutCredentials(value)}`,
+    )
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw invalid(
+      field,
+      'credentials',
+      `${field} must not carry a user name or password (user:password@): ${INSTEAD_OF_CREDENTIALS[field]}`,
     )
   }
   return parsed.href

@@ -5,6 +5,7 @@ import type {
   AskUserQuestionItem,
   SeamTelemetry,
   TelemetrySettlement,
+  TraceContext,
 } from '../protocol/index.js'
 import { readSpanContext, writeTraceContext } from './trace-context.js'
 
@@ -95,20 +96,33 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): SeamTelemetry
         { kind: api.SpanKind.INTERNAL, attributes: askAttributes(ask) },
         api.context.active(),
       )
-      pending.add(1)
-      const traceContext = writeTraceContext(span.spanContext(), api.isSpanContextValid)
+      // From here on a throw must not lose the span: the handle is returned
+      // whatever throws, its settle ends the span whatever throws, and the
+      // first failure is thrown from there for the seam to report.
+      const failures = new Failures()
+      const counted = failures.attempt(() => pending.add(1))
+      let traceContext: TraceContext | undefined
+      failures.attempt(() => {
+        traceContext = writeTraceContext(span.spanContext(), api.isSpanContextValid)
+      })
       return {
         ...(traceContext === undefined ? {} : { traceContext }),
         settled(settlement) {
           const outcome = { 'askseam.outcome': settlement.outcome }
-          pending.add(-1)
-          duration.record((performance.now() - startedAt) / 1000, outcome)
-          settled.add(1, outcome)
-          span.setAttributes({ ...settlementAttributes(settlement), ...outcome })
-          if (FAILURES.has(settlement.outcome)) {
-            span.setStatus({ code: api.SpanStatusCode.ERROR, message: settlement.errorCode ?? '' })
-          }
-          span.end()
+          if (counted) failures.attempt(() => pending.add(-1))
+          failures.attempt(() => duration.record((performance.now() - startedAt) / 1000, outcome))
+          failures.attempt(() => settled.add(1, outcome))
+          failures.attempt(() => {
+            span.setAttributes({ ...settlementAttributes(settlement), ...outcome })
+            if (FAILURES.has(settlement.outcome)) {
+              span.setStatus({
+                code: api.SpanStatusCode.ERROR,
+                message: settlement.errorCode ?? '',
+              })
+            }
+          })
+          failures.attempt(() => span.end())
+          failures.rethrow()
         },
       }
     },
@@ -127,11 +141,41 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): SeamTelemetry
       )
       return {
         ended(verdict) {
-          span.setAttribute('askseam.presentation.verdict', verdict)
-          span.end()
+          try {
+            span.setAttribute('askseam.presentation.verdict', verdict)
+          } finally {
+            span.end()
+          }
         },
       }
     },
+  }
+}
+
+/**
+ * The throws of one ask's instruments, kept so that each step still runs
+ * (a meter that throws must not cost the span its end) and the first is
+ * thrown once the work is done.
+ */
+class Failures {
+  private first: { error: unknown } | undefined
+
+  /** Runs `work`; `false` when it threw (the throw kept, if it is the first). */
+  attempt(work: () => void): boolean {
+    try {
+      work()
+      return true
+    } catch (error: unknown) {
+      this.first ??= { error }
+      return false
+    }
+  }
+
+  /** Throws the first failure, once. */
+  rethrow(): void {
+    const failure = this.first
+    this.first = undefined
+    if (failure !== undefined) throw failure.error
   }
 }
 

@@ -23,7 +23,7 @@ import type {
   AskUserQuestionItem,
   UserQuestions,
 } from '../protocol/index.js'
-import { readPolicy } from '../vocabulary/index.js'
+import { isPlanReviewAsk, readPolicy } from '../vocabulary/index.js'
 import { askUserQuestionInputSchema, parseAskUserQuestionArgs } from './schema.js'
 import { formatToolError } from './results.js'
 
@@ -114,10 +114,11 @@ function policyFor(
   options: AskUserQuestionToolOptions,
   questions: readonly AskUserQuestionItem[],
 ): { answerers?: string[]; approvals?: number } {
-  const isPlanReview = questions.length === 1 && questions[0]?.intent?.kind === 'plan-review'
   return {
     ...(options.answerers === undefined ? {} : { answerers: [...options.answerers] }),
-    ...(options.approvals === undefined || !isPlanReview ? {} : { approvals: options.approvals }),
+    ...(options.approvals === undefined || !isPlanReviewAsk(questions)
+      ? {}
+      : { approvals: options.approvals }),
   }
 }
 
@@ -152,7 +153,10 @@ export interface AskUserQuestionTool {
 // and caller errors first, in DESIGN §3 order, and never reaches a provider.
 const probeQuestions = [null] as unknown as AskUserQuestionItem[]
 
-type Outcome = { ok: true; answer: AskUserQuestionAnswer } | { ok: false; error: UserQuestionError }
+/** An ask's result; a refusal keeps the questions asked, for the sentence that tells of it. */
+type Outcome =
+  | { ok: true; answer: AskUserQuestionAnswer }
+  | { ok: false; error: UserQuestionError; questions?: readonly AskUserQuestionItem[] }
 
 function unreadable(field: string, cause: unknown): UserQuestionError {
   return new UserQuestionError(`${field} could not be read`, 'INVALID_REQUEST', {
@@ -230,9 +234,9 @@ function saysAborted(signal: AbortSignal | undefined): boolean {
 }
 
 /** The coded sentence, and a last plain one should even formatting an error fail. */
-function sentenceFor(error: UserQuestionError): string {
+function sentenceFor(error: UserQuestionError, questions?: readonly AskUserQuestionItem[]): string {
   try {
-    return formatToolError(error)
+    return formatToolError(error, questions)
   } catch {
     return formatToolError(
       new UserQuestionError('the question could not be asked', 'PROVIDER_FAILED'),
@@ -295,7 +299,7 @@ export function createAskUserQuestionTool(
       if (!parsed.ok && error.code === 'INVALID_REQUEST' && !isAboutOptions(error)) {
         return { ok: false, error: parsed.error }
       }
-      return { ok: false, error }
+      return parsed.ok ? { ok: false, error, questions: parsed.questions } : { ok: false, error }
     }
   }
 
@@ -314,7 +318,7 @@ export function createAskUserQuestionTool(
     inputSchema,
     async execute(args, executeOptions) {
       const result = await ask(args, executeOptions)
-      return result.ok ? JSON.stringify(result.answer) : sentenceFor(result.error)
+      return result.ok ? JSON.stringify(result.answer) : sentenceFor(result.error, result.questions)
     },
     async executeForResult(args, executeOptions) {
       const result = await ask(args, executeOptions)
@@ -327,7 +331,7 @@ export function createAskUserQuestionTool(
       }
       const { code, message, details } = result.error
       return {
-        content: [{ type: 'text', text: sentenceFor(result.error) }],
+        content: [{ type: 'text', text: sentenceFor(result.error, result.questions) }],
         isError: true,
         structuredContent: {
           error: details === undefined ? { code, message } : { code, message, details },

@@ -1,5 +1,9 @@
-import type { UserQuestionError, UserQuestionErrorCode } from '../protocol/index.js'
-import { AskEndReasons, durationInWords } from '../vocabulary/index.js'
+import type {
+  AskUserQuestionItem,
+  UserQuestionError,
+  UserQuestionErrorCode,
+} from '../protocol/index.js'
+import { AskEndReasons, durationInWords, isPlanReviewAsk } from '../vocabulary/index.js'
 
 /**
  * For each code, one sentence telling the model what to do next. Written for
@@ -39,6 +43,10 @@ export const nextStepByCode: Readonly<Record<UserQuestionErrorCode, string>> = {
 export const discussNextStep =
   'Do not carry the plan out: stop and wait for their message about what to change.'
 
+/** A "discuss" of questions that are not a plan review: the user wants to talk before answering. */
+export const discussQuestionsNextStep =
+  'Do not assume an answer or act on what you asked about: stop and wait for their message.'
+
 function waited(details: Readonly<Record<string, unknown>> | undefined): number | undefined {
   const deadline = details?.deadline
   const startedAt = details?.startedAt
@@ -46,20 +54,31 @@ function waited(details: Readonly<Record<string, unknown>> | undefined): number 
   return deadline >= startedAt ? deadline - startedAt : undefined
 }
 
+const isDiscuss = (error: UserQuestionError): boolean =>
+  error.code === 'ASK_CANCELLED' && error.details?.reason === AskEndReasons.DISCUSS
+
+const isPlan = (questions: readonly AskUserQuestionItem[] | undefined): boolean =>
+  questions !== undefined && isPlanReviewAsk(questions)
+
 /**
  * What happened, in the words the model reads, for the outcomes every UI
  * reaches the same way (a dismissal, a "discuss", a deadline): the sentence
  * comes from the code and `details`, never from the UI's own message, so a
- * web "Discuss" and a terminal "Discuss" read the same. `undefined`: the
- * error's message says it (it names the field, the rule, the package…).
+ * web "Discuss" and a terminal "Discuss" read the same, and a cancel with no
+ * reason (an MCP client's cancel or decline, a UI of your own that throws
+ * `ASK_CANCELLED`) reads as the dismissal it is. A "discuss" names the plan
+ * only when `questions` were a plan review. `undefined`: the error's message
+ * says it (it names the field, the rule, the package…).
  */
-export function happenedSentence(error: UserQuestionError): string | undefined {
-  const reason = error.details?.reason
+export function happenedSentence(
+  error: UserQuestionError,
+  questions?: readonly AskUserQuestionItem[],
+): string | undefined {
   if (error.code === 'ASK_CANCELLED') {
-    if (reason === AskEndReasons.DISCUSS)
-      return 'The user wants to discuss the plan instead of answering.'
-    if (reason === AskEndReasons.DISMISSED) return 'The user dismissed the questions.'
-    return undefined
+    if (!isDiscuss(error)) return 'The user dismissed the questions.'
+    return isPlan(questions)
+      ? 'The user wants to discuss the plan instead of answering.'
+      : 'The user wants to talk it over instead of answering.'
   }
   if (error.code === 'ASK_TIMEOUT') {
     const span = waited(error.details)
@@ -68,20 +87,29 @@ export function happenedSentence(error: UserQuestionError): string | undefined {
   return undefined
 }
 
-/** The sentence for an error, taking its `details.reason` into account. */
-export function nextStepFor(error: UserQuestionError): string {
-  if (error.code === 'ASK_CANCELLED' && error.details?.reason === AskEndReasons.DISCUSS)
-    return discussNextStep
-  return nextStepByCode[error.code]
+/** The sentence for an error, taking its `details.reason`, and whether `questions` were a plan review, into account. */
+export function nextStepFor(
+  error: UserQuestionError,
+  questions?: readonly AskUserQuestionItem[],
+): string {
+  if (!isDiscuss(error)) return nextStepByCode[error.code]
+  return isPlan(questions) ? discussNextStep : discussQuestionsNextStep
 }
 
-/** `CODE: what happened. What to do next.` — one line for the model. */
-export function formatToolError(error: UserQuestionError): string {
+/**
+ * `CODE: what happened. What to do next.` — one line for the model.
+ * `questions`, the batch that was asked, lets a "discuss" say whether it is
+ * about a plan; without them it is said of the questions.
+ */
+export function formatToolError(
+  error: UserQuestionError,
+  questions?: readonly AskUserQuestionItem[],
+): string {
   const happened =
-    happenedSentence(error) ??
+    happenedSentence(error, questions) ??
     error.message
       .replace(/\s+/g, ' ')
       .trim()
       .replace(/[.!?]?$/, '.')
-  return `${error.code}: ${happened} ${nextStepFor(error)}`
+  return `${error.code}: ${happened} ${nextStepFor(error, questions)}`
 }

@@ -17,7 +17,12 @@ export type {
   UserQuestionErrorDetails,
 } from './errors.js'
 export { durationInWords } from './words.js'
-export { checkIntent, describePlanReview, qualifiesForPlanReview } from './intent.js'
+export {
+  checkIntent,
+  describePlanReview,
+  isPlanReviewAsk,
+  qualifiesForPlanReview,
+} from './intent.js'
 export type { PlanReviewChoice } from './intent.js'
 export type {
   Agent,

@@ -32,6 +32,15 @@ export function checkIntent(item: AskUserQuestionItem, index: number): void {
   }
 }
 
+/**
+ * Whether an ask is one plan-review question: the ask `approvals` applies
+ * to, and the one whose "discuss" is about a plan. (Whether a UI can show it
+ * as a plan review is {@link describePlanReview}'s stricter reading.)
+ */
+export function isPlanReviewAsk(questions: readonly AskUserQuestionItem[]): boolean {
+  return questions.length === 1 && questions[0]?.intent?.kind === 'plan-review'
+}
+
 /** The options of a plan-review question, as a plan-review screen offers them. */
 export interface PlanReviewChoice {
   question: AskUserQuestionItem

@@ -1,6 +1,7 @@
 import { UserQuestionError } from './errors.js'
 import { AskEndReasons } from './outcome.js'
 import type { AskErrorData } from './outcome.js'
+import { isPlanReviewAsk } from './intent.js'
 import { isFilled } from './read.js'
 import type { AskPolicy, AskUserQuestionAnswer, AskUserQuestionItem, Responder } from './types.js'
 
@@ -72,7 +73,7 @@ export function readPolicy(
     ) {
       throw invalid(`approvals must be a whole number from 1 to ${MAX_APPROVALS}`, 'approvals')
     }
-    if (questions.length !== 1 || questions[0]?.intent?.kind !== 'plan-review') {
+    if (!isPlanReviewAsk(questions)) {
       throw invalid('approvals applies only to an ask of one plan-review question', 'approvals')
     }
     if (approvals > 1) policy.approvals = approvals

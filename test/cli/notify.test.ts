@@ -49,6 +49,23 @@ describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
       /^askseam: --max-in-flight takes a whole number, 1 or more, not "0"$/,
     ],
     [['--secret', secret], /^askseam: askseam notify needs --webhook URL$/],
+    // Number() alone reads these as 16 and 3.
+    [
+      ['--webhook', 'http://127.0.0.1:9/hook', '--secret', secret, '--notify-after', '0x10'],
+      /^askseam: --notify-after takes a number of seconds from 0 \(at once\) to 2147483, not "0x10"$/,
+    ],
+    [
+      ['--webhook', 'http://127.0.0.1:9/hook', '--secret', secret, '--max-reminders', '0x3'],
+      /^askseam: --max-reminders takes a whole number, 0 or more, not "0x3"$/,
+    ],
+    [
+      ['--webhook', 'http://127.0.0.1:9/hook', '--secret', secret, '--max-in-flight', ' 4'],
+      /^askseam: --max-in-flight takes a whole number, 1 or more, not " 4"$/,
+    ],
+    [
+      ['--webhook', 'http://127.0.0.1:9/hook', '--secret', secret, '--remind-every', '1e3'],
+      /^askseam: --remind-every takes a number of seconds greater than 0, not "1e3"$/,
+    ],
   ])('refuses %j in one line, exit code 2', async (flags, line) => {
     const { code, stdout, stderr } = await askseam(['notify', ...store, ...flags])
     expect(code).toBe(2)
@@ -56,6 +73,54 @@ describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
     expect(stderr.split('\n')).toHaveLength(2)
     expect(stderr.trimEnd()).toMatch(line)
   })
+
+  it('refuses to run without a store in one line, exit code 2', async () => {
+    const { code, stdout, stderr } = await askseam([
+      'notify',
+      '--webhook',
+      'http://127.0.0.1:9/hook',
+      '--secret',
+      secret,
+    ])
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    expect(stderr).toBe(
+      'askseam: askseam notify serves a shared store: give --store FILE or --postgres URL\n',
+    )
+  })
+
+  // fetch refuses every post to such a URL: it was accepted, then retried for a day unsent.
+  it.each([
+    [
+      '--webhook',
+      'http://hook:pw-s3cret@127.0.0.1:9/hook',
+      /^askseam: --webhook: webhook\.url must not carry a user name or password .*path or query$/,
+    ],
+    [
+      '--webhook',
+      'ftp://hook:pw-s3cret@127.0.0.1:9/hook',
+      /^askseam: --webhook: webhook\.url must be an http or https URL, not "ftp:\/\/…@127\.0\.0\.1:9\/hook"$/,
+    ],
+    [
+      '--console-url',
+      'http://me:pw-s3cret@127.0.0.1:4000/',
+      /^askseam: --console-url: consoleUrl must not carry a user name or password .*\?token=/,
+    ],
+  ])(
+    'refuses %s with credentials in one line, exit code 2, never printing them',
+    async (flag, url, line) => {
+      const flags =
+        flag === '--webhook'
+          ? ['--webhook', url, '--secret', secret]
+          : ['--webhook', 'http://127.0.0.1:9/hook', '--secret', secret, flag, url]
+      const { code, stdout, stderr } = await askseam(['notify', ...store, ...flags])
+      expect(code).toBe(2)
+      expect(stdout).toBe('')
+      expect(stderr.split('\n')).toHaveLength(2)
+      expect(stderr.trimEnd()).toMatch(line)
+      expect(stderr).not.toContain('s3cret')
+    },
+  )
 
   it('says in one line, exit code 1, that its store cannot be opened', async () => {
     const { code, stdout, stderr } = await askseam([
@@ -85,7 +150,8 @@ describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
         '--store',
         join(dir, 'running.db'),
         '--webhook',
-        'http://127.0.0.1:9/hook',
+        // A chat's incoming webhook: the path and query are its secret.
+        'http://127.0.0.1:9/services/T0/s3cret?token=s3cret',
         '--secret',
         secret,
       ],
@@ -102,6 +168,8 @@ describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
     // A process that ended by itself (nothing pending held it up) would never say it stopped.
     child.kill('SIGTERM')
     expect(await exited).toBe(0)
+    expect(stdout).toContain("askseam notify · posting the store's asks to http://127.0.0.1:9/…\n")
+    expect(stdout).not.toContain('s3cret')
     expect(stdout).toContain('askseam notify stopped')
   })
 

@@ -370,52 +370,6 @@ describe('startNotifier across a restart', () => {
   })
 })
 
-describe('startNotifier options', () => {
-  const store = createMemoryStore()
-  const webhook = { url: 'http://127.0.0.1:9/hook', secret: testSecret() }
-  const refused = (options: Partial<NotifierOptions>, field: string) => {
-    let error: unknown
-    try {
-      startNotifier({ store, webhook, ...options } as NotifierOptions)
-    } catch (thrown: unknown) {
-      error = thrown
-    }
-    expect(error).toMatchObject({
-      name: 'UserQuestionError',
-      code: 'INVALID_REQUEST',
-      details: { field },
-    })
-  }
-
-  it('refuses a secret that is not whsec_ + base64, naming the option', () => {
-    refused({ webhook: { url: webhook.url, secret: 'hunter2' } }, 'webhook.secret')
-    refused({ webhook: { url: webhook.url, secret: 'whsec_' } }, 'webhook.secret')
-    refused({ webhook: { url: webhook.url, secret: 'whsec_not base64!' } }, 'webhook.secret')
-  })
-
-  it('refuses URLs that are not http(s) and durations that are negative or not numbers', () => {
-    refused({ webhook: { url: 'ftp://example.com', secret: webhook.secret } }, 'webhook.url')
-    refused({ webhook: { url: 'not a url', secret: webhook.secret } }, 'webhook.url')
-    refused({ consoleUrl: 'javascript:alert(1)' }, 'consoleUrl')
-    refused({ notifyAfterMs: -1 }, 'notifyAfterMs')
-    refused({ remindEveryMs: Number.NaN }, 'remindEveryMs')
-    refused({ remindEveryMs: 0 }, 'remindEveryMs')
-    refused({ escalateAfterMs: -5 }, 'escalateAfterMs')
-    refused({ maxReminders: 1.5 }, 'maxReminders')
-  })
-
-  it('refuses a maxInFlight that is not a whole number above 0', () => {
-    refused({ maxInFlight: 0 }, 'maxInFlight')
-    refused({ maxInFlight: 2.5 }, 'maxInFlight')
-    refused({ maxInFlight: '4' as unknown as number }, 'maxInFlight')
-  })
-
-  it('refuses a store without a notification ledger', () => {
-    const { notifications: _ledger, ...withoutLedger } = createMemoryStore()
-    refused({ store: withoutLedger as AskStore }, 'store')
-  })
-})
-
 /** Advances `clock` a step at a time, with a real turn for I/O between steps, until `check` holds. */
 async function runClockUntil(
   clock: SimulatedClock,

@@ -1,5 +1,4 @@
 import { SpanStatusCode, context, trace } from '@opentelemetry/api'
-import type { Tracer, TracerProvider } from '@opentelemetry/api'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -16,7 +15,6 @@ import { openTelemetry } from '../../src/otel/index.js'
 import { createControllableProvider, rejectionOf } from '../support/controllable-provider.js'
 import { createMetrics, createTracing, useAsyncContext } from '../support/otel.js'
 import { settle } from '../support/settle.js'
-import { captureWarnings, withCode } from '../support/warnings.js'
 
 /** DESIGN §13: the human wait as OpenTelemetry spans and metrics. */
 
@@ -246,72 +244,6 @@ describe('askseam/otel', () => {
     expect(duration.count).toBe(1)
     expect(duration.sum).toBeGreaterThanOrEqual(0)
     await seam.close()
-  })
-
-  it('a tracer and a meter that throw break no ask, and are reported once', async () => {
-    const throwing = () => {
-      throw new Error('exporter down')
-    }
-    const tracerProvider: TracerProvider = {
-      getTracer: () => ({ startSpan: throwing, startActiveSpan: throwing }) as unknown as Tracer,
-    }
-    const metrics = createMetrics()
-    const meterProvider = {
-      getMeter: () => {
-        const meter = metrics.provider.getMeter('throwing')
-        return {
-          ...meter,
-          createUpDownCounter: () => ({ add: throwing }),
-          createHistogram: () => ({ record: throwing }),
-          createCounter: () => ({ add: throwing }),
-        }
-      },
-    } as unknown as NonNullable<Parameters<typeof openTelemetry>[0]>['meterProvider']
-    const warnings = captureWarnings(withCode('ASKSEAM_TELEMETRY_FAILED'))
-    const seam = createUserQuestions({
-      telemetry: openTelemetry({
-        tracerProvider,
-        ...(meterProvider === undefined ? {} : { meterProvider }),
-      }),
-    })
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
-    for (let index = 0; index < 2; index++) {
-      const answer = seam.ask({ questions: [question] })
-      ;(await provider.call(index)).resolve(yes)
-      await expect(answer).resolves.toEqual(yes)
-    }
-    await settle()
-    expect(warnings).toHaveLength(1)
-    expect(warnings[0]?.message).toMatch(/exporter down/)
-    await seam.close()
-  })
-
-  it('hooks that throw, or hand back nonsense, break no ask', async () => {
-    const seam = createUserQuestions({
-      telemetry: {
-        askStarted: () => ({
-          traceContext: { traceparent: 42 } as never,
-          settled() {
-            throw new Error('settled threw')
-          },
-        }),
-        presentationStarted() {
-          throw new Error('presentation threw')
-        },
-      },
-    })
-    const warnings = captureWarnings(withCode('ASKSEAM_TELEMETRY_FAILED'))
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
-    const answer = seam.ask({ questions: [question] })
-    ;(await provider.call(0)).resolve(yes)
-    await expect(answer).resolves.toEqual(yes)
-    await seam.close()
-    await settle()
-    expect(warnings.map(({ message }) => message)).toEqual([
-      expect.stringMatching(/presentation threw/),
-    ])
   })
 
   it('links the presentation on another seam sharing the store to the asking span', async () => {

@@ -399,7 +399,10 @@ describe('a result for every error code', () => {
     expect(Object.keys(nextStepByCode).sort()).toEqual(Object.keys(UserQuestionErrorCodes).sort())
     for (const code of Object.keys(UserQuestionErrorCodes) as UserQuestionErrorCode[]) {
       const line = formatToolError(new UserQuestionError('it\nhappened', code))
-      expect(line.startsWith(`${code}: it happened. `)).toBe(true)
+      // A cancel is a dismissal, in the same words whichever UI threw it.
+      const happened =
+        code === 'ASK_CANCELLED' ? 'The user dismissed the questions.' : 'it happened.'
+      expect(line.startsWith(`${code}: ${happened} `)).toBe(true)
       expect(line).not.toContain('\n')
     }
   })

@@ -3,9 +3,12 @@ import { durationInWords } from '../../src/vocabulary/index.js'
 
 describe('durationInWords: the span a terminal and the model read for a deadline', () => {
   it.each([
-    [-5_000, '0 seconds'],
-    [0, '0 seconds'],
-    [499, '0 seconds'],
+    // A deadline under half a second read "0 seconds": as if nobody had been given any time.
+    [-5_000, 'less than a second'],
+    [0, 'less than a second'],
+    [20, 'less than a second'],
+    [499, 'less than a second'],
+    [500, '1 second'],
     [1_000, '1 second'],
     [45_000, '45 seconds'],
     [59_400, '59 seconds'],
