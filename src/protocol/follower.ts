@@ -37,6 +37,13 @@ export interface Follower {
   stop(): void
   /** Rereads the store's pending asks, and ends here what the store holds settled or no longer holds. */
   resync(): Promise<void>
+  /**
+   * Reads these asks from the store now, as the feed will bring them: another
+   * seam's pending ask is shown, a settled one's outcome reaches its
+   * machines here. Resolves once each read is done; a read that fails is
+   * left to the feed.
+   */
+  catchUp(askIds: readonly string[]): Promise<void>
   /** Shows every known pending ask of another seam (a provider registered). */
   showAll(): void
   /** Watches the earliest deadline among other seams' asks again (a sweep ran). */
@@ -115,6 +122,22 @@ export function createFollower(options: FollowerOptions): Follower {
     settled(askId, lost, settledElsewhereOutcome())
   }
 
+  const catchUp = async (askIds: readonly string[]) => {
+    await Promise.all(
+      askIds.map(async (askId) => {
+        let record: AskRecord | undefined
+        try {
+          record = await store.get(askId)
+        } catch {
+          return // A failed read says nothing of the ask: the feed still brings what changed.
+        }
+        if (record === undefined || options.stopped()) return
+        if (record.outcome !== undefined) settled(askId, record.outcome)
+        else note(record)
+      }),
+    )
+  }
+
   let unwatch: (() => void) | undefined
   return {
     pending(shown) {
@@ -128,6 +151,7 @@ export function createFollower(options: FollowerOptions): Follower {
       foreign.clear()
     },
     resync,
+    catchUp,
     showAll() {
       for (const record of [...foreign.values()]) presenter.show(record)
     },

@@ -5,6 +5,7 @@
  */
 export { newSecret } from './secret.js'
 export { importPeer } from './peer.js'
+export { catchUpWithStore } from './seam.js'
 export {
   CorruptRowError,
   notifyEach,

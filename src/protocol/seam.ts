@@ -25,6 +25,7 @@ import {
 import type { AskUserQuestionAnswer, UserQuestionProvider } from '../vocabulary/index.js'
 
 const crashHooks = new WeakMap<UserQuestions, () => void>()
+const catchUpHooks = new WeakMap<UserQuestions, (askIds: readonly string[]) => Promise<void>>()
 
 /**
  * Testing only (not exported from the package): drops `seam` as a crashed
@@ -33,6 +34,19 @@ const crashHooks = new WeakMap<UserQuestions, () => void>()
  */
 export function dropSeamForTesting(seam: UserQuestions): void {
   crashHooks.get(seam)?.()
+}
+
+/**
+ * Within askseam only (exported from `protocol/internal`): makes `seam` read
+ * these asks from its store now instead of when its change feed brings them,
+ * for a layer that learnt from the store that one changed (an MCP round on an
+ * instance that has not yet heard of an answer committed on another). A
+ * settled ask's outcome reaches this seam's callers and presentations; another
+ * seam's pending ask is shown. Resolves once the reads are done; does nothing
+ * for an object `createUserQuestions` did not make.
+ */
+export function catchUpWithStore(seam: UserQuestions, askIds: readonly string[]): Promise<void> {
+  return catchUpHooks.get(seam)?.(askIds) ?? Promise.resolve()
 }
 
 /**
@@ -190,6 +204,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     },
   }
 
+  catchUpHooks.set(seam, (askIds) => (isClosed() ? Promise.resolve() : follower.catchUp(askIds)))
   crashHooks.set(seam, () => {
     slot.send({ type: 'seam.closed' })
     follower.stop()

@@ -63,6 +63,18 @@ export function readElicitResult(raw: unknown): ElicitOutcome {
 }
 
 /**
+ * `BAD_ANSWER` for an `inputResponses` entry that is no elicitation result at
+ * all (`"yes"`, `null`, `42`, a list, a `{ method, result }` wrapper): the MCP
+ * SDK v2 hands the server only its key, in `droppedInputResponseKeys`.
+ */
+export function unreadableResponse(): UserQuestionError {
+  return badAnswer(
+    'each inputResponses value must be the elicitation result object itself ({ action, content }), not another value nor one wrapped in { method, result }',
+    'result-shape',
+  )
+}
+
+/**
  * Reads accepted form content back into one draft per question, or throws
  * `BAD_ANSWER` naming the question, the property and the rule: an unknown
  * property, a value of the wrong type, a label the question does not offer, a

@@ -7,7 +7,7 @@ import type {
   Responder,
   UserQuestionProvider,
 } from '../../protocol/index.js'
-import { decodeContent, readElicitResult } from './decode.js'
+import { decodeContent, readElicitResult, unreadableResponse } from './decode.js'
 import { buildElicitationForm } from './form.js'
 import { cancelled } from './provider.js'
 
@@ -110,11 +110,22 @@ export class HeldAsks implements UserQuestionProvider {
   }
 }
 
+/**
+ * What a retry brought for one ask: the client's elicitation result, or a
+ * value the SDK set aside, naming only its key (`droppedInputResponseKeys`),
+ * because it is no result at all (not an object, or wrapped as `{ method, result }`).
+ */
+export type InputResponse = { result: unknown } | { unreadable: true }
+
 /** Hands the client's answer for one ask to the seam, decoded as the form of DESIGN §7, with who gave it. */
-export function commit(presentation: Presentation, response: unknown, by?: Responder): void {
+export function commit(presentation: Presentation, response: InputResponse, by?: Responder): void {
   if (presentation.decided) return
+  if (!('result' in response)) {
+    presentation.refuse(unreadableResponse())
+    return
+  }
   try {
-    const result = readElicitResult(response)
+    const result = readElicitResult(response.result)
     if (result.action !== 'accept') {
       presentation.refuse(cancelled(result))
       return

@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { UserQuestionError, errorData, isUserQuestionError } from '../../protocol/index.js'
-import type {
-  AskStore,
-  AskUserQuestionAnswer,
-  AskUserQuestionRequest,
-  Responder,
-  UserQuestions,
-} from '../../protocol/index.js'
+import type { AskStore, UserQuestions } from '../../protocol/index.js'
 import { buildElicitationForm } from './form.js'
-import { elicitationUnsupported } from './provider.js'
-import { HeldAsks, commit } from './held-asks.js'
-import type { Presentation } from './held-asks.js'
+import { HeldAsks } from './held-asks.js'
+import type { InputResponse } from './held-asks.js'
+import { Round } from './round.js'
 import {
   DEFAULT_STATE_TTL_MS,
   callDigest,
@@ -18,7 +12,7 @@ import {
   sealRequestState,
   secretBytes,
 } from './request-state.js'
-import type { SealedAsk, StateBinding, StatePayload } from './request-state.js'
+import type { StateBinding, StatePayload } from './request-state.js'
 import { canElicitForms, clientOf, responderOf } from './round-context.js'
 import type { RoundTripContext } from './round-context.js'
 
@@ -32,7 +26,8 @@ import type { RoundTripContext } from './round-context.js'
  * On the retry, on any instance sharing the store, the handler runs again;
  * its asks resume by key (settled ones return their outcome at once) and the
  * answers the client brought are committed through the seam to the asks the
- * requestState names, so the store's one conditional write decides.
+ * requestState names, so the store's one conditional write decides (see
+ * round.ts for how a round keeps up with a store other instances write).
  */
 
 /** The content of a tool's result, as MCP `CallToolResult` has it. */
@@ -145,104 +140,6 @@ function failureResult(error: unknown): ToolCallResult {
 }
 
 /**
- * A promise that never settles, for a continuation of a round that is over. A
- * fresh one each time: one shared promise would keep every such continuation
- * reachable (and so in memory) for as long as the process lives.
- */
-function never(): Promise<never> {
-  return new Promise<never>(() => undefined)
-}
-
-/** One round of one tool call: the handler's asks and whether they all wait for the user. */
-class Round {
-  over = false
-  #ordinal = 0
-  readonly #outstanding = new Set<{ presentation?: Presentation }>()
-  readonly #blocked: Array<(presentations: Presentation[]) => void> = []
-  readonly blocked: Promise<Presentation[]>
-
-  constructor(
-    private readonly seam: UserQuestions,
-    private readonly held: HeldAsks,
-    readonly callId: string,
-    private readonly sealed: SealedAsk[],
-    private readonly responses: Record<string, unknown>,
-    private readonly elicits: boolean,
-    /** Who answers through this round's client (DESIGN §12), when the request names one. */
-    private readonly responder: Responder | undefined,
-  ) {
-    this.blocked = new Promise((resolve) => this.#blocked.push(resolve))
-  }
-
-  /** The seam the handler sees: its asks are this round's. */
-  facade(): UserQuestions {
-    const { seam } = this
-    return {
-      ask: (request) => this.ask(request),
-      pending: () => seam.pending(),
-      history: (query) => seam.history(query),
-      registerProvider: () => {
-        throw new UserQuestionError(
-          'A tool served by round trips asks through the seam it is given; it cannot register a provider on it.',
-          'DUPLICATE_PROVIDER',
-        )
-      },
-      close: () => Promise.resolve(),
-    }
-  }
-
-  private ask(request: AskUserQuestionRequest): Promise<AskUserQuestionAnswer> {
-    if (this.over) return never()
-    const ordinal = this.#ordinal
-    this.#ordinal += 1
-    const key = request.key ?? `mcp:${this.callId}:${ordinal}`
-    // The ask outlives this round by design, so the caller's own signal is not passed on.
-    const { signal: _ignored, ...rest } = request
-    const entry: { presentation?: Presentation } = {}
-    this.#outstanding.add(entry)
-    const outcome = this.seam.ask({ ...rest, key })
-    const stopWatching = this.held.whenPresented(key, (presentation) => {
-      const named = this.sealed.find((ask) => ask.key === key && ask.askId === presentation.askId)
-      if (named !== undefined && Object.hasOwn(this.responses, named.requestKey)) {
-        commit(presentation, this.responses[named.requestKey], this.responder)
-      } else if (!this.elicits) {
-        presentation.refuse(elicitationUnsupported())
-      } else {
-        entry.presentation = presentation
-        this.check()
-      }
-    })
-    const settled = () => {
-      stopWatching()
-      this.#outstanding.delete(entry)
-      // The handler first goes on with what it got; if it then still waits only on asks for the user, the round ends.
-      if (this.#outstanding.size > 0) setImmediate(() => this.check())
-    }
-    return outcome.then(
-      (answer) => {
-        settled()
-        return this.over ? never() : answer
-      },
-      (error: unknown) => {
-        settled()
-        return this.over ? never() : Promise.reject(error)
-      },
-    )
-  }
-
-  /** Ends the round when every ask the handler waits on needs the user. */
-  private check(): void {
-    if (this.over || this.#outstanding.size === 0) return
-    const presentations: Presentation[] = []
-    for (const entry of this.#outstanding) {
-      if (entry.presentation === undefined || entry.presentation.decided) return
-      presentations.push(entry.presentation)
-    }
-    for (const resolve of this.#blocked.splice(0)) resolve(presentations)
-  }
-}
-
-/**
  * Serves tools that ask through the seam to MCP clients on protocol
  * 2026-07-28 by Multi Round-Trip Requests (DESIGN §14): registers, as the
  * seam's provider, a holder for every pending ask, and wraps tool handlers so
@@ -290,13 +187,24 @@ export function createRoundTrips(options: RoundTripsOptions): RoundTrips {
     }
   }
 
+  /**
+   * The retry's answers by `inputRequests` key, each one a key the
+   * requestState names. A value the SDK set aside as no result at all
+   * (`droppedInputResponseKeys`) is kept as unreadable: its ask ends
+   * `BAD_ANSWER`, as a result that does not fit the form does.
+   */
   function checkedResponses(
     context: RoundTripContext,
     state: StatePayload | undefined,
-  ): Record<string, unknown> {
+  ): Map<string, InputResponse> {
     const given = context.mcpReq.inputResponses ?? {}
-    const keys = Object.keys(given)
-    if (keys.length === 0) return {}
+    const dropped = context.mcpReq.droppedInputResponseKeys
+    const unreadable = Array.isArray(dropped)
+      ? dropped.filter((key): key is string => typeof key === 'string')
+      : []
+    const keys = [...Object.keys(given), ...unreadable]
+    const responses = new Map<string, InputResponse>()
+    if (keys.length === 0) return responses
     if (state === undefined) {
       throw refused(
         'inputResponses',
@@ -314,7 +222,9 @@ export function createRoundTrips(options: RoundTripsOptions): RoundTrips {
         { key: unknown },
       )
     }
-    return given
+    for (const [key, result] of Object.entries(given)) responses.set(key, { result })
+    for (const key of unreadable) responses.set(key, { unreadable: true })
+    return responses
   }
 
   return {
@@ -328,15 +238,17 @@ export function createRoundTrips(options: RoundTripsOptions): RoundTrips {
         if (client !== undefined) binding.client = client
         const state = opened(binding, context)
         const responses = checkedResponses(context, state)
-        const round = new Round(
-          options.seam,
+        const round = new Round({
+          seam: options.seam,
+          store: options.store,
           held,
-          state?.callId ?? randomUUID(),
-          state?.asks ?? [],
+          callId: state?.callId ?? randomUUID(),
+          sealed: state?.asks ?? [],
           responses,
-          canElicitForms(context),
-          responderOf(context),
-        )
+          elicits: canElicitForms(context),
+          responder: responderOf(context),
+        })
+        round.commitResponses()
         const ran = handler(round.facade(), args, context).then(
           (result) => ({ result }) as const,
           (error: unknown) => ({ error }) as const,

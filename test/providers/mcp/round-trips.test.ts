@@ -48,6 +48,7 @@ afterEach(async () => {
 })
 
 async function setUp(options: { timeoutMs?: number; stateTtlMs?: number } = {}): Promise<Setup> {
+  let detours = 0
   const store = createMemoryStore()
   const seam = createUserQuestions({
     store,
@@ -75,6 +76,16 @@ async function setUp(options: { timeoutMs?: number; stateTtlMs?: number } = {}):
             ])
             const chosen = [db, cache].map((answer) => answer.answers[0]?.selected[0] ?? 'nothing')
             return { content: [{ type: 'text', text: chosen.join(' + ') }] }
+          },
+        },
+        {
+          // From its second run on, it first asks something it did not ask before.
+          name: 'detour',
+          handler: async (asking) => {
+            detours += 1
+            if (detours > 1) await asking.ask({ key: 'detour:cache', questions: [cacheQuestion] })
+            const db = await asking.ask({ key: 'detour:db', questions: [dbQuestion] })
+            return { content: [{ type: 'text', text: db.answers[0]?.selected[0] ?? 'nothing' }] }
           },
         },
         {
@@ -385,6 +396,55 @@ describe('a tool call served by round trips', () => {
         status: 'rejected',
         error: { code: 'BAD_ANSWER', details: { rule: 'unknown-label' } },
       },
+    })
+  })
+
+  it.each([
+    ['a string', 'yes'],
+    ['null', null],
+    ['a number', 42],
+    ['a list', []],
+    ['a wrapped result', { method: 'elicitation/create', result: accept({ db: 'SQLite' }) }],
+  ])(
+    'ends the ask BAD_ANSWER for an inputResponses value that is no result (%s), leaving nothing waiting',
+    async (_, value) => {
+      const { store, seam, client: connect } = await setUp()
+      const client = await connect()
+      const { result, askId } = await firstRound(client)
+      const answered = await call(client, {
+        name: 'pick_stack',
+        arguments: {},
+        inputResponses: { [askId]: value },
+        requestState: result.requestState,
+      })
+      expect(answered).toMatchObject({ isError: true })
+      expect(textOf(answered)).toMatch(/^BAD_ANSWER: .*elicitation result object itself/)
+      expect(await store.get(askId)).toMatchObject({
+        state: 'settled',
+        outcome: {
+          status: 'rejected',
+          error: { code: 'BAD_ANSWER', details: { rule: 'result-shape' } },
+        },
+      })
+      expect(seam.pending()).toEqual([])
+    },
+  )
+
+  it('commits an answer the retry brings even when the handler does not reach its ask this round', async () => {
+    const { store, client: connect } = await setUp()
+    const client = await connect()
+    const first = (await call(client, { name: 'detour', arguments: {} })) as InputRequiredShape
+    const [dbAsk] = Object.keys(first.inputRequests) as [string]
+    const second = (await call(client, {
+      name: 'detour',
+      arguments: {},
+      inputResponses: { [dbAsk]: accept({ db: 'SQLite' }) },
+      requestState: first.requestState,
+    })) as InputRequiredShape
+    expect(Object.keys(second.inputRequests)).not.toContain(dbAsk)
+    expect(await store.get(dbAsk)).toMatchObject({
+      state: 'settled',
+      outcome: { status: 'answered', answer: { answers: [{ id: 'db', selected: ['SQLite'] }] } },
     })
   })
 
