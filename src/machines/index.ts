@@ -80,6 +80,7 @@ export type {
 } from './questionnaire.machine.js'
 export { relayAskMachine, responseEvent } from './relayAsk.machine.js'
 export type {
+  HeldResponse,
   RelayAskContext,
   RelayAskEmitted,
   RelayAskEvent,

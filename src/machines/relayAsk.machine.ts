@@ -1,8 +1,9 @@
-import { assign, emit, setup } from 'xstate'
-import { AskEndReasons, isHandOver } from '../vocabulary/index.js'
+import { assertEvent, assign, emit, enqueueActions, setup } from 'xstate'
+import { AskEndReasons, endedAs, isHandOver } from '../vocabulary/index.js'
 import type {
   ApprovalCount,
   AskErrorData,
+  AskOutcomeName,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
   Responder,
@@ -47,8 +48,23 @@ export interface RelayAskContext {
   responder: string | undefined
   /** What that response was. */
   responded: 'answer' | 'cancel' | undefined
+  /**
+   * Responses from other clients that came while one was being committed or
+   * while the ask waited to be presented again, oldest first: each is handed
+   * to the ask in turn once it is presented again, and told `not-pending`
+   * only once the ask has ended.
+   */
+  held: HeldResponse[]
   /** How the ask ended; `undefined` while it is pending, and for an ask handed over. */
   outcome: RelayOutcome | undefined
+}
+
+/** A client's answer or cancel kept until the ask can take it. */
+export interface HeldResponse {
+  /** Who gave it: the client its receipt goes to. */
+  clientId: string
+  /** The answer or cancel, as the relay read it at its edge. */
+  response: RelaySettlingResponse
 }
 
 /** A client's response as its ask hears it: one event per kind (`response.answer`, `response.invalid`, …). */
@@ -80,6 +96,8 @@ export type RelayAskEvent =
   | { type: 'settlement.counted'; approvals: ApprovalCount }
   /** The seam refused the response. */
   | { type: 'settlement.refused'; error: AskErrorData }
+  /** The seam shows the ask again after a vote was counted or a responder refused (DESIGN §12). */
+  | { type: 'ask.presented' }
   | { type: 'ask.ended'; error: AskErrorData }
 
 /** What a relayed ask tells the relay. */
@@ -103,8 +121,7 @@ export type RelayAskEmitted =
 
 /**
  * How one relayed ask ended: what `question/resolved` says, or nothing for an
- * ask that did not end here: handed over, or still pending after a vote was
- * counted or a responder refused (the seam presents it again).
+ * ask that did not end here: handed over to another provider.
  */
 export interface RelayAskOutput {
   outcome: RelayOutcome | undefined
@@ -119,24 +136,68 @@ function responderRefusal(error: AskErrorData): 'forbidden' | 'already-voted' | 
     : undefined
 }
 
+/**
+ * How the wire names an ending: its own words, but for `failed` (a misfit
+ * answer, a failed provider or store), which the wire calls `aborted`.
+ */
+function wireOutcome(ending: AskOutcomeName): RelayOutcome {
+  return ending === 'failed' ? 'aborted' : ending
+}
+
+/**
+ * What `question/resolved` says of an ask ended by `error` (its signal's
+ * reason): how it really ended, even where another console's answer or
+ * dismissal took it down (`settled-elsewhere` names it); nothing for a hand-over.
+ */
 function outcomeOfEnding(error: AskErrorData): RelayOutcome | undefined {
-  if (isHandOver(error)) return undefined
-  return error.code === 'ASK_TIMEOUT' ? 'timed-out' : 'aborted'
+  return isHandOver(error) ? undefined : wireOutcome(endedAs(error))
+}
+
+/**
+ * A state's transitions, and the responses the relay's edge refused (told
+ * at once, whatever state the ask is in). Called as `/* @__PURE__ *\/`, so
+ * that a bundler still drops an unused machine.
+ */
+function orRefusedAtTheEdge<T extends object>(on: T) {
+  return {
+    ...on,
+    'response.forbidden': { actions: 'refuseAtTheEdge' },
+    'response.already-voted': { actions: 'refuseAtTheEdge' },
+    'response.invalid': { actions: 'refuseAtTheEdge' },
+  } as const
+}
+
+/**
+ * A state's transitions while another response is committed, or while the
+ * ask waits to be shown again: an answer or a cancel waits its turn, a
+ * refusal at the edge is told at once. Called as `/* @__PURE__ *\/`.
+ */
+function orHeldForItsTurn<T extends object>(on: T) {
+  return orRefusedAtTheEdge({
+    ...on,
+    'response.answer': { actions: 'hold' },
+    'response.cancel': { actions: 'hold' },
+  } as const)
 }
 
 /**
  * One ask the relay holds for its connected clients (DESIGN §7), deciding
- * its own receipts. The first valid response settles the seam's provider
- * promise; its client hears "accepted" (and every client "resolved") only
- * once the seam says the store committed it; a response while one is being
- * committed, or after the ask ended, is `not-pending`; an invalid one is
- * `bad-response` and the ask stays pending; one from a client that may not
- * see the ask is `forbidden`, a second approval by the same person
- * `already-voted`. An ask taken away for a hand-over ends without an outcome:
- * it did not end, another provider shows it. So does one whose response the
- * seam counted as a vote (its client hears "accepted", with the count) or
- * refused for who gave it (`forbidden`, `already-voted`): the ask is still
- * pending and the seam presents it again (DESIGN §12).
+ * its own receipts, across every presentation the seam makes of it. The
+ * first valid response settles the seam's provider promise; its client
+ * hears "accepted" (and every client "resolved") only once the seam says the
+ * store committed it; an invalid one is `bad-response` and the ask stays
+ * pending; one from a client that may not see the ask is `forbidden`, a
+ * second approval by the same person `already-voted`.
+ *
+ * On an ask that counts approvals (DESIGN §12) a committed response may
+ * leave the ask pending: a vote counted (its client hears "accepted", with
+ * the count) or a responder refused (`forbidden`, `already-voted`). The ask
+ * then waits (`awaitingPresentation`) until the seam presents it again
+ * (`ask.presented`). Another person's answer or cancel that comes while one
+ * is committed, or while the ask waits, is not lost: it is held and handed
+ * to the ask, in turn, once it is presented again, and is `not-pending` only
+ * if the ask ends first. An ask taken away for a hand-over ends without an
+ * outcome: it did not end, another provider shows it.
  */
 export const relayAskMachine = /* @__PURE__ */ setup({
   types: {
@@ -148,41 +209,45 @@ export const relayAskMachine = /* @__PURE__ */ setup({
   },
   guards: {
     respondedCancel: ({ context }) => context.responded === 'cancel',
+    hasHeld: ({ context }) => context.held.length > 0,
     isResponderRefusal: (_, refused: { error: AskErrorData }) =>
       responderRefusal(refused.error) !== undefined,
     isMisfit: (_, refused: { error: AskErrorData }) => refused.error.code === 'BAD_ANSWER',
   },
   actions: {
-    refuse: emit((_, { clientId, reason }: { clientId: string; reason: RelayReceiptReason }) => ({
-      type: 'receipt' as const,
-      clientId,
-      reason,
-    })),
-    refuseInvalid: emit(
-      (
-        _,
-        {
-          clientId,
-          response,
-        }: { clientId: string; response: Extract<RelayResponse, { kind: 'invalid' }> },
-      ) => ({
+    refuseAtTheEdge: emit(({ event }) => {
+      assertEvent(event, ['response.forbidden', 'response.already-voted', 'response.invalid'])
+      const { clientId, response } = event
+      if (response.kind !== 'invalid') {
+        return { type: 'receipt' as const, clientId, reason: response.kind }
+      }
+      return {
         type: 'receipt' as const,
         clientId,
         reason: 'bad-response' as const,
         message: response.message,
         ...(response.details === undefined ? {} : { details: response.details }),
-      }),
-    ),
-    recordResponder: assign(
-      (_, { clientId, response }: { clientId: string; response: RelaySettlingResponse }) => ({
-        responder: clientId,
-        responded: response.kind,
-      }),
-    ),
-    settleProvider: emit((_, { response }: { response: RelaySettlingResponse }) => ({
+      }
+    }),
+    hold: assign(({ context, event }) => {
+      assertEvent(event, ['response.answer', 'response.cancel'])
+      return { held: [...context.held, { clientId: event.clientId, response: event.response }] }
+    }),
+    recordResponder: assign((_, { clientId, response }: HeldResponse) => ({
+      responder: clientId,
+      responded: response.kind,
+    })),
+    settleProvider: emit((_, { response }: HeldResponse) => ({
       type: 'provider.settled' as const,
       response,
     })),
+    dropFirstHeld: assign(({ context }) => ({ held: context.held.slice(1) })),
+    tellHeldNotPending: enqueueActions(({ context, enqueue }) => {
+      for (const { clientId } of context.held) {
+        enqueue.emit({ type: 'receipt', clientId, reason: 'not-pending' })
+      }
+      enqueue.assign({ held: [] })
+    }),
     acceptResponder: emit(({ context }) => ({
       type: 'receipt' as const,
       clientId: context.responder as string,
@@ -210,12 +275,13 @@ export const relayAskMachine = /* @__PURE__ */ setup({
       clientId: context.responder as string,
       reason: 'not-pending' as const,
     })),
+    forgetResponder: assign({ responder: undefined, responded: undefined }),
     recordAnswered: assign({ outcome: 'answered' as const }),
     recordCancelled: assign({ outcome: 'cancelled' as const }),
     recordEnding: assign((_, ended: { error: AskErrorData }) => ({
       outcome: outcomeOfEnding(ended.error),
     })),
-    recordMisfit: assign({ outcome: 'aborted' as const }),
+    recordMisfit: assign({ outcome: /* @__PURE__ */ wireOutcome('failed') }),
   },
 }).createMachine({
   id: 'relayAsk',
@@ -225,28 +291,24 @@ export const relayAskMachine = /* @__PURE__ */ setup({
     questions: input.questions,
     responder: undefined,
     responded: undefined,
+    held: [],
     outcome: undefined,
   }),
   initial: 'pending',
   output: ({ context }) => ({ outcome: context.outcome }),
   states: {
     pending: {
-      on: {
-        'response.forbidden': {
-          actions: {
-            type: 'refuse',
-            params: ({ event }) => ({ clientId: event.clientId, reason: 'forbidden' }),
-          },
-        },
-        'response.already-voted': {
-          actions: {
-            type: 'refuse',
-            params: ({ event }) => ({ clientId: event.clientId, reason: 'already-voted' }),
-          },
-        },
-        'response.invalid': {
-          actions: { type: 'refuseInvalid', params: ({ event }) => event },
-        },
+      // Shown again: the response held longest is the ask's first.
+      always: {
+        guard: 'hasHeld',
+        target: 'committing',
+        actions: [
+          { type: 'recordResponder', params: ({ context }) => context.held[0] as HeldResponse },
+          { type: 'settleProvider', params: ({ context }) => context.held[0] as HeldResponse },
+          'dropFirstHeld',
+        ],
+      },
+      on: /* @__PURE__ */ orRefusedAtTheEdge({
         'response.answer': {
           target: 'committing',
           actions: [
@@ -265,42 +327,35 @@ export const relayAskMachine = /* @__PURE__ */ setup({
           target: 'ended',
           actions: { type: 'recordEnding', params: ({ event }) => event },
         },
-      },
+      }),
     },
-    // The seam commits the response: its client waits for the verdict.
+    // The seam commits the response: its client waits for the verdict, the others for their turn.
     committing: {
-      on: {
-        'response.forbidden': {
-          actions: {
-            type: 'refuse',
-            params: ({ event }) => ({ clientId: event.clientId, reason: 'forbidden' }),
-          },
-        },
-        // Any other response: one is being committed already.
-        'response.*': {
-          actions: {
-            type: 'refuse',
-            params: ({ event }) => ({ clientId: event.clientId, reason: 'not-pending' }),
-          },
-        },
+      on: /* @__PURE__ */ orHeldForItsTurn({
         'settlement.accepted': [
           {
             guard: 'respondedCancel',
             target: 'ended',
-            actions: ['acceptResponder', 'recordCancelled'],
+            actions: ['acceptResponder', 'recordCancelled', 'tellHeldNotPending'],
           },
-          { target: 'ended', actions: ['acceptResponder', 'recordAnswered'] },
+          {
+            target: 'ended',
+            actions: ['acceptResponder', 'recordAnswered', 'tellHeldNotPending'],
+          },
         ],
-        // Still pending, without an outcome: the seam presents the ask again.
+        // Still pending: the seam presents the ask again.
         'settlement.counted': {
-          target: 'ended',
-          actions: { type: 'acceptVote', params: ({ event }) => event },
+          target: 'awaitingPresentation',
+          actions: [{ type: 'acceptVote', params: ({ event }) => event }, 'forgetResponder'],
         },
         'settlement.refused': [
           {
             guard: { type: 'isResponderRefusal', params: ({ event }) => event },
-            target: 'ended',
-            actions: { type: 'tellResponderRefused', params: ({ event }) => event },
+            target: 'awaitingPresentation',
+            actions: [
+              { type: 'tellResponderRefused', params: ({ event }) => event },
+              'forgetResponder',
+            ],
           },
           {
             guard: { type: 'isMisfit', params: ({ event }) => event },
@@ -308,6 +363,7 @@ export const relayAskMachine = /* @__PURE__ */ setup({
             actions: [
               { type: 'tellResponderMisfit', params: ({ event }) => event },
               'recordMisfit',
+              'tellHeldNotPending',
             ],
           },
         ],
@@ -316,9 +372,20 @@ export const relayAskMachine = /* @__PURE__ */ setup({
           actions: [
             'tellResponderNotPending',
             { type: 'recordEnding', params: ({ event }) => event },
+            'tellHeldNotPending',
           ],
         },
-      },
+      }),
+    },
+    // Still pending, between two presentations (a vote counted, a responder refused and the seam's pause).
+    awaitingPresentation: {
+      on: /* @__PURE__ */ orHeldForItsTurn({
+        'ask.presented': { target: 'pending' },
+        'ask.ended': {
+          target: 'ended',
+          actions: [{ type: 'recordEnding', params: ({ event }) => event }, 'tellHeldNotPending'],
+        },
+      }),
     },
     ended: { type: 'final' },
   },

@@ -72,6 +72,7 @@ export {
   AskEndReasons,
   TIMEOUT_MESSAGE,
   callerAbortOutcome,
+  endedAs,
   endingOf,
   errorData,
   handedOverOutcome,

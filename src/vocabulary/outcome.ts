@@ -122,11 +122,21 @@ export const storeFailedOutcome = (): AskRejection =>
 export const seamFaultOutcome = (): AskRejection =>
   rejected('PROVIDER_FAILED', 'the ask failed inside the seam')
 
-/** The refusal a presentation hears when another settlement was committed first. */
-export const settledElsewhereOutcome = (): AskRejection =>
-  rejected('ASK_ABORTED', 'another settlement of this ask was committed first', {
-    reason: AskEndReasons.SETTLED_ELSEWHERE,
-  })
+/**
+ * The refusal a presentation hears when another settlement was committed
+ * first. With the committed outcome, `details.ending` names how the ask
+ * ended ({@link AskOutcomeName}), so a UI showing it elsewhere tells its
+ * people the truth (a relay's `question/resolved`); without one (the store
+ * no longer holds the ask) nothing is claimed. Read it with {@link endedAs}.
+ */
+export const settledElsewhereOutcome = (committed?: AskOutcome): AskRejection =>
+  rejected(
+    'ASK_ABORTED',
+    'another settlement of this ask was committed first',
+    committed === undefined
+      ? { reason: AskEndReasons.SETTLED_ELSEWHERE }
+      : { reason: AskEndReasons.SETTLED_ELSEWHERE, ending: outcomeName(committed) },
+  )
 
 /** The refusal a presentation hears when its provider is disposed and the ask waits for the next one. */
 export const handedOverOutcome = (): AskRejection =>
@@ -179,7 +189,7 @@ export function isReplayedOutcome(outcome: AskOutcome): boolean {
  */
 export function presentationEnding(outcome: AskOutcome): AskRejection {
   if (outcome.status === 'answered' || DECIDED_BY_A_UI.has(outcome.error.code)) {
-    return settledElsewhereOutcome()
+    return settledElsewhereOutcome(outcome)
   }
   return outcome
 }
@@ -220,6 +230,24 @@ const OUTCOME_NAMES: Readonly<Record<AskEnding, AskOutcomeName>> = {
 /** The name of how an outcome ended (see {@link AskOutcomeName}); the one mapping from outcomes to these words. */
 export function outcomeName(outcome: AskOutcome): AskOutcomeName {
   return OUTCOME_NAMES[endingOf(outcome)]
+}
+
+const isOutcomeName = (value: unknown): value is AskOutcomeName =>
+  Object.values(OUTCOME_NAMES).includes(value as AskOutcomeName)
+
+/**
+ * How the ask really ended, read from the error a presentation of it was
+ * ended with (its provider's `signal.reason`): a `settled-elsewhere` error
+ * names the committed outcome in `details.ending` (see
+ * {@link settledElsewhereOutcome}); any other ending is its own outcome. A
+ * `settled-elsewhere` without a readable ending reads as `aborted`.
+ */
+export function endedAs(error: AskErrorData): AskOutcomeName {
+  const details = error.details
+  if (details?.reason === AskEndReasons.SETTLED_ELSEWHERE && isOutcomeName(details.ending)) {
+    return details.ending
+  }
+  return outcomeName({ status: 'rejected', error })
 }
 
 /**

@@ -121,7 +121,10 @@ describe('askMachine: a local ending and the presentation take turns', () => {
     expect(actor.getSnapshot().value).toBe('cancelled')
     expect(actor.getSnapshot().output).toEqual({ status: 'rejected', error: cancelled.error })
     expect(effects.ended).toEqual([
-      expect.objectContaining({ code: 'ASK_ABORTED', details: { reason: 'settled-elsewhere' } }),
+      expect.objectContaining({
+        code: 'ASK_ABORTED',
+        details: { reason: 'settled-elsewhere', ending: 'cancelled' },
+      }),
     ])
   })
 
@@ -131,7 +134,7 @@ describe('askMachine: a local ending and the presentation take turns', () => {
     actor.send({ type: 'ask.settled', outcome: { status: 'answered', answer: yes } })
     expect(actor.getSnapshot().output).toEqual({ status: 'answered', answer: yes })
     expect(effects.ended).toEqual([
-      expect.objectContaining({ details: { reason: 'settled-elsewhere' } }),
+      expect.objectContaining({ details: { reason: 'settled-elsewhere', ending: 'answered' } }),
     ])
   })
 })

@@ -209,8 +209,12 @@ describe('presentationMachine: the provider’s settlement committed', () => {
   })
 
   it.each<[string, AskOutcome, AskRejection]>([
-    ['an answer', { status: 'answered', answer }, settledElsewhereOutcome()],
-    ['a cancel', cancelled, settledElsewhereOutcome()],
+    [
+      'an answer',
+      { status: 'answered', answer },
+      settledElsewhereOutcome({ status: 'answered', answer }),
+    ],
+    ['a cancel', cancelled, settledElsewhereOutcome(cancelled)],
     // The answer was given, and the deadline came first: not "nobody answered".
     ['a timeout', timeout, tooLate],
     ['a closed seam', seamClosedOutcome(), seamClosedOutcome()],
@@ -333,7 +337,7 @@ describe('presentationMachine: a commit that fails is retried', () => {
     actor.send({ type: 'commit.failed', lasting: false })
     actor.send({ type: 'ask.settled', outcome: cancelled })
     expect(actor.getSnapshot().output).toEqual({ verdict: 'refused', outcome: cancelled })
-    expect(effects.ended).toEqual([settledElsewhereOutcome()])
+    expect(effects.ended).toEqual([settledElsewhereOutcome(cancelled)])
     expect(vi.getTimerCount()).toBe(0)
   })
 })
@@ -345,7 +349,7 @@ describe('presentationMachine: what reaches it while it writes', () => {
     expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
     actor.send({ type: 'commit.done', outcome: cancelled, won: false })
     expect(actor.getSnapshot().output).toEqual({ verdict: 'refused', outcome: cancelled })
-    expect(effects.ended).toEqual([settledElsewhereOutcome()])
+    expect(effects.ended).toEqual([settledElsewhereOutcome(cancelled)])
   })
 
   it('a settlement heard while it writes is its own write’s, when the write says it won', () => {
@@ -404,7 +408,7 @@ describe('presentationMachine: what reaches it while it writes', () => {
 
 describe('presentationMachine: what reaches it while the provider thinks', () => {
   it.each<[string, AskOutcome, AskRejection]>([
-    ['an answer', answered, settledElsewhereOutcome()],
+    ['an answer', answered, settledElsewhereOutcome(answered)],
     ['a timeout', timeout, timeout],
   ])('%s committed elsewhere refuses it with its ending', (_name, outcome, ending) => {
     const { actor, effects } = presenting()
@@ -538,7 +542,7 @@ describe('presentationMachine: an ask that needs approvals opens on the store’
     const { actor, effects } = counting()
     actor.send({ type: 'ask.settled', outcome: answered })
     expect(actor.getSnapshot().output).toEqual({ verdict: 'refused', outcome: answered })
-    expect(effects).toMatchObject({ called: 0, ended: [settledElsewhereOutcome()] })
+    expect(effects).toMatchObject({ called: 0, ended: [settledElsewhereOutcome(answered)] })
   })
 
   it.each([

@@ -1,13 +1,18 @@
 /**
- * relayAskMachine on its own: the receipts it decides in each state and the
- * outcome it ends with. test/providers/web/relay.test.ts runs the same rules
+ * relayAskMachine on its own: the receipts it decides in each state, the
+ * responses it holds between presentations, and the outcome it ends with. test/providers/web/relay.test.ts runs the same rules
  * through the relay and its wire; this file is the machine's own table.
  */
 import { describe, expect, it } from 'vitest'
 import { createActor } from 'xstate'
 import { relayAskMachine, responseEvent } from '../../src/machines/index.js'
 import type { RelayAskEmitted, RelayAskEvent, RelayResponse } from '../../src/machines/index.js'
-import { handedOverOutcome, timeoutOutcome } from '../../src/vocabulary/index.js'
+import {
+  callerAbortOutcome,
+  handedOverOutcome,
+  settledElsewhereOutcome,
+  timeoutOutcome,
+} from '../../src/vocabulary/index.js'
 
 const questions = [{ id: 'q', question: 'Go?', options: [{ label: 'Yes' }, { label: 'No' }] }]
 const answer: RelayResponse = {
@@ -107,8 +112,24 @@ describe('relayAskMachine: while pending', () => {
       'aborted',
     ],
     [
-      'a settlement elsewhere',
+      'a settlement elsewhere the store no longer names',
       { code: 'ASK_ABORTED', message: 'gone', details: { reason: 'settled-elsewhere' } },
+      'aborted',
+    ],
+    [
+      'an answer elsewhere',
+      settledElsewhereOutcome({ status: 'answered', answer: answer.answer }).error,
+      'answered',
+    ],
+    [
+      'a dismissal elsewhere',
+      settledElsewhereOutcome({ status: 'rejected', error: cancel.error }).error,
+      'cancelled',
+    ],
+    [
+      'a misfit answer elsewhere',
+      settledElsewhereOutcome({ status: 'rejected', error: { code: 'BAD_ANSWER', message: 'm' } })
+        .error,
       'aborted',
     ],
   ] as const)('ended by %s: resolved as %s, no receipt', (_name, error, outcome) => {
@@ -128,7 +149,7 @@ describe('relayAskMachine: while pending', () => {
 })
 
 describe('relayAskMachine: while the response is committed', () => {
-  it('another response is not-pending; a forbidden client is still forbidden', () => {
+  it('another answer or cancel is held for its turn; the edge’s refusals are told at once', () => {
     const { actor, emitted } = committing()
     actor.send(respond('bob', answer))
     actor.send(respond('alice', cancel))
@@ -136,14 +157,48 @@ describe('relayAskMachine: while the response is committed', () => {
     actor.send(respond('carol', { kind: 'already-voted' }))
     actor.send(respond('mallory', forbidden))
     expect(emitted).toEqual([
-      { type: 'receipt', clientId: 'bob', reason: 'not-pending' },
-      { type: 'receipt', clientId: 'alice', reason: 'not-pending' },
-      { type: 'receipt', clientId: 'bob', reason: 'not-pending' },
-      { type: 'receipt', clientId: 'carol', reason: 'not-pending' },
+      { type: 'receipt', clientId: 'bob', reason: 'bad-response', message: invalid.message },
+      { type: 'receipt', clientId: 'carol', reason: 'already-voted' },
       { type: 'receipt', clientId: 'mallory', reason: 'forbidden' },
     ])
     expect(actor.getSnapshot().value).toBe('committing')
+    expect(actor.getSnapshot().context.held).toEqual([
+      { clientId: 'bob', response: answer },
+      { clientId: 'alice', response: cancel },
+    ])
   })
+
+  it('a response held while the committed one ended the ask is not-pending, after the responder’s receipt', () => {
+    const { actor, emitted } = committing()
+    actor.send(respond('bob', answer))
+    actor.send({ type: 'settlement.accepted' })
+    expect(emitted).toEqual([
+      { type: 'receipt', clientId: 'alice' },
+      { type: 'receipt', clientId: 'bob', reason: 'not-pending' },
+    ])
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'answered' })
+  })
+
+  it.each([
+    [
+      'a misfit',
+      { type: 'settlement.refused', error: { code: 'BAD_ANSWER', message: 'm' } },
+      'bad-response',
+    ],
+    ['the ask’s ending', { type: 'ask.ended', error: callerAbortOutcome().error }, 'not-pending'],
+  ] as const)(
+    'a response held when %s ends the ask is not-pending',
+    (_name, event, responderReason) => {
+      const { actor, emitted } = committing()
+      actor.send(respond('bob', answer))
+      actor.send(event)
+      expect(emitted).toMatchObject([
+        { type: 'receipt', clientId: 'alice', reason: responderReason },
+        { type: 'receipt', clientId: 'bob', reason: 'not-pending' },
+      ])
+      expect(actor.getSnapshot().output).toEqual({ outcome: 'aborted' })
+    },
+  )
 
   it('the responder hears accepted only once the seam says the store committed its answer', () => {
     const { actor, emitted } = committing()
@@ -215,6 +270,7 @@ describe('relayAskMachine: exact receipts', () => {
       questions,
       responder: undefined,
       responded: undefined,
+      held: [],
       outcome: undefined,
     })
   })
@@ -227,12 +283,13 @@ describe('relayAskMachine: exact receipts', () => {
     ])
   })
 
-  it('a counted vote tells its client the count and ends without an outcome: the ask is still pending', () => {
+  it('a counted vote tells its client the count, and the ask waits to be presented again', () => {
     const { actor, emitted } = committing()
     const approvals = { required: 2, given: [{ id: 'alice', via: 'web' }] }
     actor.send({ type: 'settlement.counted', approvals })
     expect(emitted).toStrictEqual([{ type: 'receipt', clientId: 'alice', counted: approvals }])
-    expect(actor.getSnapshot().output).toStrictEqual({ outcome: undefined })
+    expect(actor.getSnapshot().value).toBe('awaitingPresentation')
+    expect(actor.getSnapshot().context).toMatchObject({ responder: undefined, outcome: undefined })
   })
 
   it('a misfit without details carries no details key', () => {
@@ -273,7 +330,7 @@ describe('relayAskMachine: exact receipts', () => {
   })
 
   it.each(['forbidden', 'already-voted'])(
-    'a BAD_ANSWER for the responder (%s) tells its client so, and ends without an outcome',
+    'a BAD_ANSWER for the responder (%s) tells its client so, and the ask waits to be presented again',
     (reason) => {
       const { actor, emitted } = committing()
       actor.send({
@@ -281,7 +338,89 @@ describe('relayAskMachine: exact receipts', () => {
         error: { code: 'BAD_ANSWER', message: 'm', details: { reason } },
       })
       expect(emitted).toStrictEqual([{ type: 'receipt', clientId: 'alice', reason }])
-      expect(actor.getSnapshot().output).toStrictEqual({ outcome: undefined })
+      expect(actor.getSnapshot().value).toBe('awaitingPresentation')
     },
   )
+})
+
+/** A relayed ask whose client `alice` approved: her vote was counted, and the ask waits to be shown again. */
+function awaitingPresentation() {
+  const run = committing()
+  run.actor.send({ type: 'settlement.counted', approvals: { required: 3, given: [] } })
+  expect(run.actor.getSnapshot().value).toBe('awaitingPresentation')
+  run.emitted.length = 0
+  return run
+}
+
+describe('relayAskMachine: between two presentations (DESIGN §12)', () => {
+  it('holds answers and cancels, and tells the edge’s refusals at once', () => {
+    const { actor, emitted } = awaitingPresentation()
+    actor.send(respond('bob', answer))
+    actor.send(respond('mallory', forbidden))
+    actor.send(respond('alice', { kind: 'already-voted' }))
+    actor.send(respond('carol', invalid))
+    expect(emitted).toEqual([
+      { type: 'receipt', clientId: 'mallory', reason: 'forbidden' },
+      { type: 'receipt', clientId: 'alice', reason: 'already-voted' },
+      { type: 'receipt', clientId: 'carol', reason: 'bad-response', message: invalid.message },
+    ])
+    expect(actor.getSnapshot().context.held).toEqual([{ clientId: 'bob', response: answer }])
+  })
+
+  it('presented again, hands the ask each held response in turn, oldest first', () => {
+    const { actor, emitted } = committing()
+    actor.send(respond('bob', answer))
+    actor.send(respond('carol', cancel))
+    actor.send({ type: 'settlement.counted', approvals: { required: 3, given: [] } })
+    actor.send(respond('dave', answer))
+    emitted.length = 0
+    actor.send({ type: 'ask.presented' })
+    expect(emitted).toEqual([{ type: 'provider.settled', response: answer }])
+    expect(actor.getSnapshot().value).toBe('committing')
+    expect(actor.getSnapshot().context).toMatchObject({
+      responder: 'bob',
+      responded: 'answer',
+      held: [
+        { clientId: 'carol', response: cancel },
+        { clientId: 'dave', response: answer },
+      ],
+    })
+    actor.send({ type: 'settlement.counted', approvals: { required: 3, given: [] } })
+    emitted.length = 0
+    actor.send({ type: 'ask.presented' })
+    expect(emitted).toEqual([{ type: 'provider.settled', response: cancel }])
+    emitted.length = 0
+    actor.send({ type: 'settlement.accepted' })
+    expect(emitted).toEqual([
+      { type: 'receipt', clientId: 'carol' },
+      { type: 'receipt', clientId: 'dave', reason: 'not-pending' },
+    ])
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'cancelled' })
+  })
+
+  it('presented again with nothing held, waits for a response as at first', () => {
+    const { actor, emitted } = awaitingPresentation()
+    actor.send({ type: 'ask.presented' })
+    expect(actor.getSnapshot().value).toBe('pending')
+    expect(emitted).toEqual([])
+  })
+
+  it('ended while it waits: held responses are not-pending, and it resolves as it really ended', () => {
+    const { actor, emitted } = awaitingPresentation()
+    actor.send(respond('bob', answer))
+    actor.send({
+      type: 'ask.ended',
+      error: settledElsewhereOutcome({ status: 'answered', answer: answer.answer }).error,
+    })
+    expect(emitted).toEqual([{ type: 'receipt', clientId: 'bob', reason: 'not-pending' }])
+    expect(actor.getSnapshot().output).toEqual({ outcome: 'answered' })
+  })
+
+  it('handed over while it waits: ends with no outcome, held responses not-pending', () => {
+    const { actor, emitted } = awaitingPresentation()
+    actor.send(respond('bob', answer))
+    actor.send({ type: 'ask.ended', error: handedOverOutcome().error })
+    expect(emitted).toEqual([{ type: 'receipt', clientId: 'bob', reason: 'not-pending' }])
+    expect(actor.getSnapshot().output).toEqual({ outcome: undefined })
+  })
 })

@@ -151,6 +151,7 @@ describe('§10 one console for a fleet', () => {
     expect(mine.signal.aborted).toBe(true)
     expect((mine.signal.reason as UserQuestionError).details).toEqual({
       reason: 'settled-elsewhere',
+      ending: 'answered',
     })
     await expect(mine.settlement).resolves.toMatchObject({ status: 'refused' })
     here.last().resolve({ answers: [{ id: 'db', selected: ['Postgres'] }] })

@@ -58,7 +58,7 @@ describe('the same answer from two providers in the same millisecond', () => {
     const refused = verdicts.find((v) => v?.status === 'refused') as ProviderSettlement & {
       status: 'refused'
     }
-    expect(refused.error.details).toEqual({ reason: 'settled-elsewhere' })
+    expect(refused.error.details).toEqual({ reason: 'settled-elsewhere', ending: 'answered' })
   })
 
   it('another seam’s ask presented on two consoles: exactly one hears accepted', async () => {

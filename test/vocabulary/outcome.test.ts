@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   UserQuestionError,
   callerAbortOutcome,
+  endedAs,
   errorData,
   handedOverOutcome,
   isReplayedOutcome,
@@ -9,6 +10,7 @@ import {
   noProviderOutcome,
   otherQuestionsOutcome,
   outcomeError,
+  outcomeName,
   ownerGoneOutcome,
   presentationEnding,
   providerGoneOutcome,
@@ -120,15 +122,37 @@ describe('every outcome, exactly', () => {
     }
   })
 
-  it('tells a losing presentation why it comes down', () => {
-    expect(presentationEnding(answered)).toStrictEqual(settledElsewhereOutcome())
+  it('tells a losing presentation why it comes down, naming how the ask ended', () => {
+    expect(presentationEnding(answered).error).toStrictEqual({
+      code: 'ASK_ABORTED',
+      message: 'another settlement of this ask was committed first',
+      details: { reason: 'settled-elsewhere', ending: 'answered' },
+    })
     expect(presentationEnding(rejectedWith('ASK_CANCELLED'))).toStrictEqual(
-      settledElsewhereOutcome(),
+      settledElsewhereOutcome(rejectedWith('ASK_CANCELLED')),
     )
+    expect(presentationEnding(rejectedWith('ASK_CANCELLED')).error.details).toStrictEqual({
+      reason: 'settled-elsewhere',
+      ending: 'cancelled',
+    })
+    expect(presentationEnding(rejectedWith('BAD_ANSWER')).error.details?.ending).toBe('failed')
     const timeout = rejectedWith('ASK_TIMEOUT')
     expect(presentationEnding(timeout)).toBe(timeout)
     const closed = rejectedWith('SEAM_CLOSED')
     expect(presentationEnding(closed)).toBe(closed)
+  })
+
+  it('reads how an ask really ended from the error that took its presentation down', () => {
+    for (const outcome of [answered, rejectedWith('ASK_CANCELLED'), rejectedWith('BAD_ANSWER')]) {
+      expect(endedAs(presentationEnding(outcome).error)).toBe(outcomeName(outcome))
+    }
+    expect(endedAs({ code: 'ASK_TIMEOUT', message: 'm' })).toBe('timed-out')
+    expect(endedAs(callerAbortOutcome().error)).toBe('aborted')
+    expect(endedAs({ code: 'SEAM_CLOSED', message: 'm' })).toBe('aborted')
+    // Settled elsewhere, but the store no longer says how: nothing is claimed.
+    expect(endedAs(settledElsewhereOutcome().error)).toBe('aborted')
+    const forged = settledElsewhereOutcome().error
+    expect(endedAs({ ...forged, details: { ...forged.details, ending: 'won' } })).toBe('aborted')
   })
 
   it('rebuilds an error with its cause only when one is given, and no details key without details', () => {

@@ -1,11 +1,8 @@
-import { createActor } from 'xstate'
-import type { Actor } from 'xstate'
-import { relayAskMachine, responseEvent } from '../../machines/index.js'
+import { responseEvent } from '../../machines/index.js'
 import type {
   RelayAskEmitted,
   RelayAskEvent,
   RelayAskOutput,
-  RelayOutcome,
   RelayResponse,
 } from '../../machines/index.js'
 import {
@@ -13,74 +10,26 @@ import {
   outcomeError,
   errorData,
   toUserQuestionError,
-  validateAnswer,
 } from '../../protocol/index.js'
-import type {
-  AskUserQuestionItem,
-  ProviderRequest,
-  ProviderSettlement,
-  UserQuestionProvider,
-  UserQuestions,
-} from '../../protocol/index.js'
-import { AskEndReasons, hasApproved, isApproval } from '../../vocabulary/index.js'
-import type { ApprovalCount, ProviderAnswer, Responder } from '../../vocabulary/index.js'
-import { interpretResult, parseClientFrame } from './frames.js'
-import type {
-  ApprovalIds,
-  QuestionRequestedFrame,
-  ReceiptFrame,
-  ReceiptReason,
-  ServerFrame,
-} from './frames.js'
+import type { ProviderRequest, UserQuestionProvider, UserQuestions } from '../../protocol/index.js'
+import { AskEndReasons, handedOverOutcome } from '../../vocabulary/index.js'
+import type { ProviderAnswer } from '../../vocabulary/index.js'
+import { parseClientFrame } from './frames.js'
 import { createRelayClients } from './relay-clients.js'
 import type { Connection } from './relay-clients.js'
+import {
+  approvalIds,
+  entryFor,
+  frameText,
+  readResponse,
+  receipt,
+  requestedFrame,
+  resolvedFrame,
+  settlementEvent,
+} from './relay-entry.js'
+import type { Entry, ProviderCall } from './relay-entry.js'
 import { createReceiptWaiters } from './relay-waiters.js'
 import type { Relay, RelayClient, RelayOptions, RelayReceipt } from './relay-types.js'
-
-type RelayAskActor = Actor<typeof relayAskMachine>
-
-interface Entry {
-  rpcId: string
-  /**
-   * This entry's own name: the seam may present one ask again under the same
-   * `rpcId` (after a vote is counted), and what waits on the old entry must
-   * not be told about the new one.
-   */
-  serial: string
-  sessionId: string | undefined
-  questions: AskUserQuestionItem[]
-  /** Who may answer; absent: anyone `authorize` lets see the session. */
-  answerers: readonly string[] | undefined
-  /** The approvals given so far, on an ask that needs several. */
-  approvals: ApprovalCount | undefined
-  actor: RelayAskActor
-  /** The `question/requested` frame, and its text, serialised once for every client and every replay. */
-  frame: QuestionRequestedFrame
-  requested: string
-}
-
-const receipt = (
-  rpcId: string,
-  reason?: ReceiptReason,
-  message?: string,
-  counted?: ApprovalIds,
-): string => {
-  const frame: ReceiptFrame =
-    reason === undefined
-      ? { type: 'receipt', rpcId, accepted: true }
-      : { type: 'receipt', rpcId, accepted: false, reason }
-  if (message !== undefined) frame.message = message
-  if (counted !== undefined) frame.counted = counted
-  return JSON.stringify(frame)
-}
-
-/** An approval count as the wire carries it: the approvers' ids. */
-const approvalIds = ({ required, given }: ApprovalCount): ApprovalIds => ({
-  required,
-  given: given.map((responder) => responder.id),
-})
-
-const frameText = (frame: ServerFrame): string => JSON.stringify(frame)
 
 /**
  * Creates the host relay and registers it as `seam`'s provider. Each ask the
@@ -88,9 +37,12 @@ const frameText = (frame: ServerFrame): string => JSON.stringify(frame)
  * `rpcId`) and then sent as `question/requested` to every connected client
  * allowed to see its session; a client that connects later is sent every
  * still-pending ask, same `rpcId`. The first valid `question/respond` settles
- * the ask and removes it at once; everything after gets a `not-pending`
- * receipt. Whatever ends an ask, every client that may see it is sent
- * `question/resolved`.
+ * the ask; a response that comes after the ask ended gets a `not-pending`
+ * receipt. On an ask still pending after a response (a vote counted, a
+ * responder refused), another person's response that came meanwhile is held
+ * and committed in turn once the seam presents the ask again (DESIGN §12).
+ * Whatever ends an ask, every client that may see it is sent
+ * `question/resolved` with how it ended, here or on another console.
  *
  * Throws `DUPLICATE_PROVIDER` when the seam already has a provider.
  *
@@ -163,41 +115,82 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           reject(toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask ended'))
           return
         }
-        const entry = entryFor(request, `${rpcId}#${++serials}`)
+        const call: ProviderCall = { resolve, reject }
+        const shown = entries.get(rpcId)
+        // Shown again after a vote or a refusal: the same ask, with what it held meanwhile.
+        if (shown?.actor.getSnapshot().matches('awaitingPresentation') === true) {
+          presentAgain(shown, request, call)
+          return
+        }
+        const entry = entryFor(request, `${rpcId}#${++serials}`, call)
         const { actor } = entry
-        const tell = (event: Parameters<typeof actor.send>[0]) => {
-          if (actor.getSnapshot().status === 'active') actor.send(event)
-        }
-        const ended = () => {
-          const error = toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask ended')
-          tell({ type: 'ask.ended', error: errorData(error) })
-          // The seam no longer waits on this settlement; it is settled for good form.
-          reject(error)
-        }
         actor.on('provider.settled', ({ response }) => {
-          if (response.kind !== 'answer') reject(outcomeError(response.error))
-          else if (response.by === undefined) resolve(response.answer)
-          else resolve({ ...response.answer, by: response.by })
+          if (response.kind !== 'answer') entry.call.reject(outcomeError(response.error))
+          else if (response.by === undefined) entry.call.resolve(response.answer)
+          else entry.call.resolve({ ...response.answer, by: response.by })
         })
         actor.on('receipt', (told) => deliverReceipt(place, rpcId, told))
+        follow(entry, request, call)
         actor.subscribe({
+          next(snapshot) {
+            // Presented anew while this entry still committed (a newer entry took the table): no
+            // presentation is left for it, so it ends as handed over, its held responses not-pending.
+            if (snapshot.matches('awaitingPresentation') && entries.get(rpcId) !== entry) {
+              actor.send({ type: 'ask.ended', error: handedOverOutcome().error })
+            }
+          },
           complete() {
-            signal.removeEventListener('abort', ended)
+            for (const unfollow of entry.unfollow) unfollow()
             endEntry(place, entry)
           },
         })
         // The wait is registered before the question goes out, so an answer can never outrun it.
         entries.set(rpcId, entry)
-        signal.addEventListener('abort', ended, { once: true })
-        void request.settlement?.then((verdict) => {
-          tell(settlementEvent(verdict))
-          // A verdict that ends nothing (a counted vote) broadcasts nothing to flush its receipt.
-          clients.flush()
-        })
         actor.start()
         broadcast(entry, entry.requested)
       })
     },
+  }
+
+  /**
+   * Follows one presentation's request: its signal ends the ask, its
+   * settlement is the verdict on the response given while it is the current
+   * call. A presentation's signal stays followed until the ask ends: once
+   * the seam told it a vote was counted, it aborts if the ask ends
+   * otherwise, even while the ask waits to be shown again.
+   */
+  const follow = (entry: Entry, request: ProviderRequest, call: ProviderCall): void => {
+    const { actor } = entry
+    const { signal } = request
+    const tell = (event: RelayAskEvent) => {
+      if (actor.getSnapshot().status === 'active') actor.send(event)
+    }
+    const ended = () => {
+      const error = toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask ended')
+      tell({ type: 'ask.ended', error: errorData(error) })
+      // The seam no longer waits on this settlement; it is settled for good form.
+      call.reject(error)
+    }
+    signal.addEventListener('abort', ended, { once: true })
+    void request.settlement?.then((verdict) => {
+      if (entry.call === call) tell(settlementEvent(verdict))
+      // A verdict that ends nothing (a counted vote) broadcasts nothing to flush its receipt.
+      clients.flush()
+    })
+    entry.unfollow.push(() => signal.removeEventListener('abort', ended))
+  }
+
+  /** The seam shows a waiting ask again: the new call is followed, every client sees the new count. */
+  const presentAgain = (entry: Entry, request: ProviderRequest, call: ProviderCall): void => {
+    follow(entry, request, call)
+    entry.call = call
+    entry.approvals = request.approvals
+    clients.withdraw(entry.requested)
+    entry.frame = requestedFrame(request)
+    entry.requested = frameText(entry.frame)
+    // Hands the ask what it held meanwhile, before anything else can reach it.
+    entry.actor.send({ type: 'ask.presented' })
+    broadcast(entry, entry.requested)
   }
 
   const unregister = seam.registerProvider(provider)
@@ -281,7 +274,7 @@ function endEntry<TClient extends RelayClient>(
   }
   waiters.release(entry.serial)
   const { outcome } = entry.actor.getSnapshot().output as RelayAskOutput
-  // An ask handed over, or still pending after a vote, did not end: it is shown again.
+  // An ask handed over did not end: another provider shows it.
   // Nor did one the seam presents anew already, whatever ended its old presentation.
   if (outcome !== undefined && current === entry) broadcast(entry, resolvedFrame(entry, outcome))
 }
@@ -291,86 +284,4 @@ function disposedError(): UserQuestionError {
   return new UserQuestionError('the web relay was disposed', 'ASK_ABORTED', {
     details: { reason: AskEndReasons.RELAY_DISPOSED },
   })
-}
-
-/** The seam's verdict on the relay's own settlement, as its ask machine hears it. */
-function settlementEvent(verdict: ProviderSettlement): RelayAskEvent {
-  switch (verdict.status) {
-    case 'accepted':
-      return { type: 'settlement.accepted' }
-    case 'counted':
-      return { type: 'settlement.counted', approvals: verdict.approvals }
-    case 'refused':
-      return { type: 'settlement.refused', error: errorData(verdict.error) }
-  }
-}
-
-/** The `question/resolved` frame every client that may see an ended ask is sent. */
-function resolvedFrame({ rpcId, sessionId }: Entry, outcome: RelayOutcome): string {
-  return frameText(
-    sessionId === undefined
-      ? { type: 'question/resolved', rpcId, outcome }
-      : { type: 'question/resolved', rpcId, sessionId, outcome },
-  )
-}
-
-/**
- * A client's response read at the relay's edge: who may answer, what the
- * frame says, whether the answer fits, and whether it is a second approval
- * by the same person (the seam would refuse it: the relay says so at once).
- * `by` is the connection's person; whatever the frame says of itself is not read.
- */
-function readResponse(
-  allowed: boolean,
-  { questions, approvals }: Entry,
-  result: unknown,
-  by: Responder | undefined,
-): RelayResponse {
-  if (!allowed) return { kind: 'forbidden' }
-  const interpreted = interpretResult(result)
-  if (interpreted.kind === 'invalid') return interpreted
-  if (interpreted.kind === 'cancel') return { kind: 'cancel', error: errorData(interpreted.error) }
-  try {
-    const answer = validateAnswer(questions, interpreted.value)
-    if (hasApproved(approvals?.given, by) && isApproval(questions, answer)) {
-      return { kind: 'already-voted' }
-    }
-    return by === undefined ? { kind: 'answer', answer } : { kind: 'answer', answer, by }
-  } catch (error: unknown) {
-    const { message, details } = toUserQuestionError(error)
-    return details === undefined
-      ? { kind: 'invalid', message }
-      : { kind: 'invalid', message, details }
-  }
-}
-
-/** A new ask's entry: its `relayAskMachine` and the `question/requested` frame every client is sent. */
-function entryFor(request: ProviderRequest, serial: string): Entry {
-  const { askId: rpcId, questions, deadline, answerers, approvals } = request
-  const sessionId = request.agent?.id
-  const actor = createActor(relayAskMachine, {
-    input:
-      sessionId === undefined
-        ? { askId: rpcId, questions }
-        : { askId: rpcId, sessionId, questions },
-  })
-  const frame: QuestionRequestedFrame = {
-    type: 'question/requested',
-    rpcId,
-    ...(sessionId === undefined ? {} : { sessionId }),
-    questions,
-    ...(deadline === undefined ? {} : { deadline }),
-    ...(approvals === undefined ? {} : { approvals: approvalIds(approvals) }),
-  }
-  return {
-    rpcId,
-    serial,
-    sessionId,
-    questions,
-    answerers,
-    approvals,
-    actor,
-    frame,
-    requested: frameText(frame),
-  }
 }

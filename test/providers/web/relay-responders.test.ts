@@ -7,6 +7,7 @@ import type {
   UserQuestionProvider,
 } from '../../../src/protocol/index.js'
 import { createRelay } from '../../../src/providers/web/index.js'
+import { outcomeError, settledElsewhereOutcome } from '../../../src/vocabulary/index.js'
 import type { ApprovalCount, Responder } from '../../../src/vocabulary/index.js'
 import { fakeClient, flush, questions, respond, track, validAnswer } from './relay-harness.js'
 import type { FakeClient } from './relay-harness.js'
@@ -174,7 +175,7 @@ describe('the relay and who answers', () => {
     })
   })
 
-  it('accepts a counted vote with its count, and ends the entry without resolved; the next presentation shows the new count', async () => {
+  it('accepts a counted vote with its count, and keeps the ask pending without resolved; the next presentation shows the new count', async () => {
     const { relay, ask } = setup()
     const ana = person('ana')
     const bo = person('bo')
@@ -195,7 +196,7 @@ describe('the relay and who answers', () => {
       },
     ])
     for (const client of [ana, bo]) expect(client.framesOf('question/resolved')).toEqual([])
-    expect(relay.pending()).toEqual([])
+    expect(relay.pending().map((pending) => pending.rpcId)).toEqual(['plan'])
     // The seam presents the ask again with the new count.
     ask('plan', { questions: [planQuestion], approvals: count(2, 'ana') })
     for (const client of [ana, bo]) {
@@ -214,12 +215,17 @@ describe('the relay and who answers', () => {
     const first = ask('plan', { questions: [planQuestion], approvals: count(2) })
     anaLink.receive(respond('plan', approve))
     await flush()
+    // Held by the first entry while Ana's approval is committed.
+    const cyReceipt = track(relay.respond(person('cy'), 'plan', { ok: true, value: approve }))
     // The seam presents again before it tells the first presentation its verdict.
     const second = ask('plan', { questions: [planQuestion], approvals: count(2, 'ana') })
     const boReceipt = relay.respond(bo, 'plan', { ok: true, value: approve })
     await flush()
     expect(second.answered.value).toEqual({ ...approve, by: people.bo })
     first.tell({ status: 'counted', approvals: count(2, 'ana') })
+    await flush()
+    // The first entry has no presentation left to hand it to: it does not wait for ever.
+    expect(cyReceipt.value).toEqual({ accepted: false, reason: 'not-pending' })
     first.controller.abort(new UserQuestionError('presented again', 'ASK_ABORTED'))
     await flush()
     expect(relay.pending().map((pending) => pending.rpcId)).toEqual(['plan'])
@@ -259,7 +265,7 @@ describe('the relay and who answers', () => {
     ['already-voted', 'already-voted'],
     ['forbidden', 'forbidden'],
   ] as const)(
-    "a seam's refusal for %s gives that receipt and ends the entry without resolved",
+    "a seam's refusal for %s gives that receipt and keeps the ask pending, without resolved",
     async (reason, receiptReason) => {
       const { relay, ask } = setup()
       const ana = person('ana')
@@ -280,6 +286,66 @@ describe('the relay and who answers', () => {
       for (const client of [ana, bo]) expect(client.framesOf('question/resolved')).toEqual([])
     },
   )
+
+  it('holds another person’s approval during the pause after a refusal, and hands it to the next presentation', async () => {
+    const { relay, ask } = setup()
+    const [ana, bo] = [person('ana'), person('bo')]
+    const anaLink = relay.connect(ana)
+    relay.connect(bo)
+    // This console's count is stale: the store holds Ana's approval already.
+    const first = ask('plan', { questions: [planQuestion], approvals: count(2) })
+    const refused = new UserQuestionError('refused', 'BAD_ANSWER', {
+      details: { reason: 'already-voted' },
+    })
+    anaLink.receive(respond('plan', approve))
+    await flush()
+    first.tell({ status: 'refused', error: refused })
+    await flush()
+    // The seam pauses before it shows the ask again: Bo's approval waits, it is not refused.
+    const boReceipt = track(relay.respond(bo, 'plan', { ok: true, value: approve }))
+    await flush()
+    expect(boReceipt.settled).toBe(0)
+    expect(relay.pending().map((pending) => pending.rpcId)).toEqual(['plan'])
+    const second = ask('plan', { questions: [planQuestion], approvals: count(2, 'ana') })
+    await flush()
+    expect(second.answered.value).toEqual({ ...approve, by: people.bo })
+    second.tell({ status: 'accepted' })
+    await flush()
+    expect(boReceipt.value).toEqual({ accepted: true })
+    for (const client of [ana, bo]) {
+      expect(client.framesOf('question/requested')).toHaveLength(2)
+      expect(client.framesOf('question/resolved')).toEqual([
+        { type: 'question/resolved', rpcId: 'plan', outcome: 'answered' },
+      ])
+    }
+  })
+
+  it('an ask that ends while it waits to be shown again: what it held is not-pending, every client hears how it ended', async () => {
+    const { relay, ask } = setup()
+    const [ana, bo] = [person('ana'), person('bo')]
+    const anaLink = relay.connect(ana)
+    relay.connect(bo)
+    const first = ask('plan', { questions: [planQuestion], approvals: count(3) })
+    anaLink.receive(respond('plan', approve))
+    await flush()
+    first.tell({ status: 'counted', approvals: count(3, 'ana') })
+    await flush()
+    const boReceipt = track(relay.respond(bo, 'plan', { ok: true, value: approve }))
+    // Another console's veto is committed: the presentation the vote was counted on comes down.
+    const vetoed = {
+      status: 'rejected' as const,
+      error: { code: 'ASK_CANCELLED' as const, message: 'm' },
+    }
+    first.controller.abort(outcomeError(settledElsewhereOutcome(vetoed).error))
+    await flush()
+    expect(boReceipt.value).toEqual({ accepted: false, reason: 'not-pending' })
+    expect(relay.pending()).toEqual([])
+    for (const client of [ana, bo]) {
+      expect(client.framesOf('question/resolved')).toEqual([
+        { type: 'question/resolved', rpcId: 'plan', outcome: 'cancelled' },
+      ])
+    }
+  })
 
   it('hands an HTTP-style response the count of a counted vote', async () => {
     const { relay, ask } = setup()

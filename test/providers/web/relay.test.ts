@@ -132,10 +132,10 @@ describe('createRelay', () => {
     expect(a.framesOf('receipt')).toEqual([
       { type: 'receipt', rpcId, accepted: false, reason: 'not-pending' },
     ])
-    // "accepted" waits for the store's commit, so the duplicate's not-pending comes first.
+    // A response while one is committed waits for the verdict: not-pending once the ask ended.
     expect(b.framesOf('receipt')).toEqual([
-      { type: 'receipt', rpcId, accepted: false, reason: 'not-pending' },
       { type: 'receipt', rpcId, accepted: true },
+      { type: 'receipt', rpcId, accepted: false, reason: 'not-pending' },
     ])
     expect(a.framesOf('question/resolved')).toEqual([
       { type: 'question/resolved', rpcId, outcome: 'cancelled' },
