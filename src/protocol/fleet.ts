@@ -14,7 +14,6 @@ export interface FleetOptions {
   store: AskStore
   seamId: string
   durable: boolean
-  providerHere: boolean
   inspect?: InspectionObserver
 }
 
@@ -66,7 +65,8 @@ export function createFleet(options: FleetOptions): FleetActor {
       releaseLease: fromPromise(() => quietly(() => store.release(seamId))),
     },
   })
-  const input = { durable: options.durable, providerHere: options.providerHere }
+  // A seam starts with no provider: registering one tells the fleet (`provider.changed`).
+  const input = { durable: options.durable, providerHere: false }
   return createActor(
     machine,
     options.inspect === undefined ? { input } : { input, inspect: options.inspect },

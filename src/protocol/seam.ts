@@ -75,13 +75,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
 
   const slot = createActor(seamMachine, inspect === undefined ? {} : { inspect })
   const isClosed = () => slot.getSnapshot().matches('closed')
-  const fleet = createFleet({
-    store,
-    seamId,
-    durable,
-    providerHere: false,
-    ...(inspect && { inspect }),
-  })
+  const fleet = createFleet({ store, seamId, durable, ...(inspect && { inspect }) })
   /** What the fleet knows of other seams, read from its machine. */
   const fleetView = () => {
     const { known, providerElsewhere } = fleet.getSnapshot().context
@@ -198,8 +192,9 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
       slot.send({ type: 'seam.closed' })
       follower.stop()
       // Another seam's ask goes on without this UI: its presentation is handed over, not ended.
-      const ended = Promise.all([asks.close(), presenter.end(handedOverOutcome())])
-      closing = ended.then(() => stopFleet(fleet))
+      closing = Promise.all([asks.close(), presenter.end(handedOverOutcome())]).then(() =>
+        stopFleet(fleet),
+      )
       return closing
     },
   }

@@ -119,7 +119,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
         const shown = entries.get(rpcId)
         // Shown again after a vote or a refusal: the same ask, with what it held meanwhile.
         if (shown?.actor.getSnapshot().matches('awaitingPresentation') === true) {
-          presentAgain(shown, request, call)
+          presentAgain(place, shown, request, call)
           return
         }
         const entry = entryFor(request, `${rpcId}#${++serials}`, call)
@@ -130,7 +130,7 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
           else entry.call.resolve({ ...response.answer, by: response.by })
         })
         actor.on('receipt', (told) => deliverReceipt(place, rpcId, told))
-        follow(entry, request, call)
+        follow(place, entry, request, call)
         actor.subscribe({
           next(snapshot) {
             // Presented anew while this entry still committed (a newer entry took the table): no
@@ -150,47 +150,6 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
         broadcast(entry, entry.requested)
       })
     },
-  }
-
-  /**
-   * Follows one presentation's request: its signal ends the ask, its
-   * settlement is the verdict on the response given while it is the current
-   * call. A presentation's signal stays followed until the ask ends: once
-   * the seam told it a vote was counted, it aborts if the ask ends
-   * otherwise, even while the ask waits to be shown again.
-   */
-  const follow = (entry: Entry, request: ProviderRequest, call: ProviderCall): void => {
-    const { actor } = entry
-    const { signal } = request
-    const tell = (event: RelayAskEvent) => {
-      if (actor.getSnapshot().status === 'active') actor.send(event)
-    }
-    const ended = () => {
-      const error = toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask ended')
-      tell({ type: 'ask.ended', error: errorData(error) })
-      // The seam no longer waits on this settlement; it is settled for good form.
-      call.reject(error)
-    }
-    signal.addEventListener('abort', ended, { once: true })
-    void request.settlement?.then((verdict) => {
-      if (entry.call === call) tell(settlementEvent(verdict))
-      // A verdict that ends nothing (a counted vote) broadcasts nothing to flush its receipt.
-      clients.flush()
-    })
-    entry.unfollow.push(() => signal.removeEventListener('abort', ended))
-  }
-
-  /** The seam shows a waiting ask again: the new call is followed, every client sees the new count. */
-  const presentAgain = (entry: Entry, request: ProviderRequest, call: ProviderCall): void => {
-    follow(entry, request, call)
-    entry.call = call
-    entry.approvals = request.approvals
-    clients.withdraw(entry.requested)
-    entry.frame = requestedFrame(request)
-    entry.requested = frameText(entry.frame)
-    // Hands the ask what it held meanwhile, before anything else can reach it.
-    entry.actor.send({ type: 'ask.presented' })
-    broadcast(entry, entry.requested)
   }
 
   const unregister = seam.registerProvider(provider)
@@ -235,6 +194,57 @@ export function createRelay<TClient extends RelayClient = RelayClient>(
       clients.disposeAll()
     },
   }
+}
+
+/**
+ * Follows one presentation's request: its signal ends the ask, its
+ * settlement is the verdict on the response given while it is the current
+ * call. A presentation's signal stays followed until the ask ends: once
+ * the seam told it a vote was counted, it aborts if the ask ends
+ * otherwise, even while the ask waits to be shown again.
+ */
+function follow<TClient extends RelayClient>(
+  place: RelayPlace<TClient>,
+  entry: Entry,
+  request: ProviderRequest,
+  call: ProviderCall,
+): void {
+  const { actor } = entry
+  const { signal } = request
+  const tell = (event: RelayAskEvent) => {
+    if (actor.getSnapshot().status === 'active') actor.send(event)
+  }
+  const ended = () => {
+    const error = toUserQuestionError(signal.reason, 'ASK_ABORTED', 'the ask ended')
+    tell({ type: 'ask.ended', error: errorData(error) })
+    // The seam no longer waits on this settlement; it is settled for good form.
+    call.reject(error)
+  }
+  signal.addEventListener('abort', ended, { once: true })
+  void request.settlement?.then((verdict) => {
+    if (entry.call === call) tell(settlementEvent(verdict))
+    // A verdict that ends nothing (a counted vote) broadcasts nothing to flush its receipt.
+    place.clients.flush()
+  })
+  entry.unfollow.push(() => signal.removeEventListener('abort', ended))
+}
+
+/** The seam shows a waiting ask again: the new call is followed, every client sees the new count. */
+function presentAgain<TClient extends RelayClient>(
+  place: RelayPlace<TClient>,
+  entry: Entry,
+  request: ProviderRequest,
+  call: ProviderCall,
+): void {
+  follow(place, entry, request, call)
+  entry.call = call
+  entry.approvals = request.approvals
+  place.clients.withdraw(entry.requested)
+  entry.frame = requestedFrame(request)
+  entry.requested = frameText(entry.frame)
+  // Hands the ask what it held meanwhile, before anything else can reach it.
+  entry.actor.send({ type: 'ask.presented' })
+  place.broadcast(entry, entry.requested)
 }
 
 /** What an entry's receipts and its end reach in the relay around it. */
