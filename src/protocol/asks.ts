@@ -18,8 +18,10 @@ import type { SeamTelemetry, TelemetryAsk } from './telemetry.js'
 import { readAdmission } from './store/rows.js'
 import type { AskStore, NewAskRecord } from './store/types.js'
 import {
+  checkNotAborted,
   outcomeError,
   sameQuestions,
+  seamClosedOutcome,
   otherQuestionsOutcome,
   seamFaultOutcome,
 } from '../vocabulary/index.js'
@@ -50,6 +52,8 @@ export interface AsksOptions {
   presentation: typeof presentationMachine
   /** Settles once the seam's first lease write has: an ask is admitted only after it. */
   ready(): Promise<void>
+  /** Whether the seam was closed or dropped: nothing new starts. */
+  stopped(): boolean
   /** What every new ask starts from, besides its request. */
   defaults(): Required<
     Pick<
@@ -103,7 +107,6 @@ export interface Asks {
 
 /** Creates a seam's {@link Asks}. */
 export function createAsks(options: AsksOptions): Asks {
-  const { store } = options
   const byActor = new WeakMap<object, AskHandle>()
   const byId = new Map<string, AskHandle>()
   const byKey = new Map<string, AskHandle>()
@@ -123,23 +126,6 @@ export function createAsks(options: AsksOptions): Asks {
   const forget = (handle: AskHandle) => {
     if (byId.get(handle.askId) === handle) byId.delete(handle.askId)
     if (handle.key !== undefined && byKey.get(handle.key) === handle) byKey.delete(handle.key)
-  }
-
-  /** An internal fault in an ask's machine still settles the ask (issue 10). */
-  const faulted = (handle: AskHandle, fault: unknown) => {
-    forget(handle)
-    const outcome = seamFaultOutcome()
-    const { askId } = handle
-    const error = outcomeError(outcome.error, fault)
-    handle.error = error
-    options.takeDown(askId, error)
-    handle.telemetry?.settled(settlementOf(askId, outcome))
-    const write = Promise.resolve()
-      .then(() => store.settle(askId, outcome, Date.now()))
-      .catch(() => undefined)
-      .finally(() => writes.delete(write))
-    writes.add(write)
-    callers.settle(handle, { status: 'rejected', error: outcome.error })
   }
 
   const start = (
@@ -187,18 +173,29 @@ export function createAsks(options: AsksOptions): Asks {
         )
         callers.settle(handle, output as AskOutput)
       },
-      error: (fault) => faulted(handle, fault),
+      error: (fault) => {
+        forget(handle)
+        const write = settleFaulted(handle, fault, options).finally(() => writes.delete(write))
+        writes.add(write)
+        callers.settle(handle, { status: 'rejected', error: seamFaultOutcome().error })
+      },
     })
     actor.start()
   }
 
   const handleOf = (askId: string) => byId.get(askId)
 
-  return {
+  const asks: Asks = {
     ask(request, resolve, reject) {
       const held = request.key === undefined ? undefined : byKey.get(request.key)
       if (held === undefined) return start(request, resolve, reject)
       const context = held.actor.getSnapshot().context
+      // Ending already (its caller aborted, say): this caller is not given that ending, it asks
+      // again once the ask has ended, and the store says what the key holds then.
+      if (context.proposal !== undefined) {
+        void ended(held.actor).then(() => askAgain(request, resolve, reject))
+        return
+      }
       if (!sameQuestions(context.questions, request.questions)) {
         reject(outcomeError(otherQuestionsOutcome(context.askId).error))
         return
@@ -214,10 +211,7 @@ export function createAsks(options: AsksOptions): Asks {
       handleOf(askId)?.actor.send(event)
     },
 
-    errorFor(askId, data) {
-      const handle = handleOf(askId)
-      return handle === undefined ? outcomeError(data) : errorOf(handle, data)
-    },
+    errorFor: (askId, data) => errorOf(handleOf(askId), data),
 
     agentOf: (askId) => handleOf(askId)?.agent,
 
@@ -248,6 +242,37 @@ export function createAsks(options: AsksOptions): Asks {
       byKey.clear()
     },
   }
+
+  /** A caller held back while its key's ask ended asks now, unless its seam or its signal ended meanwhile. */
+  const askAgain: Asks['ask'] = (request, resolve, reject) => {
+    try {
+      if (options.stopped()) throw outcomeError(seamClosedOutcome().error)
+      checkNotAborted(request)
+      asks.ask(request, resolve, reject)
+    } catch (error: unknown) {
+      reject(error as UserQuestionError)
+    }
+  }
+  return asks
+}
+
+/**
+ * An internal fault in an ask's machine still settles the ask (issue 10):
+ * its question comes down and the fault is written, outside the machine.
+ * Resolves once the write is done or failed.
+ */
+function settleFaulted(handle: AskHandle, fault: unknown, options: AsksOptions): Promise<void> {
+  const outcome = seamFaultOutcome()
+  const { askId } = handle
+  handle.error = outcomeError(outcome.error, fault)
+  options.takeDown(askId, handle.error)
+  handle.telemetry?.settled(settlementOf(askId, outcome))
+  return Promise.resolve()
+    .then(() => options.store.settle(askId, outcome, Date.now()))
+    .then(
+      () => undefined,
+      () => undefined,
+    )
 }
 
 /** Whether the store holds an ask this seam runs already: it is past its admission. */

@@ -109,12 +109,17 @@ export function keepCause(
   else handle.causes.store = error
 }
 
-/** The live error for an ask's error data: made once, so the provider's signal and the caller share it. */
+/**
+ * The live error for an ask's error data: made once, so the provider's
+ * signal and the caller share it. For an ask no caller here waits on, a
+ * fresh one.
+ */
 export function errorOf(
-  handle: AskHandle,
+  handle: AskHandle | undefined,
   data: AskErrorData,
   cause?: AskCause,
 ): UserQuestionError {
+  if (handle === undefined) return outcomeError(data)
   const last = handle.error
   if (last !== undefined && last.code === data.code && last.message === data.message) return last
   const provider = handle.causes.provider

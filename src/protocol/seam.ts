@@ -107,6 +107,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     seamId,
     presentation: presenter.machine,
     ready: () => ready,
+    stopped: isClosed,
     timeoutMs: options.timeoutMs,
     takeDown: (askId, reason) => presenter.takeDown(askId, reason),
     defaults: () => ({
