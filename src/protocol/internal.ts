@@ -5,7 +5,7 @@
  */
 export { newSecret } from './secret.js'
 export { importPeer } from './peer.js'
-export { catchUpWithStore } from './seam.js'
+export { catchUpWithStore } from './seam-hooks.js'
 export {
   CorruptRowError,
   notifyEach,

@@ -7,6 +7,7 @@ import { createFleet, stopFleet, tellFleet } from './fleet.js'
 import { createFollower } from './follower.js'
 import { newId } from './ids.js'
 import { createPresenter } from './presenter.js'
+import { registerSeamHooks } from './seam-hooks.js'
 import type { InspectionObserver, UserQuestions, UserQuestionsOptions } from './seam-api.js'
 import { createMemoryStore } from './store/memory.js'
 import { readHistoryQuery } from './store/history.js'
@@ -24,30 +25,7 @@ import {
 } from '../vocabulary/index.js'
 import type { AskUserQuestionAnswer, UserQuestionProvider } from '../vocabulary/index.js'
 
-const crashHooks = new WeakMap<UserQuestions, () => void>()
-const catchUpHooks = new WeakMap<UserQuestions, (askIds: readonly string[]) => Promise<void>>()
-
-/**
- * Testing only (not exported from the package): drops `seam` as a crashed
- * process would. Its timers stop and it stops listening, but nothing is
- * released or settled: its lease lapses on its own and its callers never hear.
- */
-export function dropSeamForTesting(seam: UserQuestions): void {
-  crashHooks.get(seam)?.()
-}
-
-/**
- * Within askseam only (exported from `protocol/internal`): makes `seam` read
- * these asks from its store now instead of when its change feed brings them,
- * for a layer that learnt from the store that one changed (an MCP round on an
- * instance that has not yet heard of an answer committed on another). A
- * settled ask's outcome reaches this seam's callers and presentations; another
- * seam's pending ask is shown. Resolves once the reads are done; does nothing
- * for an object `createUserQuestions` did not make.
- */
-export function catchUpWithStore(seam: UserQuestions, askIds: readonly string[]): Promise<void> {
-  return catchUpHooks.get(seam)?.(askIds) ?? Promise.resolve()
-}
+export { dropSeamForTesting } from './seam-hooks.js'
 
 /**
  * Creates the question seam: a thin adapter over `seamMachine` (the provider
@@ -200,13 +178,15 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     },
   }
 
-  catchUpHooks.set(seam, (askIds) => (isClosed() ? Promise.resolve() : follower.catchUp(askIds)))
-  crashHooks.set(seam, () => {
-    slot.send({ type: 'seam.closed' })
-    follower.stop()
-    tellFleet(fleet, { type: 'fleet.crash' })
-    asks.crash()
-    presenter.crash()
+  registerSeamHooks(seam, {
+    crash() {
+      slot.send({ type: 'seam.closed' })
+      follower.stop()
+      tellFleet(fleet, { type: 'fleet.crash' })
+      asks.crash()
+      presenter.crash()
+    },
+    catchUp: (askIds) => (isClosed() ? Promise.resolve() : follower.catchUp(askIds)),
   })
   return seam
 }
