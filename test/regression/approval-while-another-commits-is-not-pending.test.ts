@@ -10,7 +10,6 @@
  * the ask once it is presented again: `not-pending` only once the ask has
  * ended (DESIGN §7, §12).
  */
-import { createHash } from 'node:crypto'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createUserQuestions } from '../../src/protocol/index.js'
 import type { AskStore } from '../../src/protocol/index.js'
@@ -20,6 +19,7 @@ import { createSqliteStore } from '../../src/stores/sqlite/index.js'
 import { holdingStore } from '../support/holding-store.js'
 import { openSocket } from '../providers/web/ws-client.js'
 import { tempDirectory } from '../stores/sqlite/temp-file.js'
+import { approval as approve, consoleUsers, planToApprove as plan } from '../support/plan-review.js'
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
@@ -27,22 +27,9 @@ afterEach(async () => {
 })
 
 const tokens = { ana: 'ana-token-0123456789', bo: 'bo-token-0123456789' }
-const users = Object.entries(tokens).map(([id, token]) => ({
-  id,
-  tokenSha256: createHash('sha256').update(token).digest('hex'),
-}))
+const users = consoleUsers(tokens)
 type Person = keyof typeof tokens
 
-const plan = [
-  {
-    id: 'plan',
-    question: 'Ship it?',
-    detail: '1. migrate\n2. deploy',
-    options: [{ label: 'Approve' }, { label: 'Revise' }],
-    intent: { kind: 'plan-review' as const, approve: 'Approve' },
-  },
-]
-const approve = { answers: [{ id: 'plan', selected: ['Approve'] }] }
 const approval = (rpcId: string) => ({
   type: 'question/respond',
   rpcId,

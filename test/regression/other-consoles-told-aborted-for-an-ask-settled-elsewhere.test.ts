@@ -8,7 +8,6 @@
  * names the committed ending (`details.ending`), and every tab hears how the
  * ask really ended (DESIGN §7: "whatever ended the ask").
  */
-import { createHash } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createUserQuestions } from '../../src/protocol/index.js'
 import type { AskUserQuestionRequest } from '../../src/protocol/index.js'
@@ -18,6 +17,7 @@ import { createSqliteStore } from '../../src/stores/sqlite/index.js'
 import { openSocket } from '../providers/web/ws-client.js'
 import type { TestSocket } from '../providers/web/ws-client.js'
 import { tempDirectory } from '../stores/sqlite/temp-file.js'
+import { approval as approve, consoleUsers, planToApprove as plan } from '../support/plan-review.js'
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
@@ -25,21 +25,7 @@ afterEach(async () => {
 })
 
 const tokens = { ana: 'ana-token-0123456789', bo: 'bo-token-0123456789' }
-const users = Object.entries(tokens).map(([id, token]) => ({
-  id,
-  tokenSha256: createHash('sha256').update(token).digest('hex'),
-}))
-
-const plan = [
-  {
-    id: 'plan',
-    question: 'Ship it?',
-    detail: '1. migrate\n2. deploy',
-    options: [{ label: 'Approve' }, { label: 'Revise' }],
-    intent: { kind: 'plan-review' as const, approve: 'Approve' },
-  },
-]
-const approve = { answers: [{ id: 'plan', selected: ['Approve'] }] }
+const users = consoleUsers(tokens)
 
 /** Two consoles, each on its own seam and connection to one SQLite file, and a seam that asks. */
 async function fleet() {
