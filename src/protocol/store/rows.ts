@@ -191,15 +191,15 @@ export function parseAskRecord(value: unknown): AskRecord {
   if (typeof startedAt !== 'number' || !Number.isFinite(startedAt)) fail('startedAt is not a time')
   if (!optionalNumber(deadline)) fail('deadline is not a time')
   if (!optionalNumber(settledAt)) fail('settledAt is not a time')
-  let valid: AskUserQuestionItem[] = []
   try {
-    valid = validateRequest({ questions }).questions
+    // A check, not a copy: the row's questions are kept (a memory store's are the seam's own).
+    validateRequest({ questions })
   } catch (error: unknown) {
     fail(`questions are not valid questions: ${(error as Error).message}`)
   }
   const record: AskRecord = {
     askId,
-    questions: valid,
+    questions: questions as AskUserQuestionItem[],
     ownerSeamId: ownerSeamId as string,
     startedAt: startedAt as number,
     state: 'pending',
@@ -215,7 +215,7 @@ export function parseAskRecord(value: unknown): AskRecord {
     record.outcome = parseOutcome(value.outcome)
     if (record.outcome.status === 'answered') {
       try {
-        record.outcome.answer = validateAnswer(valid, record.outcome.answer)
+        record.outcome.answer = validateAnswer(record.questions, record.outcome.answer)
       } catch (error: unknown) {
         fail(`the answer does not answer its questions: ${(error as Error).message}`)
       }
