@@ -20,6 +20,22 @@ const question: AskUserQuestionItem = {
 }
 const yes = { answers: [{ id: 'go', selected: ['Yes'] }] }
 
+type Telemetry = NonNullable<Parameters<typeof openTelemetry>[0]>
+type MeterProvider = NonNullable<Telemetry['meterProvider']>
+
+/** A seam on `openTelemetry(options)` whose provider answers two asks, each resolving to `yes`. */
+async function answerTwice(options: Telemetry) {
+  const seam = createUserQuestions({ telemetry: openTelemetry(options) })
+  const provider = createControllableProvider()
+  seam.registerProvider(provider)
+  for (let index = 0; index < 2; index++) {
+    const answer = seam.ask({ questions: [question] })
+    ;(await provider.call(index)).resolve(yes)
+    await expect(answer).resolves.toEqual(yes)
+  }
+  return seam
+}
+
 describe('askseam/otel when telemetry fails', () => {
   it('a tracer and a meter that throw break no ask, and are reported once', async () => {
     const throwing = () => {
@@ -39,21 +55,9 @@ describe('askseam/otel when telemetry fails', () => {
           createCounter: () => ({ add: throwing }),
         }
       },
-    } as unknown as NonNullable<Parameters<typeof openTelemetry>[0]>['meterProvider']
+    } as unknown as MeterProvider
     const warnings = captureWarnings(withCode('ASKSEAM_TELEMETRY_FAILED'))
-    const seam = createUserQuestions({
-      telemetry: openTelemetry({
-        tracerProvider,
-        ...(meterProvider === undefined ? {} : { meterProvider }),
-      }),
-    })
-    const provider = createControllableProvider()
-    seam.registerProvider(provider)
-    for (let index = 0; index < 2; index++) {
-      const answer = seam.ask({ questions: [question] })
-      ;(await provider.call(index)).resolve(yes)
-      await expect(answer).resolves.toEqual(yes)
-    }
+    const seam = await answerTwice({ tracerProvider, meterProvider })
     await settle()
     expect(warnings).toHaveLength(1)
     expect(warnings[0]?.message).toMatch(/exporter down/)
@@ -83,21 +87,9 @@ describe('askseam/otel when telemetry fails', () => {
           createCounter: (name: string, options?: object) =>
             instrument(name, meter.createCounter(name, options)),
         }),
-      } as unknown as NonNullable<Parameters<typeof openTelemetry>[0]>['meterProvider']
+      } as unknown as MeterProvider
       const warnings = captureWarnings(withCode('ASKSEAM_TELEMETRY_FAILED'))
-      const seam = createUserQuestions({
-        telemetry: openTelemetry({
-          tracerProvider: tracing.provider,
-          ...(meterProvider === undefined ? {} : { meterProvider }),
-        }),
-      })
-      const provider = createControllableProvider()
-      seam.registerProvider(provider)
-      for (let index = 0; index < 2; index++) {
-        const answer = seam.ask({ questions: [question] })
-        ;(await provider.call(index)).resolve(yes)
-        await expect(answer).resolves.toEqual(yes)
-      }
+      const seam = await answerTwice({ tracerProvider: tracing.provider, meterProvider })
       await seam.close()
       await settle()
       const asks = tracing.spans().filter(({ name }) => name === 'askseam.ask')
