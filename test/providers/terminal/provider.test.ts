@@ -196,7 +196,10 @@ describe('bad input', () => {
 
   it('keeps 50 questions with 2,000-character descriptions usable in an 80×24 terminal', async () => {
     const session = start({ asks: ['large'] }, { columns: 80, rows: 24 })
-    await session.waitForScreen('Item 1 · 1 of 50')
+    // The whole frame, down to its key hints: a read in the middle of the first draw would miss them.
+    const whole = (progress: string) => (screen: string) =>
+      screen.includes(progress) && screen.includes('enter choose')
+    await session.waitForScreen(whole('Item 1 · 1 of 50'))
     // The whole prompt fits: the tab bar, the question, the highlighted option and the keys.
     const lines = bottomLines(session)
     expect(lines.some((line) => /\[○ Item 1\]/.test(line))).toBe(true)
@@ -205,7 +208,7 @@ describe('bad input', () => {
     expect(lines.at(-1)).toContain('enter choose')
     // The twelfth option is reachable and chosen; forty-nine questions are skipped.
     session.type(Keys.down.repeat(11))
-    await session.waitForScreen('❯ 12. Option 1.12')
+    await session.waitForScreen(whole('❯ 12. Option 1.12'))
     expect(bottomLines(session).at(-1)).toContain('enter choose')
     session.type(Keys.enter)
     await session.waitForScreen('Item 2 · 2 of 50')
