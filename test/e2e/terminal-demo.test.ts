@@ -46,7 +46,11 @@ describe('npm start (askseam demo) in a pty', () => {
       session.type(`Faster checkout${Keys.enter}`)
       await session.waitForScreen('Review your answers')
       session.type(Keys.enter)
-      await session.waitForScreen('Approve this deployment plan?')
+      // The whole frame, question and plan, before it is read.
+      await session.waitForScreen(
+        (screen) =>
+          screen.includes('Approve this deployment plan?') && screen.includes('esc dismiss'),
+      )
       expect(session.screen()).toContain('Run the gates: Smoke tests, Load test')
       session.type('1')
       await session.waitForOutput('What the model received')

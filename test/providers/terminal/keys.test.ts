@@ -181,7 +181,10 @@ describe('terminal keys, in a real pty', { timeout: 60_000 }, () => {
     session.type('1')
     await session.waitForScreen('[○ Notes]')
     session.type(Keys.shiftTab)
-    await session.waitForScreen('[✔ Region]')
+    // The whole frame, down to its key hints, before it is read.
+    await session.waitForScreen(
+      (screen) => screen.includes('[✔ Region]') && screen.includes('tab next'),
+    )
     expect(session.screen()).toContain('eu-west-1 ✔')
     expect(session.screen()).toContain('tab next')
     session.type(Keys.tab)
