@@ -1,11 +1,12 @@
 import { assertEvent, enqueueActions } from 'xstate'
-import { endingOf, isHandOver, sameQuestions } from '../vocabulary/index.js'
+import { differenceOf, endingOf, isHandOver, otherAskOutcome } from '../vocabulary/index.js'
 import type {
   AskEnding,
   AskErrorData,
   AskOutcome,
   AskPolicy,
   AskRejection,
+  AskTerms,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
 } from '../vocabulary/index.js'
@@ -160,6 +161,12 @@ export const propose = (outcome: AskRejection, commit: boolean, cause?: AskCause
 export const heldOutcome = (result: AdmissionResult): AskOutcome | undefined =>
   result.status === 'existing' ? result.ask.outcome : undefined
 
+/** The refusal of an ask whose key the store holds for another ask: other questions, or another policy. */
+export function otherAskRefusal(result: AdmissionResult, asked: AskTerms): AskRejection {
+  const held = heldAskFields(result)
+  return otherAskOutcome(held.askId, differenceOf(held, asked) ?? 'questions')
+}
+
 /** What an ask takes over from the one the store held under its key (the admission found it). */
 export function heldAskFields(result: AdmissionResult) {
   const { ask } = result as Extract<AdmissionResult, { status: 'existing' }>
@@ -266,10 +273,10 @@ export const askGuards = {
     assertEvent(event, 'admission.done')
     return event.result.status === 'admitted'
   },
-  holdsOtherQuestions: ({ context, event }: Args) => {
+  holdsOtherAsk: ({ context, event }: Args) => {
     assertEvent(event, 'admission.done')
     const { result } = event
-    return result.status === 'existing' && !sameQuestions(result.ask.questions, context.questions)
+    return result.status === 'existing' && differenceOf(result.ask, context) !== undefined
   },
   isDecided: (_: unknown, decided: Decided) => decided.outcome !== undefined,
   endsIn: ({ context }: Args, params: { ending: AskEnding }) =>

@@ -2,7 +2,6 @@ import { assertEvent, assign, raise, sendTo, setup } from 'xstate'
 import {
   callerAbortOutcome,
   noProviderOutcome,
-  otherQuestionsOutcome,
   providerGoneOutcome,
   seamClosedOutcome,
   storeFailedOutcome,
@@ -15,6 +14,7 @@ import {
   armDeadline,
   askGuards,
   heldAskFields,
+  otherAskRefusal,
   heldOutcome,
   initialContext,
   outputOf,
@@ -117,9 +117,9 @@ export const askMachine = /* @__PURE__ */ setup({
     proposeProviderGone: assign(() => propose(providerGoneOutcome(), true)),
     proposePresentationEnding: assign((_, ending: AskRejection) => propose(ending, true)),
     refuseForNoProvider: assign({ outcome: noProviderOutcome() }),
-    refuseOtherQuestions: assign(({ event }) => {
+    refuseOtherAsk: assign(({ context, event }) => {
       assertEvent(event, 'admission.done')
-      return { outcome: otherQuestionsOutcome(heldAskFields(event.result).askId) }
+      return { outcome: otherAskRefusal(event.result, context) }
     }),
     recordStoreFailure: assign({ outcome: storeFailedOutcome(), cause: 'store' as const }),
     recordFailedCommit: assign(({ context }) => ({ commitAttempts: context.commitAttempts + 1 })),
@@ -162,7 +162,7 @@ export const askMachine = /* @__PURE__ */ setup({
       entry: 'admit',
       on: {
         'admission.done': [
-          { guard: 'holdsOtherQuestions', target: 'failed', actions: 'refuseOtherQuestions' },
+          { guard: 'holdsOtherAsk', target: 'failed', actions: 'refuseOtherAsk' },
           /* @__PURE__ */ toEnding(({ event }: { event: AskEventOf<'admission.done'> }) => ({
             outcome: heldOutcome(event.result),
           })),

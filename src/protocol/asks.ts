@@ -20,9 +20,9 @@ import type { AskStore, NewAskRecord } from './store/types.js'
 import {
   checkNotAborted,
   outcomeError,
-  sameQuestions,
+  differenceOf,
   seamClosedOutcome,
-  otherQuestionsOutcome,
+  otherAskOutcome,
   seamFaultOutcome,
 } from '../vocabulary/index.js'
 import type {
@@ -196,8 +196,9 @@ export function createAsks(options: AsksOptions): Asks {
         void ended(held.actor).then(() => askAgain(request, resolve, reject))
         return
       }
-      if (!sameQuestions(context.questions, request.questions)) {
-        reject(outcomeError(otherQuestionsOutcome(context.askId).error))
+      const differs = differenceOf(context, request)
+      if (differs !== undefined) {
+        reject(outcomeError(otherAskOutcome(context.askId, differs).error))
         return
       }
       callers.join(held, resolve, reject, request.signal)

@@ -1,4 +1,4 @@
-import type { AskUserQuestionItem } from './types.js'
+import type { AskPolicy, AskUserQuestionItem } from './types.js'
 
 /*
  * "The same questions" (DESIGN §10): deep-equal after validation, where key
@@ -28,6 +28,28 @@ export function sameQuestions(
 ): boolean {
   return a === b || canonicalQuestions(a) === canonicalQuestions(b)
 }
+
+/** What a key stands for: the questions, and who may answer and how many must approve (DESIGN §10, §12). */
+export interface AskTerms {
+  readonly questions: readonly AskUserQuestionItem[]
+  readonly policy?: AskPolicy | undefined
+}
+
+/**
+ * What the ask a key holds and an ask made again with that key differ in:
+ * `'questions'`, `'policy'`, or `undefined` when it is the same ask. The
+ * order of `answerers` and an entry written twice do not matter.
+ */
+export function differenceOf(held: AskTerms, asked: AskTerms): 'questions' | 'policy' | undefined {
+  if (!sameQuestions(held.questions, asked.questions)) return 'questions'
+  return canonicalPolicy(held.policy) === canonicalPolicy(asked.policy) ? undefined : 'policy'
+}
+
+const canonicalPolicy = (policy: AskPolicy | undefined): string =>
+  canonicalJson({
+    answerers: policy?.answerers && [...new Set(policy.answerers)].sort(),
+    approvals: policy?.approvals,
+  })
 
 /** A question's optional field written out at its default. */
 const atDefault = (key: string, field: unknown) => key === 'multiSelect' && field === false

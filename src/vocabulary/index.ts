@@ -67,7 +67,8 @@ export {
   readResponder,
 } from './policy.js'
 export type { AnswerDraft } from './answer.js'
-export { canonicalJson, canonicalQuestions, sameQuestions } from './canonical.js'
+export { canonicalJson, canonicalQuestions, differenceOf, sameQuestions } from './canonical.js'
+export type { AskTerms } from './canonical.js'
 export {
   AskEndReasons,
   TIMEOUT_MESSAGE,
@@ -80,7 +81,7 @@ export {
   isReplayedOutcome,
   isTimeoutOutcome,
   noProviderOutcome,
-  otherQuestionsOutcome,
+  otherAskOutcome,
   outcomeError,
   outcomeName,
   ownerGoneOutcome,

@@ -148,12 +148,18 @@ export const handedOverOutcome = (): AskRejection =>
 /** Whether an ending is a hand-over: the presentation's provider went, and the ask waits for the next one. */
 export const isHandOver = (error: AskErrorData): boolean => error.details?.handOver === true
 
-/** A key's ask with other questions than the ones asked again with it (DESIGN §10). */
-export const otherQuestionsOutcome = (askId: string): AskRejection =>
-  rejected('INVALID_REQUEST', 'this key belongs to an ask with other questions', {
-    field: 'key',
-    askId,
-  })
+/**
+ * A key's ask with other questions (DESIGN §10), or other answerers or
+ * approvals (§12), than the ones asked again with it.
+ */
+export const otherAskOutcome = (askId: string, differs: 'questions' | 'policy'): AskRejection =>
+  rejected(
+    'INVALID_REQUEST',
+    differs === 'questions'
+      ? 'this key belongs to an ask with other questions'
+      : 'this key belongs to an ask with other answerers or approvals',
+    { field: 'key', askId, differs },
+  )
 
 /** Whether an outcome is the timeout (`ASK_TIMEOUT`): the one outcome a store still takes past a deadline. */
 export function isTimeoutOutcome(outcome: AskOutcome): boolean {

@@ -15,7 +15,12 @@ import {
   seamClosedOutcome,
   timeoutOutcome,
 } from '../../src/vocabulary/index.js'
-import type { AskOutcome, AskRejection, AskUserQuestionItem } from '../../src/vocabulary/index.js'
+import type {
+  AskOutcome,
+  AskPolicy,
+  AskRejection,
+  AskUserQuestionItem,
+} from '../../src/vocabulary/index.js'
 import { questions, yes } from './ask-input.js'
 
 /** askMachine's data and guards (src/machines/ask.context.ts), each condition on its own. */
@@ -161,17 +166,21 @@ describe('askGuards', () => {
 
   it('reads the admission', () => {
     const admitted: AskEvent = { type: 'admission.done', result: { status: 'admitted' } }
-    const existing = (held: AskUserQuestionItem[]): AskEvent => ({
+    const existing = (held: AskUserQuestionItem[], policy?: AskPolicy): AskEvent => ({
       type: 'admission.done',
-      result: { status: 'existing', ask: { askId: 'h', questions: held, startedAt: 0 } },
+      result: {
+        status: 'existing',
+        ask: { askId: 'h', questions: held, startedAt: 0, ...(policy && { policy }) },
+      },
     })
     expect(askGuards.isAdmitted(on({}, admitted))).toBe(true)
     expect(askGuards.isAdmitted(on({}, existing(questions)))).toBe(false)
-    expect(askGuards.holdsOtherQuestions(on({}, admitted))).toBe(false)
-    expect(askGuards.holdsOtherQuestions(on({}, existing(questions)))).toBe(false)
-    expect(
-      askGuards.holdsOtherQuestions(on({}, existing([{ id: 'other', question: 'Other?' }]))),
-    ).toBe(true)
+    expect(askGuards.holdsOtherAsk(on({}, admitted))).toBe(false)
+    expect(askGuards.holdsOtherAsk(on({}, existing(questions)))).toBe(false)
+    expect(askGuards.holdsOtherAsk(on({}, existing([{ id: 'other', question: 'Other?' }])))).toBe(
+      true,
+    )
+    expect(askGuards.holdsOtherAsk(on({}, existing(questions, { answerers: ['ann'] })))).toBe(true)
   })
 
   it('asks whether an outcome is decided, and which ending it is', () => {

@@ -133,8 +133,21 @@ describe('askMachine: admission', () => {
       error: {
         code: 'INVALID_REQUEST',
         message: 'this key belongs to an ask with other questions',
-        details: { field: 'key', askId: 'held' },
+        details: { field: 'key', askId: 'held', differs: 'questions' },
       },
+    })
+    expect(effects).toMatchObject({ shown: 0, offered: [] })
+  })
+
+  it('the store holds the key with the same questions and other answerers: INVALID_REQUEST, the policy differs', () => {
+    const { actor, effects } = admitting()
+    actor.send({
+      type: 'admission.done',
+      result: { status: 'existing', ask: held({ policy: { answerers: ['ann'] } }) },
+    })
+    expect(actor.getSnapshot().output).toMatchObject({
+      status: 'rejected',
+      error: { code: 'INVALID_REQUEST', details: { field: 'key', differs: 'policy' } },
     })
     expect(effects).toMatchObject({ shown: 0, offered: [] })
   })

@@ -131,4 +131,37 @@ describe('§10 keys', () => {
     expect(attached.settled).toBe(false)
     expect(seam.pending()).toHaveLength(1)
   })
+
+  it('the same key with other answerers is INVALID_REQUEST on field key, in this seam and through the store; their order does not matter', async () => {
+    const store = createMemoryStore()
+    const { seam, provider } = presentingOn(store)
+    const first = outcomeOf(seam.ask({ questions, key: 'k6', answerers: ['ann', 'role:ops'] }))
+    await settle()
+    const policy = { field: 'key', askId: seam.pending()[0]?.askId, differs: 'policy' }
+    await expect(seam.ask({ questions, key: 'k6', answerers: ['bob'] })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: 'this key belongs to an ask with other answerers or approvals',
+      details: policy,
+    })
+    // Another seam sharing the store finds the key's ask in the store, not in its own actors.
+    const other = seamOn(store)
+    await expect(other.ask({ questions, key: 'k6' })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: policy,
+    })
+    const attached = seam.ask({ questions, key: 'k6', answerers: ['role:ops', 'ann'] })
+    await settle()
+    expect(provider.calls).toHaveLength(1)
+    provider.last().resolve({ ...answer, by: { id: 'ann', via: 'web' } })
+    await expect(attached).resolves.toEqual(answer)
+    expect(first.settled).toBe(true)
+    // Settled, the key still stands for the same ask: other answerers are refused, not replayed.
+    await expect(other.ask({ questions, key: 'k6', answerers: ['bob'] })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: policy,
+    })
+    await expect(
+      other.ask({ questions, key: 'k6', answerers: ['ann', 'role:ops'] }),
+    ).resolves.toEqual(answer)
+  })
 })

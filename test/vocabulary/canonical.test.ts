@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { canonicalJson, canonicalQuestions, sameQuestions } from '../../src/vocabulary/index.js'
+import {
+  canonicalJson,
+  canonicalQuestions,
+  differenceOf,
+  sameQuestions,
+} from '../../src/vocabulary/index.js'
 import type { AskUserQuestionItem } from '../../src/vocabulary/index.js'
 
 /** "The same questions" (src/vocabulary/canonical.ts): the text a key's questions are compared by. */
@@ -54,5 +59,34 @@ describe('canonicalQuestions and sameQuestions', () => {
   it('is the same batch when it is the same array', () => {
     const batch = [a]
     expect(sameQuestions(batch, batch)).toBe(true)
+  })
+})
+
+describe('differenceOf: what a key stands for', () => {
+  const questions: AskUserQuestionItem[] = [{ id: 'q', question: 'Which?' }]
+  const held = { questions, policy: { answerers: ['ann', 'role:ops'], approvals: 2 } }
+
+  it('is the same ask whatever the order of answerers or an entry written twice', () => {
+    expect(differenceOf(held, { ...held })).toBeUndefined()
+    expect(
+      differenceOf(held, {
+        questions,
+        policy: { answerers: ['role:ops', 'ann', 'ann'], approvals: 2 },
+      }),
+    ).toBeUndefined()
+    expect(differenceOf({ questions }, { questions, policy: undefined })).toBeUndefined()
+  })
+
+  it('names the questions first, then who may answer or how many approve', () => {
+    expect(differenceOf(held, { ...held, questions: [{ id: 'q', question: 'What?' }] })).toBe(
+      'questions',
+    )
+    expect(differenceOf(held, { questions })).toBe('policy')
+    expect(differenceOf(held, { questions, policy: { answerers: ['ann'], approvals: 2 } })).toBe(
+      'policy',
+    )
+    expect(
+      differenceOf(held, { questions, policy: { answerers: ['ann', 'role:ops'], approvals: 3 } }),
+    ).toBe('policy')
   })
 })

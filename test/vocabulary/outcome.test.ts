@@ -8,7 +8,7 @@ import {
   isReplayedOutcome,
   isTimeoutOutcome,
   noProviderOutcome,
-  otherQuestionsOutcome,
+  otherAskOutcome,
   outcomeError,
   outcomeName,
   ownerGoneOutcome,
@@ -93,10 +93,15 @@ describe('every outcome, exactly', () => {
       message: 'the provider was disposed; the ask waits for the next one',
       details: { reason: 'provider-disposed', handOver: true },
     })
-    expect(otherQuestionsOutcome('ask-1').error).toStrictEqual({
+    expect(otherAskOutcome('ask-1', 'questions').error).toStrictEqual({
       code: 'INVALID_REQUEST',
       message: 'this key belongs to an ask with other questions',
-      details: { field: 'key', askId: 'ask-1' },
+      details: { field: 'key', askId: 'ask-1', differs: 'questions' },
+    })
+    expect(otherAskOutcome('ask-1', 'policy').error).toStrictEqual({
+      code: 'INVALID_REQUEST',
+      message: 'this key belongs to an ask with other answerers or approvals',
+      details: { field: 'key', askId: 'ask-1', differs: 'policy' },
     })
   })
 
