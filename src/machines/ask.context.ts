@@ -100,6 +100,8 @@ export interface AskContext {
   /** The outcome the caller gets: committed by the store, or a proposal that is not written. */
   outcome: AskOutcome | undefined
   cause: AskCause | undefined
+  /** The outcome is the key's, settled before this ask began (DESIGN §10): replayed, not decided now. */
+  replayed: boolean
   /** The writes of the proposal that failed so far. */
   commitAttempts: number
 }
@@ -140,17 +142,23 @@ export type AskEvent =
 /** The one event of `AskEvent` named `TType`. */
 export type AskEventOf<TType extends AskEvent['type']> = Extract<AskEvent, { type: TType }>
 /** What an ask ends with: its outcome (none while it goes on) and who caused it. */
-export type Decided = { outcome: AskOutcome | undefined; cause?: AskCause | undefined }
+export type Decided = {
+  outcome: AskOutcome | undefined
+  cause?: AskCause | undefined
+  replayed?: boolean
+}
 
 /**
  * The transition taken once `decided` names an outcome: it is recorded, and
- * `ending` routes it to its final state. Not taken while the ask goes on.
+ * `ending` routes it to its final state. Not taken while the ask goes on. A
+ * replay adopts the held ask first: it ends under that ask's id.
  */
-export function toEnding<TArgs>(decided: (args: TArgs) => Decided) {
+export function toEnding<TArgs>(decided: (args: TArgs) => Decided, first?: 'adoptHeldAsk') {
+  const record = { type: 'recordOutcome' as const, params: decided }
   return {
     guard: { type: 'isDecided' as const, params: decided },
     target: '#ask.ending',
-    actions: { type: 'recordOutcome' as const, params: decided },
+    actions: first === undefined ? record : [first, record],
   }
 }
 
@@ -158,8 +166,11 @@ export const propose = (outcome: AskRejection, commit: boolean, cause?: AskCause
   proposal: cause === undefined ? { outcome, commit } : { outcome, commit, cause },
 })
 
-export const heldOutcome = (result: AdmissionResult): AskOutcome | undefined =>
-  result.status === 'existing' ? result.ask.outcome : undefined
+/** The outcome the key's ask settled with before this one began (DESIGN §10): replayed, not decided now. */
+export const replayedOutcome = ({ event }: { event: AskEventOf<'admission.done'> }): Decided => ({
+  outcome: event.result.status === 'existing' ? event.result.ask.outcome : undefined,
+  replayed: true,
+})
 
 /** The refusal of an ask whose key the store holds for another ask: other questions, or another policy. */
 export function otherAskRefusal(result: AdmissionResult, asked: AskTerms): AskRejection {
@@ -329,6 +340,7 @@ export function initialContext(input: AskInput): AskContext {
     proposal: undefined,
     outcome: undefined,
     cause: undefined,
+    replayed: false,
     commitAttempts: 0,
   }
 }

@@ -15,7 +15,7 @@ import {
   askGuards,
   heldAskFields,
   otherAskRefusal,
-  heldOutcome,
+  replayedOutcome,
   initialContext,
   outputOf,
   presentationDecided,
@@ -123,9 +123,10 @@ export const askMachine = /* @__PURE__ */ setup({
     }),
     recordStoreFailure: assign({ outcome: storeFailedOutcome(), cause: 'store' as const }),
     recordFailedCommit: assign(({ context }) => ({ commitAttempts: context.commitAttempts + 1 })),
-    recordOutcome: assign((_, decided: Decided) => ({
-      outcome: decided.outcome,
-      cause: decided.cause,
+    recordOutcome: assign((_, { outcome, cause, replayed = false }: Decided) => ({
+      outcome,
+      cause,
+      replayed,
     })),
   },
 }).createMachine({
@@ -163,9 +164,7 @@ export const askMachine = /* @__PURE__ */ setup({
       on: {
         'admission.done': [
           { guard: 'holdsOtherAsk', target: 'failed', actions: 'refuseOtherAsk' },
-          /* @__PURE__ */ toEnding(({ event }: { event: AskEventOf<'admission.done'> }) => ({
-            outcome: heldOutcome(event.result),
-          })),
+          /* @__PURE__ */ toEnding(replayedOutcome, 'adoptHeldAsk'),
           { guard: 'isAdmitted', target: 'admitted' },
           { guard: 'hasProposal', target: 'proposing', actions: 'keepHeldAsk' },
           { target: 'pending.following', actions: 'adoptHeldAsk' },

@@ -58,6 +58,10 @@ const FAILURES: ReadonlySet<AskOutcomeName> = new Set(['failed'])
  * - metrics `askseam.asks.pending` (up-down counter), `askseam.ask.duration`
  *   (histogram, seconds, by `askseam.outcome`) and `askseam.asks.settled`
  *   (counter, by `askseam.outcome`).
+ * - A keyed ask whose outcome the store already held is a replay (DESIGN
+ *   §10): its span names the held ask and has `askseam.replayed: true`, and
+ *   it adds nothing to `askseam.ask.duration` or `askseam.asks.settled`,
+ *   which counted the ask when it settled.
  *
  * @example
  * ```ts
@@ -110,8 +114,11 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): SeamTelemetry
         settled(settlement) {
           const outcome = { 'askseam.outcome': settlement.outcome }
           if (counted) failures.attempt(() => pending.add(-1))
-          failures.attempt(() => duration.record((performance.now() - startedAt) / 1000, outcome))
-          failures.attempt(() => settled.add(1, outcome))
+          // A replay settled nothing now: it was counted when its ask settled.
+          if (settlement.replayed !== true) {
+            failures.attempt(() => duration.record((performance.now() - startedAt) / 1000, outcome))
+            failures.attempt(() => settled.add(1, outcome))
+          }
           failures.attempt(() => {
             span.setAttributes({ ...settlementAttributes(settlement), ...outcome })
             if (FAILURES.has(settlement.outcome)) {
@@ -198,6 +205,7 @@ function settlementAttributes(settlement: TelemetrySettlement): Attributes {
   // A keyed ask that attached to one held in the store settles under that one's id.
   const attributes: Attributes = { 'askseam.ask.id': settlement.askId }
   if (settlement.errorCode !== undefined) attributes['error.type'] = settlement.errorCode
+  if (settlement.replayed === true) attributes['askseam.replayed'] = true
   const responders = settlement.responders ?? []
   if (responders.length > 0) {
     attributes['askseam.answered_by'] = responders.map(({ id }) => id)

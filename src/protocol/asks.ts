@@ -169,7 +169,7 @@ export function createAsks(options: AsksOptions): Asks {
         if (status !== 'done') return
         // The outcome, not the output: it names who answered.
         handle.telemetry?.settled(
-          settlementOf(handle.askId, context.outcome ?? (output as AskOutput)),
+          settlementOf(handle.askId, context.outcome ?? (output as AskOutput), context.replayed),
         )
         callers.settle(handle, output as AskOutput)
       },

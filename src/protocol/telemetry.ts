@@ -75,6 +75,11 @@ export interface TelemetrySettlement {
   readonly errorCode?: UserQuestionErrorCode
   /** Who answered, when the outcome names them (DESIGN §12: `outcome.by`). */
   readonly responders?: readonly TelemetryResponder[]
+  /**
+   * `true` when the outcome is a key's, settled before this ask began and
+   * replayed to it (DESIGN §10): nothing settled now.
+   */
+  readonly replayed?: true
 }
 
 /** Someone who answered an ask, and the surface they answered from (DESIGN §12). */
@@ -106,15 +111,22 @@ export interface PresentationTelemetry {
 /** How a presentation closed (see {@link PresentationTelemetry.ended}). */
 export type PresentationVerdict = 'accepted' | 'refused' | 'taken-down'
 
-/** The settlement the seam reports for an outcome. */
-export function settlementOf(askId: string, outcome: AskOutcome): TelemetrySettlement {
-  const responders =
-    outcome.by === undefined || outcome.by.length === 0
-      ? {}
-      : { responders: outcome.by.map(({ id, via }) => ({ id, via })) }
-  return outcome.status === 'answered'
-    ? { askId, outcome: outcomeName(outcome), ...responders }
-    : { askId, outcome: outcomeName(outcome), errorCode: outcome.error.code, ...responders }
+/** The settlement the seam reports for an outcome, `replayed` when it was a key's, settled before. */
+export function settlementOf(
+  askId: string,
+  outcome: AskOutcome,
+  replayed = false,
+): TelemetrySettlement {
+  const settlement: { -readonly [K in keyof TelemetrySettlement]: TelemetrySettlement[K] } = {
+    askId,
+    outcome: outcomeName(outcome),
+  }
+  if (outcome.status === 'rejected') settlement.errorCode = outcome.error.code
+  if (outcome.by !== undefined && outcome.by.length > 0) {
+    settlement.responders = outcome.by.map(({ id, via }) => ({ id, via }))
+  }
+  if (replayed) settlement.replayed = true
+  return settlement
 }
 
 /**

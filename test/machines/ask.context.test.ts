@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   askGuards,
-  heldOutcome,
+  replayedOutcome,
   outputOf,
   presentationDecided,
   presentationInput,
@@ -38,6 +38,7 @@ const context = (extra: Partial<AskContext> = {}): AskContext => ({
   deadline: undefined,
   waitForProviderMs: 0,
   providerGraceMs: 0,
+  replayed: false,
   commitAttempts: 0,
   durable: false,
   providerHere: false,
@@ -202,14 +203,20 @@ describe('the ask’s data', () => {
     })
   })
 
-  it('heldOutcome is the held ask’s outcome, none when admitted', () => {
-    expect(heldOutcome({ status: 'admitted' })).toBeUndefined()
-    expect(
-      heldOutcome({
+  it('replayedOutcome is the held ask’s outcome, marked replayed; none when admitted', () => {
+    const admitted = { type: 'admission.done', result: { status: 'admitted' } } as const
+    expect(replayedOutcome({ event: admitted })).toStrictEqual({
+      outcome: undefined,
+      replayed: true,
+    })
+    const held = {
+      type: 'admission.done',
+      result: {
         status: 'existing',
         ask: { askId: 'h', questions, startedAt: 0, outcome: answered },
-      }),
-    ).toBe(answered)
+      },
+    } as const
+    expect(replayedOutcome({ event: held })).toStrictEqual({ outcome: answered, replayed: true })
   })
 
   it('presentationInput copies what a presentation needs, opened now', () => {

@@ -61,7 +61,19 @@ describe('askMachine: admission', () => {
     expect(effects.shown).toBe(0)
     actor.send({ type: 'ask.settled', outcome: { status: 'answered', answer: yes } })
     expect(actor.getSnapshot().output).toEqual({ status: 'answered', answer: yes })
+    // Settled while this ask followed it: decided now, not a replay.
+    expect(actor.getSnapshot().context.replayed).toBe(false)
     expect(effects.offered).toEqual([])
+  })
+
+  it('the store already holds the key, settled: its outcome is replayed at once, marked as a replay', () => {
+    const { actor, effects } = admitting()
+    const outcome = { status: 'answered' as const, answer: yes }
+    actor.send({ type: 'admission.done', result: { status: 'existing', ask: held({ outcome }) } })
+    expect(actor.getSnapshot().value).toBe('answered')
+    expect(actor.getSnapshot().output).toEqual(outcome)
+    expect(actor.getSnapshot().context).toMatchObject({ askId: 'held', replayed: true })
+    expect(effects).toMatchObject({ shown: 0, offered: [] })
   })
 
   it('follows a held ask with the held deadline: it times out then, not at its own', async () => {

@@ -246,6 +246,32 @@ describe('askseam/otel', () => {
     await seam.close()
   })
 
+  it('a key replayed from the store: its span names the held ask and is a replay, and nothing is counted twice', async () => {
+    const { seam, provider, metrics, named } = observed()
+    const first = seam.ask({ key: 'deploy-1', questions: [question] })
+    const { askId } = (await provider.call(0)).request
+    provider.last().resolve(yes)
+    await expect(first).resolves.toEqual(yes)
+    // The tool call runs again: the key's answer is replayed, and nobody is asked.
+    await expect(seam.ask({ key: 'deploy-1', questions: [question] })).resolves.toEqual(yes)
+    expect(provider.calls).toHaveLength(1)
+
+    const [settled, replayed] = named('askseam.ask')
+    expect(settled?.attributes['askseam.replayed']).toBeUndefined()
+    expect(replayed?.attributes).toMatchObject({
+      'askseam.ask.id': askId,
+      'askseam.ask.key': 'deploy-1',
+      'askseam.outcome': 'answered',
+      'askseam.replayed': true,
+    })
+    const after = await metrics.collect()
+    const answered = JSON.stringify({ 'askseam.outcome': 'answered' })
+    expect(after.get('askseam.asks.settled')?.get(answered)).toBe(1)
+    expect((after.get('askseam.ask.duration')?.get(answered) as { count: number }).count).toBe(1)
+    expect(after.get('askseam.asks.pending')?.get('{}')).toBe(0)
+    await seam.close()
+  })
+
   it('links the presentation on another seam sharing the store to the asking span', async () => {
     const tracing = createTracing()
     const store = createMemoryStore()
