@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { AskEndReasons } from '../../vocabulary/index.js'
 import { ApiErrorCodes, MAX_ASK_ID_LENGTH, MAX_BODY_BYTES } from './api-errors.js'
 import type { ApiErrorCode } from './api-errors.js'
 import { SECURITY_HEADERS } from './http.js'
@@ -142,13 +141,15 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-/** A dismissal's `result`, as a tab sends it: `{ reason }` in the body, `dismissed` by default. */
+/**
+ * A dismissal's `result`, as a tab sends it, from a cancel's body: none, or
+ * `{ reason? }`; the reason is read where a tab's is (`interpretResult`).
+ * `undefined` for a body of another shape.
+ */
 function cancelResult(body: unknown): unknown {
-  const reason =
-    typeof body === 'object' && body !== null && 'reason' in body
-      ? body.reason
-      : AskEndReasons.DISMISSED
-  return { ok: false, error: { code: 'cancelled', reason } }
+  if (body === undefined) return { ok: false, error: { code: 'cancelled' } }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined
+  return { ok: false, error: { code: 'cancelled', reason: (body as { reason?: unknown }).reason } }
 }
 
 function sendReceipt(response: ServerResponse, receipt: RelayReceipt): void {
@@ -284,5 +285,10 @@ async function respond(
   }
   const result =
     target.kind === 'answer' ? { ok: true, value: parsed.value } : cancelResult(parsed.value)
+  if (result === undefined) {
+    const message = 'the body must be { "reason": "dismissed" | "discuss" }, or empty'
+    sendError(response, 422, ApiErrorCodes.BAD_RESPONSE, message)
+    return
+  }
   sendReceipt(response, await relay.respond(client, target.askId, result))
 }

@@ -208,9 +208,14 @@ export function interpretResult(result: unknown): InterpretedResult {
     result.error.code === 'cancelled'
   ) {
     const reason = result.error.reason
+    if (reason === undefined)
+      return { kind: 'cancel', error: cancellationError(AskEndReasons.DISMISSED) }
     return reason === AskEndReasons.DISMISSED || reason === AskEndReasons.DISCUSS
       ? { kind: 'cancel', reason, error: cancellationError(reason) }
-      : { kind: 'cancel', error: cancellationError(AskEndReasons.DISMISSED) }
+      : {
+          kind: 'invalid',
+          message: 'a cancel\'s reason must be "dismissed" or "discuss", or left out',
+        }
   }
   return {
     kind: 'invalid',

@@ -81,7 +81,12 @@ export const openApiDocument = {
         summary: 'Dismisses one ask, as a tab’s Dismiss does; 200 only after the commit.',
         parameters: [askIdParameter],
         requestBody: { required: false, content: json(ref('CancelRequest')) },
-        responses: settleResponses,
+        responses: {
+          ...settleResponses,
+          '422': errorResponse(
+            'The body is not a `CancelRequest`, or its `reason` is not one of its two.',
+          ),
+        },
       },
     },
     '/api/openapi.json': {

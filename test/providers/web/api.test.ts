@@ -166,6 +166,31 @@ describe('the console HTTP API', () => {
     expect((await store.get(rpcId))?.outcome).toMatchObject(cancelledOutcome)
   })
 
+  it('refuses a cancel whose body is not { reason } or whose reason it does not know with 422; the ask stays pending', async () => {
+    const { seam, web, store, call } = await start()
+    const tab = await open(web.wsUrl)
+    const asked = track(seam.ask({ questions }))
+    const { rpcId } = await tab.next('question/requested')
+    const post = (body: string) => call(`/api/asks/${rpcId}/cancel`, { method: 'POST', body })
+    const later = await post(JSON.stringify({ reason: 'later' }))
+    expect(later.status).toBe(422)
+    expect(await later.json()).toMatchObject({
+      error: 'bad-response',
+      message: expect.stringContaining('"dismissed" or "discuss"'),
+    })
+    for (const body of ['"discuss"', '[1]', 'null']) {
+      const refused = await post(body)
+      expect(refused.status).toBe(422)
+      expect(await refused.json()).toMatchObject({ error: 'bad-response' })
+    }
+    expect(asked.settled).toBe(0)
+    expect((await store.get(rpcId))?.outcome).toBeUndefined()
+    // An empty object is a plain dismissal.
+    expect((await post('{}')).status).toBe(200)
+    await vi.waitFor(() => expect(asked.settled).toBe(1))
+    expect(asked.error).toMatchObject({ code: 'ASK_CANCELLED', details: { reason: 'dismissed' } })
+  })
+
   it('refuses an answer after the answer, and one for an ask it never had, with 409', async () => {
     const { seam, web, answer, call } = await start()
     const tab = await open(web.wsUrl)

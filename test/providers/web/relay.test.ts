@@ -191,6 +191,31 @@ describe('createRelay', () => {
     expect(discussed.error).toMatchObject({ code: 'ASK_CANCELLED', details: { reason: 'discuss' } })
   })
 
+  it('answers a cancel with a reason it does not know with bad-response, and keeps the ask pending', async () => {
+    const { seam, relay } = setup()
+    const client = fakeClient()
+    const connection = relay.connect(client)
+    const asked = track(seam.ask({ questions }))
+    await flush()
+    const rpcId = client.framesOf('question/requested')[0]!.rpcId
+    connection.receive(cancel(rpcId, 'later'))
+    await flush()
+    expect(client.framesOf('receipt')).toEqual([
+      {
+        type: 'receipt',
+        rpcId,
+        accepted: false,
+        reason: 'bad-response',
+        message: 'a cancel\'s reason must be "dismissed" or "discuss", or left out',
+      },
+    ])
+    expect(asked.settled).toBe(0)
+    expect(seam.pending()).toHaveLength(1)
+    connection.receive(cancel(rpcId, 'dismissed'))
+    await flush()
+    expect(asked.error).toMatchObject({ code: 'ASK_CANCELLED', details: { reason: 'dismissed' } })
+  })
+
   it('tells every client timed-out when the seam deadline passes, even with no client connected at the time', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
     const { seam, relay } = setup({}, { timeoutMs: 5_000 })
