@@ -183,7 +183,8 @@ export class Round {
       },
       (error: unknown) => {
         settled()
-        return this.over ? never() : Promise.reject(error)
+        if (this.over) return never()
+        return Promise.reject(request.key === undefined ? asRerunError(error) : error)
       },
     )
   }
@@ -218,4 +219,18 @@ export class Round {
     }
     for (const resolve of this.#blocked.splice(0)) resolve(presentations)
   }
+}
+
+/**
+ * A handler that asked other questions under a key this call derived (its
+ * id and the ask's order) did not ask the same questions on this run as on
+ * an earlier one: said so, rather than naming a key nobody chose.
+ */
+function asRerunError(error: unknown): unknown {
+  if (!(error instanceof UserQuestionError) || error.details?.differs !== 'questions') return error
+  return new UserQuestionError(
+    'this tool call asked other questions than on its earlier run: a handler must ask the same questions, in the same order, on every run of a call',
+    'INVALID_REQUEST',
+    { details: { ...error.details, field: 'questions' }, cause: error },
+  )
 }

@@ -49,6 +49,7 @@ afterEach(async () => {
 
 async function setUp(options: { timeoutMs?: number; stateTtlMs?: number } = {}): Promise<Setup> {
   let detours = 0
+  let fickle = 0
   const store = createMemoryStore()
   const seam = createUserQuestions({
     store,
@@ -86,6 +87,15 @@ async function setUp(options: { timeoutMs?: number; stateTtlMs?: number } = {}):
             if (detours > 1) await asking.ask({ key: 'detour:cache', questions: [cacheQuestion] })
             const db = await asking.ask({ key: 'detour:db', questions: [dbQuestion] })
             return { content: [{ type: 'text', text: db.answers[0]?.selected[0] ?? 'nothing' }] }
+          },
+        },
+        {
+          // Asks the database on its first run, the cache on every later one.
+          name: 'fickle',
+          handler: async (asking) => {
+            fickle += 1
+            const asked = await asking.ask({ questions: [fickle > 1 ? cacheQuestion : dbQuestion] })
+            return { content: [{ type: 'text', text: asked.answers[0]?.selected[0] ?? '' }] }
           },
         },
         {
@@ -481,6 +491,26 @@ describe('a tool call served by round trips', () => {
     expect(await store.get(askId)).toMatchObject({
       outcome: { status: 'rejected', error: { code: 'ASK_TIMEOUT' } },
     })
+  })
+
+  it('tells a handler that asks other questions when its call runs again so, without naming a key it never chose', async () => {
+    const { store, client: connect } = await setUp()
+    const client = await connect()
+    const first = (await call(client, { name: 'fickle', arguments: {} })) as InputRequiredShape
+    const [askId] = Object.keys(first.inputRequests)
+    const retried = await call(client, {
+      name: 'fickle',
+      arguments: {},
+      inputResponses: { [askId as string]: accept({ db: 'SQLite' }) },
+      requestState: first.requestState,
+    })
+    expect(retried).toMatchObject({ isError: true })
+    expect(textOf(retried)).toContain(
+      'INVALID_REQUEST: this tool call asked other questions than on its earlier run',
+    )
+    expect(textOf(retried)).not.toContain('key')
+    // The human's answer to what was asked first is kept.
+    expect((await store.get(askId as string))?.outcome).toMatchObject({ status: 'answered' })
   })
 
   it('reports a handler that fails as an isError result with its message', async () => {
