@@ -85,9 +85,12 @@ export function inScriptOrder(provider: UserQuestionProvider): {
   }
 }
 
-/** A step's words broken to the terminal's width, later lines under the first word. */
-function wrapped(text: string, columns: number): string {
-  const width = Math.max(20, columns - 4)
+/**
+ * Words broken to the terminal's width, later lines under the first word:
+ * `lead` columns in, where the first line's words start (` ● ` is three).
+ */
+export function wrapped(text: string, columns: number, lead = 3): string {
+  const width = Math.max(20, columns - lead - 1)
   const lines: string[] = []
   let line = ''
   for (const word of text.split(' ')) {
@@ -97,7 +100,7 @@ function wrapped(text: string, columns: number): string {
     } else line = line === '' ? word : `${line} ${word}`
   }
   lines.push(line)
-  return lines.join('\n   ')
+  return lines.join(`\n${' '.repeat(lead)}`)
 }
 
 /**

@@ -4,7 +4,7 @@ import type {
   AskUserQuestionItem,
   UserQuestions,
 } from '../protocol/index.js'
-import { inScriptOrder, runDemo } from './demo.js'
+import { inScriptOrder, runDemo, wrapped } from './demo.js'
 import { demoKind, openDemoStore, openStore } from './stores.js'
 // The style file alone: the terminal's entry point would load its peer `marked`.
 import { createStyle, supportsColor } from '../providers/terminal/style.js'
@@ -96,6 +96,9 @@ async function demo(options: {
 }): Promise<void> {
   const style = createStyle(supportsColor(process.stdout))
   const write = (text: string) => void process.stdout.write(text)
+  // A line of its own broken between words on a terminal, `lead` columns in; as it is elsewhere.
+  const fitted = (text: string, lead: number) =>
+    process.stdout.columns === undefined ? text : wrapped(text, process.stdout.columns, lead)
   // Each UI's entry point loads its peer (marked, ws), so a missing one is
   // told first; the web demo does not load the terminal's at all.
   const terminalUi = options.web ? undefined : await import('../providers/terminal/index.js')
@@ -127,7 +130,10 @@ async function demo(options: {
       : undefined
   const store = shared ?? kept?.store
   if (kept !== undefined) {
-    write(`\n ${kept.resumed ? `${style.accent('↻')} ${kept.note}` : style.dim(kept.note)}\n`)
+    const note = kept.resumed
+      ? `${style.accent('↻')} ${fitted(kept.note, 3)}`
+      : style.dim(fitted(kept.note, 1))
+    write(`\n ${note}\n`)
   }
   const seam = createUserQuestions({
     ...(store === undefined ? {} : { store }),
@@ -140,7 +146,7 @@ async function demo(options: {
     if (completed) kept?.forget()
   }
   const askTool = await askToolOf(seam, options.framework, (note) =>
-    write(`\n ${style.dim(note)}\n`),
+    write(`\n ${style.dim(fitted(note, 1))}\n`),
   )
   // Ctrl-C inside a terminal question dismisses the batch; anywhere else it stops the demo.
   let stopWebConsole: () => Promise<void> = async () => undefined

@@ -3,7 +3,7 @@
  * between JSON values (or words), never inside one, and every character kept.
  */
 import { describe, expect, it } from 'vitest'
-import { wrappedResult } from '../../src/cli/demo.js'
+import { wrapped, wrappedResult } from '../../src/cli/demo.js'
 
 const json =
   '{"answers":[{"id":"region","selected":["eu-west-1 (Recommended)"]},{"id":"checks","selected":["Smoke tests","Load test"]},{"id":"announce","selected":[],"custom":"eu-central-1 please, with a canary first"}]}'
@@ -33,5 +33,26 @@ describe('the model-facing result on a 40-column terminal', () => {
     expect(wrapped.join('')).toBe(error)
     for (const line of wrapped.slice(0, -1)) expect(line).toMatch(/ $/)
     expect(wrappedResult('{"answers":[]}', 40)).toBe('{"answers":[]}')
+  })
+})
+
+describe('a line of the demo on a narrow terminal', () => {
+  const note =
+    'Asks kept in /tmp/askseam-demo-ada/terminal.sqlite: stop mid-question and run again to resume; --fresh starts over.'
+
+  it('breaks between words, later lines under the first word, and keeps every word', () => {
+    const lines = wrapped(note, 60, 1).split('\n')
+    expect(lines.length).toBeGreaterThan(1)
+    // Printed one column in, as the note is: no line reaches the last column.
+    for (const line of lines) expect(1 + line.trimStart().length).toBeLessThan(60)
+    for (const line of lines.slice(1)) expect(line).toMatch(/^ \S/)
+    expect(lines.map((line) => line.trim()).join(' ')).toBe(note)
+    expect(lines.some((line) => line.trim() === '--fresh' || line.endsWith('--f'))).toBe(false)
+  })
+
+  it('three columns in by default, where a step’s words start after its bullet', () => {
+    const lines = wrapped(note, 50).split('\n')
+    for (const line of lines) expect(3 + line.trimStart().length).toBeLessThan(50)
+    for (const line of lines.slice(1)) expect(line).toMatch(/^ {3}\S/)
   })
 })
