@@ -43,6 +43,12 @@ describe('a line of the demo on a narrow terminal', () => {
   it('breaks between words, later lines under the first word, and keeps every word', () => {
     const lines = wrapped(note, 60, 1).split('\n')
     expect(lines.length).toBeGreaterThan(1)
+    expect(lines[0]).toMatch(/^Asks kept in /)
+    // Each line holds as many words as fit: the next line's first word would not.
+    lines.slice(0, -1).forEach((line, index) => {
+      const next = (lines[index + 1] as string).trimStart().split(' ')[0] as string
+      expect(1 + line.trimStart().length + 1 + next.length).toBeGreaterThanOrEqual(60)
+    })
     // Printed one column in, as the note is: no line reaches the last column.
     for (const line of lines) expect(1 + line.trimStart().length).toBeLessThan(60)
     for (const line of lines.slice(1)) expect(line).toMatch(/^ \S/)

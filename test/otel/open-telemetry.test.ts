@@ -214,6 +214,8 @@ describe('askseam/otel', () => {
     expect(ask.name).toBe('askseam.ask')
     expect(ask.attributes['askseam.outcome']).toBe('failed')
     expect(ask.attributes['error.type']).toBe('NO_PROVIDER')
+    // Decided now, not replayed from the store.
+    expect(ask.attributes['askseam.replayed']).toBeUndefined()
     expect(ask.status.code).toBe(SpanStatusCode.ERROR)
     await seam.close()
   })

@@ -92,9 +92,11 @@ async function setUp(options: { timeoutMs?: number; stateTtlMs?: number } = {}):
         {
           // Asks the database on its first run, the cache on every later one.
           name: 'fickle',
-          handler: async (asking) => {
+          handler: async (asking, args) => {
             fickle += 1
-            const asked = await asking.ask({ questions: [fickle > 1 ? cacheQuestion : dbQuestion] })
+            const key = args.key === undefined ? {} : { key: String(args.key) }
+            const questions = [fickle > 1 ? cacheQuestion : dbQuestion]
+            const asked = await asking.ask({ questions, ...key })
             return { content: [{ type: 'text', text: asked.answers[0]?.selected[0] ?? '' }] }
           },
         },
@@ -511,6 +513,23 @@ describe('a tool call served by round trips', () => {
     expect(textOf(retried)).not.toContain('key')
     // The human's answer to what was asked first is kept.
     expect((await store.get(askId as string))?.outcome).toMatchObject({ status: 'answered' })
+  })
+
+  it('leaves the error about a key alone when the handler chose the key itself', async () => {
+    const { client: connect } = await setUp()
+    const client = await connect()
+    const args = { key: 'fickle:choice' }
+    const first = (await call(client, { name: 'fickle', arguments: args })) as InputRequiredShape
+    const [askId] = Object.keys(first.inputRequests)
+    const retried = await call(client, {
+      name: 'fickle',
+      arguments: args,
+      inputResponses: { [askId as string]: accept({ db: 'SQLite' }) },
+      requestState: first.requestState,
+    })
+    expect(textOf(retried)).toContain(
+      'INVALID_REQUEST: this key belongs to an ask with other questions',
+    )
   })
 
   it('reports a handler that fails as an isError result with its message', async () => {

@@ -181,14 +181,22 @@ describe('the console HTTP API', () => {
     for (const body of ['"discuss"', '[1]', 'null']) {
       const refused = await post(body)
       expect(refused.status).toBe(422)
-      expect(await refused.json()).toMatchObject({ error: 'bad-response' })
+      expect(await refused.json()).toMatchObject({
+        error: 'bad-response',
+        message: 'the body must be { "reason": "dismissed" | "discuss" }, or empty',
+      })
     }
     expect(asked.settled).toBe(0)
     expect((await store.get(rpcId))?.outcome).toBeUndefined()
-    // An empty object is a plain dismissal.
+    // An empty object is a plain dismissal, and so is no body at all.
     expect((await post('{}')).status).toBe(200)
     await vi.waitFor(() => expect(asked.settled).toBe(1))
     expect(asked.error).toMatchObject({ code: 'ASK_CANCELLED', details: { reason: 'dismissed' } })
+    const next = track(seam.ask({ questions }))
+    const { rpcId: nextId } = await tab.next('question/requested')
+    expect((await call(`/api/asks/${nextId}/cancel`, { method: 'POST' })).status).toBe(200)
+    await vi.waitFor(() => expect(next.settled).toBe(1))
+    expect(next.error).toMatchObject({ code: 'ASK_CANCELLED', details: { reason: 'dismissed' } })
   })
 
   it('refuses an answer after the answer, and one for an ask it never had, with 409', async () => {
