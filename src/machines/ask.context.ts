@@ -1,5 +1,11 @@
 import { assertEvent, enqueueActions } from 'xstate'
-import { differenceOf, endingOf, isHandOver, otherAskOutcome } from '../vocabulary/index.js'
+import {
+  differenceOf,
+  endingOf,
+  isHandOver,
+  isReplayedOutcome,
+  otherAskOutcome,
+} from '../vocabulary/index.js'
 import type {
   AskEnding,
   AskErrorData,
@@ -11,7 +17,8 @@ import type {
   AskUserQuestionItem,
 } from '../vocabulary/index.js'
 import type { PresentationInput, PresentationOutput } from './presentation.machine.js'
-import { MAX_DELAY_MS } from './time.js'
+import { retryDelay } from './presentation.context.js'
+import { MAX_DELAY_MS, clampDelay } from './time.js'
 
 /*
  * The data of askMachine (ask.machine.ts): what an ask starts from, holds,
@@ -104,7 +111,12 @@ export interface AskContext {
   replayed: boolean
   /** The writes of the proposal that failed so far. */
   commitAttempts: number
+  /** While it follows a held ask: its own id and times, to ask anew with if that ask ends without the human. */
+  own: OwnAsk | undefined
 }
+
+/** What an ask keeps of its own while it follows the ask the store held under its key. */
+export type OwnAsk = Pick<AskContext, 'askId' | 'startedAt' | 'deadline' | 'agentId'>
 
 /**
  * How many times a local ending's commit is tried again after a failure
@@ -178,6 +190,15 @@ export function otherAskRefusal(result: AdmissionResult, asked: AskTerms): AskRe
   return otherAskOutcome(held.askId, differenceOf(held, asked) ?? 'questions')
 }
 
+/**
+ * What an ask takes over from the one the store held under its key, keeping
+ * its own id and times for when that ask ends without the human (DESIGN §10).
+ */
+export function adoptHeld(context: AskContext, result: AdmissionResult) {
+  const { askId, startedAt, deadline, agentId } = context
+  return { ...heldAskFields(result), own: { askId, startedAt, deadline, agentId } }
+}
+
 /** What an ask takes over from the one the store held under its key (the admission found it). */
 export function heldAskFields(result: AdmissionResult) {
   const { ask } = result as Extract<AdmissionResult, { status: 'existing' }>
@@ -213,6 +234,14 @@ export const armDeadline = enqueueActions<
 })
 
 type Args = { context: AskContext; event: AskEvent }
+
+/** The ask's named delays, each clamped to what a timer holds. */
+export const askDelays = {
+  deadline: ({ context }: Args) => clampDelay((context.deadline ?? 0) - Date.now()),
+  providerWait: ({ context }: Args) => clampDelay(context.waitForProviderMs),
+  providerGrace: ({ context }: Args) => clampDelay(context.providerGraceMs),
+  commitRetry: ({ context }: Args) => retryDelay(context.commitAttempts - 1),
+}
 
 const waitsForHuman = (context: AskContext) => context.durable && context.key !== undefined
 
@@ -290,6 +319,15 @@ export const askGuards = {
     return result.status === 'existing' && differenceOf(result.ask, context) !== undefined
   },
   isDecided: (_: unknown, decided: Decided) => decided.outcome !== undefined,
+  /**
+   * The followed ask ended in a way that says nothing about the human (its
+   * own caller gave up, say): an ending this ask's callers did not cause, and
+   * one the key gives up (DESIGN §10), so they ask anew.
+   */
+  isEndedWithoutHuman: ({ event }: Args) => {
+    assertEvent(event, 'ask.settled')
+    return !isReplayedOutcome(event.outcome)
+  },
   endsIn: ({ context }: Args, params: { ending: AskEnding }) =>
     context.outcome !== undefined && endingOf(context.outcome) === params.ending,
 }
@@ -342,5 +380,6 @@ export function initialContext(input: AskInput): AskContext {
     cause: undefined,
     replayed: false,
     commitAttempts: 0,
+    own: undefined,
   }
 }

@@ -1,4 +1,4 @@
-import { assertEvent, assign, raise, sendTo, setup } from 'xstate'
+import { assertEvent, assign, cancel, raise, sendTo, setup } from 'xstate'
 import {
   callerAbortOutcome,
   noProviderOutcome,
@@ -13,7 +13,8 @@ import {
   MAX_COMMIT_RETRIES,
   armDeadline,
   askGuards,
-  heldAskFields,
+  adoptHeld,
+  askDelays,
   otherAskRefusal,
   replayedOutcome,
   initialContext,
@@ -34,8 +35,6 @@ import type {
 } from './ask.context.js'
 import { presentationMachine } from './presentation.machine.js'
 import type { PresentationOutput } from './presentation.machine.js'
-import { retryDelay } from './presentation.context.js'
-import { clampDelay } from './time.js'
 
 export { MAX_COMMIT_RETRIES }
 
@@ -63,12 +62,7 @@ export const askMachine = /* @__PURE__ */ setup({
   },
   actors: { presentation: presentationMachine },
   guards: askGuards,
-  delays: {
-    deadline: ({ context }) => clampDelay((context.deadline ?? 0) - Date.now()),
-    providerWait: ({ context }) => clampDelay(context.waitForProviderMs),
-    providerGrace: ({ context }) => clampDelay(context.providerGraceMs),
-    commitRetry: ({ context }) => retryDelay(context.commitAttempts - 1),
-  },
+  delays: askDelays,
   actions: {
     /** Effect: writes the ask to the store; what it made of it comes back as `admission.*`. A bare machine admits at once. */
     admit: raise({ type: 'admission.done' as const, result: { status: 'admitted' as const } }),
@@ -99,10 +93,12 @@ export const askMachine = /* @__PURE__ */ setup({
       assertEvent(event, 'providers.elsewhere')
       return { providerElsewhere: event.active, fleetKnown: true }
     }),
-    adoptHeldAsk: assign(({ event }) => {
+    adoptHeldAsk: assign(({ context, event }) => {
       assertEvent(event, 'admission.done')
-      return heldAskFields(event.result)
+      return adoptHeld(context, event.result)
     }),
+    /** The followed ask ended without the human: this one asks anew, as the ask it minted. */
+    leaveHeldAsk: assign(({ context }) => ({ ...context.own, own: undefined })),
     /** The caller leaves a held ask it followed: nothing is written, the ask goes on. */
     keepHeldAsk: assign(({ context }) => ({
       proposal: { ...(context.proposal as AskProposal), commit: false },
@@ -314,6 +310,11 @@ export const askMachine = /* @__PURE__ */ setup({
             'ask.aborted': {
               target: '#ask.proposing',
               actions: ['proposeCallerAbort', 'keepHeldAsk'],
+            },
+            'ask.settled': {
+              guard: 'isEndedWithoutHuman',
+              target: '#ask.admitting',
+              actions: [/* @__PURE__ */ cancel('deadline'), 'leaveHeldAsk'],
             },
           },
           states: {

@@ -4,6 +4,7 @@ import type { AskOutcome } from '../../src/vocabulary/index.js'
 import {
   DEADLINE_MS,
   GRACE_MS,
+  abortedElsewhere,
   WAIT_MS,
   answerName,
   answeredElsewhereIn,
@@ -44,9 +45,11 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
         ]
       : [{ type: 'commit.done', outcome: state.stored, won: false }, { type: 'commit.failed' }]
 
+  // Once it left the ask it followed, it asks as the ask it minted: the store gave the key up.
+  const left = state.taken.includes('ask.pending.following ask.settled')
   if (admitting) {
     steps.push(
-      { type: 'admission.done', existing: scenario.follows === true },
+      { type: 'admission.done', existing: scenario.follows === true && !left },
       { type: 'admission.failed' },
     )
   }
@@ -114,6 +117,10 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
       type: 'ask.settled',
       outcome: scenario.deadline ? answeredElsewhereIn(scenario) : cancelledElsewhere,
     })
+    // The other seam's caller gave up on the ask this one follows.
+    if (ask.matches({ pending: 'following' })) {
+      steps.push({ type: 'ask.settled', outcome: abortedElsewhere })
+    }
   }
   if (ask.matches({ pending: { waitingForProvider: 'first' } }) && fits(WAIT_MS)) {
     steps.push({ type: 'wait.elapsed' })

@@ -8,6 +8,7 @@ import type {
   UserQuestions,
 } from '../../src/protocol/index.js'
 import type { ProviderVerdict } from '../../src/machines/index.js'
+import { isReplayedOutcome } from '../../src/vocabulary/index.js'
 import type { AskErrorData, AskOutcome, AskUserQuestionItem } from '../../src/vocabulary/index.js'
 import { createControllableProvider, track } from '../support/controllable-provider.js'
 import type { ControllableProvider, ProviderCall } from '../support/controllable-provider.js'
@@ -274,7 +275,15 @@ export class World {
     )
 
     // The store holds what the model says it holds: for this ask, or for the one it follows.
-    const admission = state.steps.find((step) => step.type === 'admission.done')
+    // The last admission, and none yet when the ask just left the one it followed (it asks anew).
+    const left = state.steps.findLastIndex(
+      (step) => step.type === 'ask.settled' && !isReplayedOutcome(step.outcome),
+    )
+    const admitted = state.steps.findLastIndex((step) => step.type === 'admission.done')
+    const admission =
+      admitted > left
+        ? (state.steps[admitted] as Extract<ModelStep, { type: 'admission.done' }>)
+        : undefined
     const own = this.ownAskId === undefined ? undefined : await this.inner.get(this.ownAskId)
     if (admission === undefined || admission.existing) expect(own).toBeUndefined()
     const subject =

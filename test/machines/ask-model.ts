@@ -2,7 +2,7 @@ import { SimulatedClock, createActor } from 'xstate'
 import type { AnyEventObject, SnapshotFrom } from 'xstate'
 import { askMachine, presentationMachine } from '../../src/machines/index.js'
 import type { AskInput, PresentationEvent, ProviderVerdict } from '../../src/machines/index.js'
-import { timeoutOutcome } from '../../src/vocabulary/index.js'
+import { callerAbortOutcome, timeoutOutcome } from '../../src/vocabulary/index.js'
 import type {
   AskErrorData,
   AskOutcome,
@@ -84,6 +84,8 @@ export const answeredElsewhereIn = (scenario: Scenario): AskOutcome =>
   scenario.policy === true
     ? { status: 'answered', answer: planAnswer('Revise') }
     : answeredElsewhere
+/** The other seam's caller gave up: an ending that says nothing about the human (DESIGN §10). */
+export const abortedElsewhere: AskOutcome = callerAbortOutcome()
 export const cancelledElsewhere: AskOutcome = {
   status: 'rejected',
   error: { code: 'ASK_CANCELLED', message: 'dismissed in another console' },
@@ -383,8 +385,9 @@ function apply(
       actor.send(step)
       break
     case 'ask.settled':
-      state.stored = step.outcome
       actor.send(step)
+      // An ending without the human leaves the followed ask: the store holds nothing yet for the new one.
+      state.stored = actor.getSnapshot().matches('admitting') ? undefined : step.outcome
       break
     case 'admission.done':
       actor.send({

@@ -12,6 +12,7 @@ import type { AskContext, AskEvent } from '../../src/machines/ask.context.js'
 import {
   callerAbortOutcome,
   handedOverOutcome,
+  noProviderOutcome,
   seamClosedOutcome,
   timeoutOutcome,
 } from '../../src/vocabulary/index.js'
@@ -40,6 +41,7 @@ const context = (extra: Partial<AskContext> = {}): AskContext => ({
   providerGraceMs: 0,
   replayed: false,
   commitAttempts: 0,
+  own: undefined,
   durable: false,
   providerHere: false,
   providerElsewhere: false,
@@ -182,6 +184,23 @@ describe('askGuards', () => {
       true,
     )
     expect(askGuards.holdsOtherAsk(on({}, existing(questions, { answerers: ['ann'] })))).toBe(true)
+  })
+
+  it('tells an ending without the human from one the human or the clock decided', () => {
+    const settled = (outcome: AskOutcome): AskEvent => ({ type: 'ask.settled', outcome })
+    expect(askGuards.isEndedWithoutHuman(on({}, settled(callerAbortOutcome())))).toBe(true)
+    expect(askGuards.isEndedWithoutHuman(on({}, settled(noProviderOutcome())))).toBe(true)
+    expect(askGuards.isEndedWithoutHuman(on({}, settled(answered)))).toBe(false)
+    expect(
+      askGuards.isEndedWithoutHuman(
+        on({}, settled({ status: 'rejected', error: { code: 'ASK_CANCELLED', message: 'no' } })),
+      ),
+    ).toBe(false)
+    expect(
+      askGuards.isEndedWithoutHuman(
+        on({}, settled({ status: 'rejected', error: { code: 'ASK_TIMEOUT', message: 'late' } })),
+      ),
+    ).toBe(false)
   })
 
   it('asks whether an outcome is decided, and which ending it is', () => {

@@ -66,6 +66,26 @@ describe('askMachine: admission', () => {
     expect(effects.offered).toEqual([])
   })
 
+  it('the ask it follows ends without the human (its caller gave up): it asks anew, as the ask it minted', () => {
+    const { actor, effects } = admitting({ deadline: 60_000, agentId: 'mine' })
+    actor.send({ type: 'admission.done', result: { status: 'existing', ask: held() } })
+    expect(actor.getSnapshot().context.askId).toBe('held')
+    actor.send({ type: 'ask.settled', outcome: callerAbortOutcome() })
+    const snapshot = actor.getSnapshot()
+    expect(snapshot.value).toBe('admitting')
+    expect(snapshot.context).toMatchObject({
+      askId: 'a1',
+      deadline: 60_000,
+      agentId: 'mine',
+      own: undefined,
+      outcome: undefined,
+    })
+    actor.send({ type: 'admission.done', result: { status: 'admitted' } })
+    expect(actor.getSnapshot().value).toEqual({ pending: 'presented' })
+    expect(effects.shown).toBe(1)
+    actor.stop()
+  })
+
   it('the store already holds the key, settled: its outcome is replayed at once, marked as a replay', () => {
     const { actor, effects } = admitting()
     const outcome = { status: 'answered' as const, answer: yes }

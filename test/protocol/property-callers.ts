@@ -16,6 +16,8 @@ import type { AskRecord } from '../../src/protocol/store/index.js'
 export interface PropertyCaller {
   seam: number
   askId: string | undefined
+  /** The key it asked with, if any. */
+  key?: string | undefined
   controller: AbortController
   result: { value?: AskUserQuestionAnswer; error?: UserQuestionError } | undefined
   /** Set when the model knows this caller's ending without the store (its own abort, a close). */

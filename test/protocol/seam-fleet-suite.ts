@@ -9,6 +9,7 @@ import type {
   UserQuestions,
 } from '../../src/protocol/index.js'
 import { UserQuestionError } from '../../src/protocol/index.js'
+import { isReplayedOutcome } from '../../src/vocabulary/index.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
 import type { ControllableProvider } from '../support/controllable-provider.js'
 import { runs } from '../support/runs.js'
@@ -77,6 +78,7 @@ class Ask implements fc.AsyncCommand<Model, Real> {
         ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }),
       }),
     )
+    record.key = this.key
     await real.settle()
     const before = new Set(model.callers.map((each) => each.askId))
     const listed = real.seams[this.seam]!.pending().map((each) => each.askId)
@@ -161,7 +163,19 @@ const RUNS = 150
 async function compare(model: Model, real: Real) {
   for (const caller of model.callers) {
     if (caller.askId === undefined || model.crashed.has(caller.seam)) continue
-    const stored = await real.store.get(caller.askId)
+    let stored = await real.store.get(caller.askId)
+    // The ask a waiting caller followed ended without the human: its seam asked anew under the
+    // key (DESIGN §10), and the key's pending ask is the caller's now.
+    if (
+      caller.result === undefined &&
+      caller.expectCode === undefined &&
+      caller.key !== undefined &&
+      stored?.outcome !== undefined &&
+      !isReplayedOutcome(stored.outcome)
+    ) {
+      caller.askId = (await keyedAskId(real, caller.key)) ?? caller.askId
+      stored = await real.store.get(caller.askId)
+    }
     if (stored?.outcome !== undefined) {
       const first = model.seen.get(caller.askId)
       if (first === undefined) model.seen.set(caller.askId, stored.outcome)
