@@ -32,25 +32,34 @@ function seamOn(path: string, options: { timeoutMs?: number } = {}): UserQuestio
   return seam
 }
 
+/**
+ * A console showing the asks, an owner whose caller asks first under `key`,
+ * and a follower whose caller then asks under it too: each a seam of its
+ * own on one file. Resolves once the follower follows the owner's ask.
+ */
+async function attachedUnder(key: string, ownerSignal?: AbortSignal) {
+  const temp = tempDirectory()
+  cleanups.push(temp.remove)
+  const path = temp.file()
+  const provider = createControllableProvider()
+  seamOn(path).registerProvider(provider)
+  const owner = seamOn(path)
+  const follower = seamOn(path, { timeoutMs: 60_000 })
+  const first = owner.ask({ key, questions, ...(ownerSignal && { signal: ownerSignal }) })
+  first.catch(() => undefined)
+  const shown = await provider.call(0)
+  const attached = follower.ask({ key, questions })
+  attached.catch(() => undefined)
+  await expect
+    .poll(() => follower.pending().map(({ askId }) => askId))
+    .toContain(shown.request.askId)
+  return { provider, owner, first, shown, attached }
+}
+
 describe('regression: a caller’s abort in one process ended the ask of a caller attached in another', () => {
   it('the attached caller asks anew under the key, and the human’s answer reaches it', async () => {
-    const temp = tempDirectory()
-    cleanups.push(temp.remove)
-    const path = temp.file()
-    const console = seamOn(path)
-    const provider = createControllableProvider()
-    console.registerProvider(provider)
-    const owner = seamOn(path)
-    const follower = seamOn(path, { timeoutMs: 60_000 })
-
     const gaveUp = new AbortController()
-    const first = owner.ask({ key: 'deploy', questions, signal: gaveUp.signal })
-    first.catch(() => undefined)
-    const shown = await provider.call(0)
-    const attached = follower.ask({ key: 'deploy', questions })
-    await expect
-      .poll(() => follower.pending().map(({ askId }) => askId))
-      .toContain(shown.request.askId)
+    const { provider, owner, first, shown, attached } = await attachedUnder('deploy', gaveUp.signal)
 
     gaveUp.abort(new Error('the user pressed stop'))
     await expect(first).rejects.toMatchObject({
@@ -68,23 +77,7 @@ describe('regression: a caller’s abort in one process ended the ask of a calle
   })
 
   it('an ending the human decided is still every attached caller’s', async () => {
-    const temp = tempDirectory()
-    cleanups.push(temp.remove)
-    const path = temp.file()
-    const console = seamOn(path)
-    const provider = createControllableProvider()
-    console.registerProvider(provider)
-    const owner = seamOn(path)
-    const follower = seamOn(path)
-
-    const first = owner.ask({ key: 'plan', questions })
-    first.catch(() => undefined)
-    const shown = await provider.call(0)
-    const attached = follower.ask({ key: 'plan', questions })
-    attached.catch(() => undefined)
-    await expect
-      .poll(() => follower.pending().map(({ askId }) => askId))
-      .toContain(shown.request.askId)
+    const { provider, shown, attached } = await attachedUnder('plan')
     shown.reject(new UserQuestionError('dismissed', 'ASK_CANCELLED'))
     await expect(attached).rejects.toMatchObject({ code: 'ASK_CANCELLED' })
     expect(provider.calls).toHaveLength(1)
