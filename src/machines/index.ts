@@ -21,6 +21,7 @@ export type {
   AskProposal,
   Decided,
   HeldAsk,
+  OwnAsk,
 } from './ask.context.js'
 export { MAX_RETRY_DELAY_MS, presentationMachine, retryDelay } from './presentation.machine.js'
 export type {
