@@ -96,6 +96,25 @@ describe('askMachine: admission', () => {
     expect(effects).toMatchObject({ shown: 0, offered: [] })
   })
 
+  it('asking anew, it drops the held ask’s timer and keeps its own deadline', async () => {
+    const { actor, effects } = admitting({ deadline: 200_000 })
+    actor.send({ type: 'admission.done', result: { status: 'existing', ask: held() } })
+    actor.send({ type: 'ask.settled', outcome: callerAbortOutcome() })
+    actor.send({ type: 'admission.done', result: { status: 'admitted' } })
+    // Past the held ask's deadline (90 s): the ask it left no longer times this one out.
+    await vi.advanceTimersByTimeAsync(100_000)
+    expect(actor.getSnapshot().context.proposal).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(100_000)
+    expect(effects.offered).toEqual([
+      expect.objectContaining({
+        error: expect.objectContaining({
+          code: 'ASK_TIMEOUT',
+          details: { deadline: 200_000, startedAt: 0 },
+        }),
+      }),
+    ])
+  })
+
   it('follows a held ask with the held deadline: it times out then, not at its own', async () => {
     const { actor, effects } = admitting({ deadline: 60_000 })
     actor.send({ type: 'admission.done', result: { status: 'existing', ask: held() } })
