@@ -18,6 +18,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const store = ['--store', join(dir, 'asks.db')]
 const secret = `whsec_${Buffer.from('a secret of twenty-four!!').toString('base64')}`
 
+/** A usage mistake: exit code 2, nothing on stdout, and one line on stderr that matches `line`. */
+function expectUsageLine(
+  { code, stdout, stderr }: { code: number | null; stdout: string; stderr: string },
+  line: RegExp,
+): void {
+  expect(code).toBe(2)
+  expect(stdout).toBe('')
+  expect(stderr.split('\n')).toHaveLength(2)
+  expect(stderr.trimEnd()).toMatch(line)
+}
+
 describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
   it.each([
     [
@@ -67,11 +78,7 @@ describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
       /^askseam: --remind-every takes a number of seconds greater than 0, not "1e3"$/,
     ],
   ])('refuses %j in one line, exit code 2', async (flags, line) => {
-    const { code, stdout, stderr } = await askseam(['notify', ...store, ...flags])
-    expect(code).toBe(2)
-    expect(stdout).toBe('')
-    expect(stderr.split('\n')).toHaveLength(2)
-    expect(stderr.trimEnd()).toMatch(line)
+    expectUsageLine(await askseam(['notify', ...store, ...flags]), line)
   })
 
   it('refuses to run without a store in one line, exit code 2', async () => {
@@ -113,12 +120,9 @@ describe.concurrent('askseam notify', { timeout: 90_000 }, () => {
         flag === '--webhook'
           ? ['--webhook', url, '--secret', secret]
           : ['--webhook', 'http://127.0.0.1:9/hook', '--secret', secret, flag, url]
-      const { code, stdout, stderr } = await askseam(['notify', ...store, ...flags])
-      expect(code).toBe(2)
-      expect(stdout).toBe('')
-      expect(stderr.split('\n')).toHaveLength(2)
-      expect(stderr.trimEnd()).toMatch(line)
-      expect(stderr).not.toContain('s3cret')
+      const result = await askseam(['notify', ...store, ...flags])
+      expectUsageLine(result, line)
+      expect(result.stderr).not.toContain('s3cret')
     },
   )
 

@@ -143,23 +143,7 @@ describe('the tool lines the model reads', () => {
     const terminalLine = await fromTerminal
     terminal.dispose()
 
-    const webSeam = createUserQuestions()
-    seams.push(webSeam)
-    const relay = createRelay(webSeam)
-    const client = fakeClient()
-    const connection = relay.connect(client)
-    const fromWeb = createAskUserQuestionTool(webSeam).execute(planArgs)
-    await vi.waitFor(() => expect(client.framesOf('question/requested')).toHaveLength(1))
-    const [requested] = client.framesOf('question/requested')
-    // The frame the console page sends for its "Discuss" button.
-    connection.receive(
-      JSON.stringify({
-        type: 'question/respond',
-        rpcId: requested?.rpcId,
-        result: { ok: false, error: { code: 'cancelled', reason: 'discuss' } },
-      }),
-    )
-    const webLine = await fromWeb
+    const webLine = await webCancel(planArgs, 'discuss')
     console.info(`terminal discuss → ${terminalLine}\nweb discuss      → ${webLine}`)
     expect(webLine).toBe(terminalLine)
     expect(terminalLine).toMatch(/^ASK_CANCELLED: The user wants to discuss the plan/)
