@@ -98,7 +98,7 @@ const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu
  * no-break spaces), invisible characters removed, every run of white space
  * one space, trimmed.
  */
-function displayedForm(text: string): string {
+export function displayedForm(text: string): string {
   return text.normalize('NFKC').replace(INVISIBLE, '').replace(/\s+/gu, ' ').trim()
 }
 

@@ -18,6 +18,8 @@ export interface PropertyCaller {
   askId: string | undefined
   /** The key it asked with, if any. */
   key?: string | undefined
+  /** It attached to an ask another caller's seam admitted under its key. */
+  follows?: boolean
   controller: AbortController
   result: { value?: AskUserQuestionAnswer; error?: UserQuestionError } | undefined
   /** Set when the model knows this caller's ending without the store (its own abort, a close). */

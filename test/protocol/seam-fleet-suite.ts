@@ -82,7 +82,9 @@ class Ask implements fc.AsyncCommand<Model, Real> {
     await real.settle()
     const before = new Set(model.callers.map((each) => each.askId))
     const listed = real.seams[this.seam]!.pending().map((each) => each.askId)
-    record.askId = listed.find((askId) => !before.has(askId)) ?? (await keyedAskId(real, this.key))
+    const admitted = listed.find((askId) => !before.has(askId))
+    record.askId = admitted ?? (await keyedAskId(real, this.key))
+    record.follows = admitted === undefined && record.askId !== undefined
   }
   toString = () => `ask(seam ${this.seam}, ${this.key ?? 'no key'}, ${this.timeoutMs ?? '∞'})`
 }
@@ -164,16 +166,18 @@ async function compare(model: Model, real: Real) {
   for (const caller of model.callers) {
     if (caller.askId === undefined || model.crashed.has(caller.seam)) continue
     let stored = await real.store.get(caller.askId)
-    // The ask a waiting caller followed ended without the human: its seam asked anew under the
-    // key (DESIGN §10), and the key's pending ask is the caller's now.
+    // The ask a caller followed ended without the human: its seam asked anew under the key
+    // (DESIGN §10), and the key's newest ask is the caller's now. That ask may have ended
+    // already, in the same command (its own deadline had passed, say).
     if (
-      caller.result === undefined &&
+      (caller.result === undefined || caller.follows === true) &&
       caller.expectCode === undefined &&
       caller.key !== undefined &&
       stored?.outcome !== undefined &&
       !isReplayedOutcome(stored.outcome)
     ) {
-      caller.askId = (await keyedAskId(real, caller.key)) ?? caller.askId
+      const [newest] = await real.store.history({ key: caller.key, limit: 1 })
+      caller.askId = newest?.askId ?? caller.askId
       stored = await real.store.get(caller.askId)
     }
     if (stored?.outcome !== undefined) {
@@ -243,6 +247,8 @@ const everyEnding: fc.AsyncCommand<Model, Real>[][] = [
   [new Ask(2, undefined, undefined), new Abort(0)],
   [new Ask(0, undefined, 400), new Advance(2_000)],
   [new Ask(1, undefined, undefined), new Close(1)],
+  // A follower whose own deadline passed asks anew when the holder gives up: its new ask times out.
+  [new Ask(0, 'k0', undefined), new Ask(2, 'k0', 1_500), new Advance(2_000), new Abort(0)],
 ]
 
 /** The fleet property on the store `openStore` opens afresh for every run. */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { createUserQuestions, validateRequest } from '../../src/protocol/index.js'
 import type { UserQuestionError } from '../../src/protocol/index.js'
 import { createAskUserQuestionTool, parseAskUserQuestionArgs } from '../../src/tool/index.js'
+import { displayedForm } from '../../src/vocabulary/validate.js'
 
 const textArb = fc.oneof(
   fc.string({ maxLength: 10 }),
@@ -24,10 +25,10 @@ const validArgsArb = fc
         question: filledArb,
         header: fc.string({ maxLength: 10 }),
         detail: fc.string({ maxLength: 30 }),
-        // Unique as displayed: the seam refuses two labels that differ only in spacing.
+        // Unique as displayed: the seam refuses two labels that display the same.
         options: fc.uniqueArray(optionArb, {
           maxLength: 4,
-          selector: (option) => option.label.normalize('NFKC').replace(/\s+/g, ' ').trim(),
+          selector: (option) => displayedForm(option.label),
         }),
         multi_select: fc.boolean(),
         plan: fc.boolean(),

@@ -3,6 +3,7 @@ import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotoco
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { UserQuestionError } from '../../../src/protocol/index.js'
 import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../../../src/protocol/index.js'
+import { displayedForm } from '../../../src/vocabulary/validate.js'
 import { connectPair } from '../../support/mcp-pair.js'
 import type { McpPair } from '../../support/mcp-pair.js'
 
@@ -30,7 +31,8 @@ const question = (questionId: string) =>
         detail: text,
         options: fc.uniqueArray(
           fc.record({ label: text, description: text }, { requiredKeys: ['label'] }),
-          { maxLength: 4, selector: (option) => option.label },
+          // Unique as displayed: the seam refuses two labels that display the same.
+          { maxLength: 4, selector: (option) => displayedForm(option.label) },
         ),
         multiSelect: fc.boolean(),
         review: fc.boolean(),
