@@ -194,6 +194,8 @@ async function compare(model: Model, real: Real) {
       }
     }
     expectCallerAgrees(caller, stored)
+    // What a caller got is final, and so is the ask it got it from: a later ask under the key is not its.
+    if (caller.result !== undefined) caller.follows = false
     if (stored?.state === 'pending') expectShownByEveryConsole(model, real, caller.askId)
   }
 }
@@ -238,10 +240,11 @@ const commands = fc.commands(
 )
 
 /**
- * One run for each ending, besides the random ones: the property is known to
- * reach every ending however few runs it is given.
+ * The runs made before the random ones: one for each ending, so that the
+ * property is known to reach every ending however few runs it is given, and
+ * then the runs that once broke the reference model.
  */
-const everyEnding: fc.AsyncCommand<Model, Real>[][] = [
+const examples: fc.AsyncCommand<Model, Real>[][] = [
   [new Ask(0, undefined, undefined), new Respond(0, 0, 'A')],
   [new Ask(1, 'k1', undefined), new Respond(1, 0, 'cancel')],
   [new Ask(2, undefined, undefined), new Abort(0)],
@@ -249,7 +252,22 @@ const everyEnding: fc.AsyncCommand<Model, Real>[][] = [
   [new Ask(1, undefined, undefined), new Close(1)],
   // A follower whose own deadline passed asks anew when the holder gives up: its new ask times out.
   [new Ask(0, 'k0', undefined), new Ask(2, 'k0', 1_500), new Advance(2_000), new Abort(0)],
+  // Two callers of one seam share an ask that ends NO_PROVIDER on the memory store (a durable
+  // store's keyed ask waits for a human instead); a third caller asks anew under the key.
+  [
+    new Close(0),
+    new Close(1),
+    new Ask(2, 'k0', undefined),
+    new Ask(2, 'k0', undefined),
+    new Advance(16_000),
+    new Advance(16_000),
+    new Advance(16_000),
+    new Advance(16_000),
+    new Ask(2, 'k0', undefined),
+  ],
 ]
+/** How many of the examples, from the first, reach one ending each. */
+const ENDINGS = 5
 
 /** The fleet property on the store `openStore` opens afresh for every run. */
 export function seamFleetSuite(
@@ -310,13 +328,13 @@ export function seamFleetSuite(
             await dispose()
           }
         }),
-        { numRuns, examples: everyEnding.map((cmds): [typeof cmds] => [cmds]) },
+        { numRuns, examples: examples.map((cmds): [typeof cmds] => [cmds]) },
       )
       console.info(
         `fleet property endings (${storeName}): ${JSON.stringify(Object.fromEntries(reached))}`,
       )
       // The examples run first, within numRuns: a run capped below them (PROPERTY_RUNS) skips some.
-      if (numRuns >= everyEnding.length) {
+      if (numRuns >= ENDINGS) {
         for (const ending of [
           'answered',
           'ASK_CANCELLED',
