@@ -29,6 +29,17 @@ function setup(options: Parameters<typeof createRelay<FakeClient>>[1] = {}, seam
   return { seam, relay, agent }
 }
 
+/** A relay with one client connected, and one ask it was sent. */
+async function askedOfOneClient() {
+  const parts = setup()
+  const client = fakeClient()
+  const connection = parts.relay.connect(client)
+  const asked = track(parts.seam.ask({ questions }))
+  await flush()
+  const rpcId = client.framesOf('question/requested')[0]!.rpcId
+  return { ...parts, client, connection, asked, rpcId }
+}
+
 describe('createRelay', () => {
   it('registers itself as the seam provider', () => {
     const { seam } = setup()
@@ -143,12 +154,7 @@ describe('createRelay', () => {
   })
 
   it('answers an invalid answer with bad-response and keeps the ask pending', async () => {
-    const { seam, relay } = setup()
-    const client = fakeClient()
-    const connection = relay.connect(client)
-    const asked = track(seam.ask({ questions }))
-    await flush()
-    const rpcId = client.framesOf('question/requested')[0]!.rpcId
+    const { relay, client, connection, asked, rpcId } = await askedOfOneClient()
     connection.receive(respond(rpcId, { answers: [{ id: 'region', selected: ['mars-1'] }] }))
     connection.receive(JSON.stringify({ type: 'question/respond', rpcId, result: 'yes' }))
     connection.receive(
@@ -192,12 +198,7 @@ describe('createRelay', () => {
   })
 
   it('answers a cancel with a reason it does not know with bad-response, and keeps the ask pending', async () => {
-    const { seam, relay } = setup()
-    const client = fakeClient()
-    const connection = relay.connect(client)
-    const asked = track(seam.ask({ questions }))
-    await flush()
-    const rpcId = client.framesOf('question/requested')[0]!.rpcId
+    const { seam, client, connection, asked, rpcId } = await askedOfOneClient()
     connection.receive(cancel(rpcId, 'later'))
     await flush()
     expect(client.framesOf('receipt')).toEqual([
