@@ -1,6 +1,6 @@
 import type fc from 'fast-check'
 import { expect } from 'vitest'
-import { UserQuestionError } from '../../src/protocol/index.js'
+import { AskEndReasons, UserQuestionError } from '../../src/protocol/index.js'
 import type { AskUserQuestionAnswer, UserQuestions } from '../../src/protocol/index.js'
 import { dropSeamForTesting } from '../../src/protocol/seam.js'
 import type { AskRecord } from '../../src/protocol/store/index.js'
@@ -61,6 +61,11 @@ export function expectCallerAgrees(caller: PropertyCaller, stored: AskRecord | u
     if (caller.expectCode === undefined)
       expect(stored?.state, `the caller of ${caller.askId} is told`).not.toBe('settled')
     return
+  }
+  // DESIGN §10: a caller's abort ends the ask only for callers who aborted; another caller, in
+  // this seam or another, is not given it (it keeps waiting, or asks anew under its key).
+  if (caller.result.error?.details?.reason === AskEndReasons.CALLER_ABORTED) {
+    expect(caller.expectCode, 'only a caller that aborted is told of an abort').toBe('ASK_ABORTED')
   }
   if (caller.expectCode !== undefined && caller.result.error?.code === caller.expectCode) return
   const outcome = stored?.outcome
