@@ -32,7 +32,7 @@ describe('ended(actor)', () => {
     await expect(stopped).resolves.toBeUndefined()
   })
 
-  it('resolves at once for an actor stopped by hand before it was asked (XState tells it nothing)', async () => {
+  it('resolves at once for an actor stopped by hand before ended() was called (XState tells a late observer nothing)', async () => {
     const actor = createActor(waiting).start()
     actor.stop()
     expect(await hasSettled(ended(actor))).toBe(true)

@@ -54,7 +54,7 @@ export function startCaller(
  * What a caller got agrees with its ask's row: a caller still waits only
  * while the row is pending, and one that settled got the row's outcome (the
  * answer, or an error with its code and message), unless the model knows its
- * ending without the store.
+ * ending without the store. Only a caller that aborted is told of a caller's abort.
  */
 export function expectCallerAgrees(caller: PropertyCaller, stored: AskRecord | undefined): void {
   if (caller.result === undefined) {
