@@ -130,6 +130,23 @@ describe('§4 pending() of the asks this seam runs', () => {
     await expect(asked).resolves.toEqual(answer)
   })
 
+  it('an ask the store has not admitted yet waits for a provider, though another seam has one', async () => {
+    const holding = holdingStore(createMemoryStore(), { admissions: true })
+    const { provider } = presentingOn(holding.store)
+    const worker = seamOn(holding.store, patient)
+    await settle()
+    const asked = worker.ask({ questions })
+    await settle()
+    expect(holding.held.map((write) => write.kind)).toEqual(['admit'])
+    expect(worker.pending().map((entry) => entry.state)).toEqual(['waiting-for-provider'])
+    await holding.release()
+    await settle()
+    // Admitted, it is shown elsewhere at once: the same list says so.
+    expect(worker.pending().map((entry) => entry.state)).toEqual(['presenting'])
+    provider.last().resolve(answer)
+    await expect(asked).resolves.toEqual(answer)
+  })
+
   it('a shown ask whose caller aborted is presenting until that ending commits', async () => {
     const holding = holdingStore(createMemoryStore())
     const { seam } = presentingOn(holding.store)
