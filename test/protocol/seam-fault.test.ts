@@ -12,7 +12,12 @@ import {
   createMemoryStore,
   createUserQuestions,
 } from '../../src/protocol/index.js'
-import type { AskStore, ProviderRequest } from '../../src/protocol/index.js'
+import type {
+  AskStore,
+  ProviderRequest,
+  SeamTelemetry,
+  TelemetrySettlement,
+} from '../../src/protocol/index.js'
 import type * as Effects from '../../src/protocol/effects.js'
 import type * as ProviderCalls from '../../src/protocol/provider-call.js'
 import { recordingTelemetry } from './seam-store-fixtures.js'
@@ -119,6 +124,33 @@ describe('an ask whose machine faults inside the seam', () => {
       error: { code: 'PROVIDER_FAILED', message: 'the ask failed inside the seam' },
     })
   })
+
+  it('tells the seam’s telemetry one settlement: the fault, settled now, not a replay', async () => {
+    const settlements: TelemetrySettlement[] = []
+    const telemetry: SeamTelemetry = {
+      askStarted: () => ({ settled: (settlement) => settlements.push(settlement) }),
+      presentationStarted: () => undefined,
+    }
+    const seam = createUserQuestions({ telemetry })
+    const shown: ProviderRequest[] = []
+    seam.registerProvider({
+      ask: (request) => {
+        shown.push(request)
+        return new Promise(() => {})
+      },
+    })
+    const controller = new AbortController()
+    const asked = seam.ask({ questions, signal: controller.signal })
+    await expect.poll(() => shown.length).toBe(1)
+    faults.next = new Error('the presentation could not be taken down')
+    controller.abort('changed my mind')
+    await expect(asked).rejects.toMatchObject({ code: 'PROVIDER_FAILED' })
+    await seam.close()
+    expect(settlements).toEqual([
+      { askId: shown[0]!.askId, outcome: 'failed', errorCode: 'PROVIDER_FAILED' },
+    ])
+  })
+
   it('that faults as close() takes it down: close() still resolves, and the caller gets PROVIDER_FAILED', async () => {
     const fault = new Error('the presentation could not be taken down')
     const seam = createUserQuestions({ store: createMemoryStore() })
