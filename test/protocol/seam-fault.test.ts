@@ -17,6 +17,7 @@ import type {
   ProviderRequest,
   SeamTelemetry,
   TelemetrySettlement,
+  UserQuestionProvider,
 } from '../../src/protocol/index.js'
 import type * as Effects from '../../src/protocol/effects.js'
 import type * as ProviderCalls from '../../src/protocol/provider-call.js'
@@ -82,18 +83,25 @@ function gatedStore() {
   return { store, inner, settled, release }
 }
 
+/** A provider that never answers, and the requests it was shown. */
+function silentProvider() {
+  const shown: ProviderRequest[] = []
+  const provider: UserQuestionProvider = {
+    ask: (request) => {
+      shown.push(request)
+      return new Promise(() => {})
+    },
+  }
+  return { provider, shown }
+}
+
 describe('an ask whose machine faults inside the seam', () => {
   it('rejects PROVIDER_FAILED, writes that outcome, takes the question down, and close() waits for the write', async () => {
     const { store, inner, settled, release } = gatedStore()
     const fault = new Error('the presentation could not be taken down')
     const seam = createUserQuestions({ store })
-    const shown: ProviderRequest[] = []
-    seam.registerProvider({
-      ask: (request) => {
-        shown.push(request)
-        return new Promise(() => {})
-      },
-    })
+    const { provider, shown } = silentProvider()
+    seam.registerProvider(provider)
     const controller = new AbortController()
     const asked = seam.ask({ questions, signal: controller.signal })
     await expect.poll(() => shown.length).toBe(1)
@@ -132,13 +140,8 @@ describe('an ask whose machine faults inside the seam', () => {
       presentationStarted: () => undefined,
     }
     const seam = createUserQuestions({ telemetry })
-    const shown: ProviderRequest[] = []
-    seam.registerProvider({
-      ask: (request) => {
-        shown.push(request)
-        return new Promise(() => {})
-      },
-    })
+    const { provider, shown } = silentProvider()
+    seam.registerProvider(provider)
     const controller = new AbortController()
     const asked = seam.ask({ questions, signal: controller.signal })
     await expect.poll(() => shown.length).toBe(1)
@@ -154,13 +157,8 @@ describe('an ask whose machine faults inside the seam', () => {
   it('that faults as close() takes it down: close() still resolves, and the caller gets PROVIDER_FAILED', async () => {
     const fault = new Error('the presentation could not be taken down')
     const seam = createUserQuestions({ store: createMemoryStore() })
-    const shown: ProviderRequest[] = []
-    seam.registerProvider({
-      ask: (request) => {
-        shown.push(request)
-        return new Promise(() => {})
-      },
-    })
+    const { provider, shown } = silentProvider()
+    seam.registerProvider(provider)
     const asked = seam.ask({ questions }).then(
       () => undefined,
       (reason: unknown) => reason,

@@ -51,7 +51,11 @@ describe('§10 catching up with the store (catchUpWithStore)', () => {
     await catchUpWithStore(seam, [askId])
     await settle()
     const { signal } = provider.last().request
-    const answered = { status: 'answered' as const, answer: { answers: [] }, by: [] }
+    const answered = {
+      status: 'answered' as const,
+      answer: { answers: [] },
+      by: [{ id: 'alice', via: 'web' as const }],
+    }
     await inner.settle(askId, answered, Date.now())
     await settle()
     expect(signal.aborted).toBe(false)
