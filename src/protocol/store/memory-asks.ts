@@ -135,59 +135,18 @@ export function purgeFrom(
 }
 
 /**
- * A deeply frozen copy of `value` as `JSON.parse(JSON.stringify(value))`
- * would give it, so the memory store keeps what a database's JSON column
- * keeps. Plain objects, arrays and JSON's own values are copied in one pass;
- * anything else (a `toJSON`, a class instance, a number JSON cannot write)
- * goes through JSON itself.
+ * A deeply frozen copy of `value` as a database's JSON column keeps it: JSON
+ * itself writes and reads it, so what JSON leaves out (a function,
+ * `undefined`) is gone, a `Date` is text, a number JSON cannot write is
+ * `null`, and a `bigint` throws as it would on the way to a database.
  */
 export function frozenJson<T>(value: T): T {
-  return copyJson(value) as T
+  return deepFreeze(JSON.parse(JSON.stringify(value)) as T)
 }
 
-function copyJson(value: unknown): unknown {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value
-    case 'number':
-      if (value === 0) return 0 // JSON writes -0 as 0
-      return Number.isFinite(value) ? value : null
-    case 'object': {
-      if (value === null) return null
-      if (Array.isArray(value)) {
-        const copy: unknown[] = []
-        for (const each of value as unknown[]) {
-          const item = copyJson(each)
-          copy.push(item === undefined ? null : item)
-        }
-        return Object.freeze(copy)
-      }
-      const proto = Object.getPrototypeOf(value) as unknown
-      if ((proto !== Object.prototype && proto !== null) || 'toJSON' in value) {
-        const text = JSON.stringify(value) as string | undefined
-        return text === undefined ? undefined : deepFreeze(JSON.parse(text) as unknown)
-      }
-      const copy: Record<string, unknown> = {}
-      for (const key of Object.keys(value)) {
-        const item = copyJson((value as Record<string, unknown>)[key])
-        if (item !== undefined) copy[key] = item
-      }
-      return Object.freeze(copy)
-    }
-    case 'bigint':
-      // Throws as JSON.stringify does: a database could not keep it either.
-      return JSON.stringify(value)
-    default:
-      // Functions, symbols and undefined: JSON leaves them out.
-      return undefined
-  }
-}
-
+/** Freezes `value` and everything in it (a primitive counts as frozen already). */
 function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner)
-    Object.freeze(value)
-  }
-  return value
+  if (Object.isFrozen(value)) return value
+  for (const inner of Object.values(value as object)) deepFreeze(inner)
+  return Object.freeze(value)
 }
