@@ -59,9 +59,22 @@ export function safeProviderError(value: unknown): UserQuestionError {
     }
     // Read once more the way the seam will: a getter that throws only later is caught here.
     void { ...details }
+    // The store keeps details as JSON: ones JSON cannot write (a bigint, a cycle) are dropped.
+    if (details !== undefined && !writesAsJson(details)) {
+      return new UserQuestionError(message, code, { cause: value })
+    }
     return converted
   } catch {
     return failed(value)
+  }
+}
+
+function writesAsJson(value: object): boolean {
+  try {
+    JSON.stringify(value)
+    return true
+  } catch {
+    return false
   }
 }
 

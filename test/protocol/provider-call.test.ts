@@ -74,6 +74,26 @@ describe('§4 provider errors: safeProviderError', () => {
     expect(safe.cause).toBe(error)
   })
 
+  it.each([
+    ['a bigint', () => ({ reason: 'closed-tab', tabs: 2n })],
+    [
+      'a cycle',
+      () => {
+        const details: Record<string, unknown> = { reason: 'closed-tab' }
+        details.self = details
+        return details
+      },
+    ],
+  ])('details JSON cannot write (%s) are dropped, the code and message kept', (_, details) => {
+    const error = new UserQuestionError('the human left', 'ASK_CANCELLED', { details: details() })
+    const safe = safeProviderError(error)
+    expect(safe).not.toBe(error)
+    expect(safe.code).toBe('ASK_CANCELLED')
+    expect(safe.message).toBe('the human left')
+    expect(safe.details).toBeUndefined()
+    expect(safe.cause).toBe(error)
+  })
+
   it('details that throw only when read again are PROVIDER_FAILED', () => {
     const error = lyingError('details', { reason: 'closed-tab' }, () => {
       throw new Error('a getter that throws the second time')

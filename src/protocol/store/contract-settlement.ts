@@ -96,6 +96,23 @@ export const settlementChecks: readonly CheckCase[] = [
     },
   },
   {
+    name: 'refuses an outcome JSON cannot write and leaves the ask pending, for a later settle to win',
+    async body({ store }) {
+      const ask = newAsk()
+      await store.admit(ask)
+      const unwritable: AskOutcome = {
+        status: 'rejected',
+        error: { code: 'ASK_CANCELLED', message: 'the user left', details: { tabs: 2n } },
+      }
+      await assert.rejects(store.settle(ask.askId, unwritable, 5))
+      assert.deepEqual(await store.get(ask.askId), { ...ask, state: 'pending' })
+      assert.deepEqual(await store.settle(ask.askId, answered, 6), {
+        record: { ...ask, state: 'settled', outcome: answered, settledAt: 6 },
+        won: true,
+      })
+    },
+  },
+  {
     name: 'round-trips every field of questions and outcomes exactly',
     async body({ store, reopen }) {
       const ask = newAsk({

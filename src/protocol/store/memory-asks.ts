@@ -59,8 +59,10 @@ export function admitTo(held: AskTable, ask: NewAskRecord): AdmitResult {
  */
 export function memorySettlements(table: AskTable, notify: (change: StoreChange) => void) {
   const settleNow = (record: AskRecord, outcome: AskOutcome, settledAt: number): AskRecord => {
+    // Copied first: an outcome JSON cannot write throws with the ask left as it was, as a database's write would.
+    const kept = frozenJson(outcome)
     record.state = 'settled'
-    record.outcome = frozenJson(outcome)
+    record.outcome = kept
     record.settledAt = settledAt
     const settled = snapshot(record)
     notify({ type: 'ask.settled', record: settled })
