@@ -3,10 +3,10 @@
  * with details JSON cannot write (a bigint, a cycle) made the commit throw.
  * The memory store had already marked the ask settled, with no outcome, so
  * its caller got STORE_FAILED and the ask was gone; a database store refused
- * the write, so the ask stayed pending until its retries ran out. Now the
- * seam drops such details at the provider's door (keeping the human's cancel)
- * and a store's refused write leaves the ask as it was (the store contract
- * checks that on every store).
+ * the write, so the ask stayed pending, its presentation retrying the commit
+ * until the deadline. Now the seam drops such details at the provider's door
+ * (keeping the human's cancel) and a store's refused write leaves the ask as
+ * it was (the store contract checks that on every store).
  */
 import { describe, expect, it } from 'vitest'
 import {
