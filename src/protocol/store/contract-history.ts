@@ -242,6 +242,18 @@ export const historyChecks: readonly CheckCase[] = [
       if (ledger !== undefined) {
         await ledger.claim({ eventId, askId: ask.askId, holder: 'n', now: t, expiresAt: t + 60 })
         await ledger.finish({ eventId, ending: 'delivered', at: t + 5 })
+        // Only a delivered event is part of the record: one given up, or still held, is not.
+        const [givenUp, held] = [`${ask.askId}.pending`, `${ask.askId}.reminder`]
+        for (const id of [givenUp, held]) {
+          await ledger.claim({
+            eventId: id,
+            askId: ask.askId,
+            holder: 'n',
+            now: t,
+            expiresAt: t + 60,
+          })
+        }
+        await ledger.finish({ eventId: givenUp, ending: 'given-up', at: t + 6 })
       }
       await store.record('no-such-ask', { type: 'presented', at: t, by: ann })
       assert.deepEqual(await other.history({ askId: 'no-such-ask' }), [])

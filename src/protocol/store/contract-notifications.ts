@@ -109,6 +109,21 @@ export const notificationChecks: readonly CheckCase[] = [
     }),
   },
   {
+    name: 'notification ledger: lists the unfinished events by event id, whatever order they came in',
+    body: withLedgers(async (ledger, other) => {
+      const { askId } = newEvent()
+      const event = (name: string) => ({ eventId: `${askId}.${name}`, askId })
+      const [first, second, third] = [event('a'), event('b'), event('c')]
+      await ledger.claim({ ...third, holder: 'a', now: 1_000, expiresAt: 2_000 })
+      await other.finish({ eventId: third.eventId, ending: 'given-up', at: 1_100, owes: second })
+      await ledger.claim({ ...first, holder: 'a', now: 1_200, expiresAt: 2_000 })
+      assert.deepEqual(await other.unfinished(), [
+        { ...first, holder: 'a', expiresAt: 2_000 },
+        second,
+      ])
+    }),
+  },
+  {
     name: 'notification ledger: of claims made at once from two handles, one is taken',
     body: withLedgers(async (ledger, other) => {
       const events = Array.from({ length: 10 }, newEvent)
