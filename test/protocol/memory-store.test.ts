@@ -33,7 +33,31 @@ describe('a closed memory store', () => {
       store.heartbeat({ seamId: 's', providerActive: true, expiresAt: 10 }),
     ).rejects.toThrow(closed)
     await expect(store.purge({ settledBefore: 10 })).rejects.toThrow(closed)
+    await expect(store.history({ askId: ask.askId })).rejects.toThrow(closed)
+    await expect(store.record(ask.askId, { type: 'presented', at: 2 })).rejects.toThrow(closed)
+    await expect(store.votes(ask.askId)).rejects.toThrow(closed)
+    const ledger = store.notifications!
+    const event = { eventId: `${ask.askId}.pending`, askId: ask.askId }
+    await expect(ledger.claim({ ...event, holder: 'n', now: 1, expiresAt: 2 })).rejects.toThrow(
+      closed,
+    )
+    await expect(ledger.finish({ ...event, ending: 'delivered', at: 2 })).rejects.toThrow(closed)
+    await expect(ledger.release(event.eventId, 'n')).rejects.toThrow(closed)
+    await expect(ledger.unfinished()).rejects.toThrow(closed)
     expect(seen).toEqual([])
+  })
+
+  it('takes a vote at its ask’s very deadline as too late: the deadline is final', async () => {
+    const store = createMemoryStore()
+    const ask = newAsk({ deadline: 1_000 })
+    await store.admit(ask)
+    const by = { id: 'ann', via: 'web' }
+    const result = await store.vote(ask.askId, { by, at: 1_000, required: 2, outcome: answered })
+    expect(result).toMatchObject({ status: 'settled', won: false })
+    expect(result?.status === 'settled' && result.record.outcome).toMatchObject({
+      error: { code: 'ASK_TIMEOUT' },
+    })
+    expect(await store.votes(ask.askId)).toEqual([])
   })
 
   it('names the askId it already holds', async () => {

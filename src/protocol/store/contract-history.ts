@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { AskEndReasons, timeoutOutcome } from '../../vocabulary/index.js'
 import type { AskOutcome, AskUserQuestionItem, Responder } from '../../vocabulary/index.js'
-import { answered, dayBehind, heard, newAsk, until } from './contract-fixtures.js'
+import { answered, dayAhead, dayBehind, heard, newAsk, until } from './contract-fixtures.js'
 import type { CheckCase } from './contract-fixtures.js'
 import { digestOf } from './history.js'
 import type { AskRecord, AskStore, NewAskRecord, StoreChange, VoteResult } from './types.js'
@@ -105,8 +105,8 @@ export const historyChecks: readonly CheckCase[] = [
         won: true,
       })
       assert.deepEqual(await other.get(ask.askId), settled)
-      // A vote on another ask is that ask's own.
-      const next = await reviewOf(store, 2)
+      // A vote on another ask is that ask's own, and a deadline still ahead does not stop it.
+      const next = await reviewOf(store, 2, { deadline: dayAhead() })
       assert.deepEqual(await other.vote(next.askId, voteOf(ann, 14, 2)), {
         status: 'counted',
         given: [ann],
