@@ -38,6 +38,27 @@ export const feedChecks: readonly CheckCase[] = [
     },
   },
   {
+    name: 'tells watchers nothing of an admission that found its key held',
+    async body({ store, reopen }) {
+      const other = await reopen()
+      const seen: StoreChange[] = []
+      store.watch((change) => seen.push(change))
+      const key = `held-${Date.now()}-${Math.random()}`
+      const held = newAsk({ key })
+      await other.admit(held)
+      assert.equal((await other.admit(newAsk({ key }))).status, 'existing')
+      // A later admission marks where the feed has reached.
+      const marker = newAsk()
+      await other.admit(marker)
+      await until(() => heard(seen, 'ask.admitted', marker.askId), 'the later admission')
+      // Once, or not at all when a resync stood for it (a feed that began late).
+      const heldHeard = seen.filter(
+        (c) => c.type === 'ask.admitted' && c.record.askId === held.askId,
+      )
+      assert.ok(heldHeard.length <= 1, `the held ask was told ${heldHeard.length} times`)
+    },
+  },
+  {
     name: 'tells watchers of an ask another handle ended with the timeout in place of a late answer',
     async body({ store, reopen }) {
       const other = await reopen()
