@@ -290,12 +290,14 @@ export const historyChecks: readonly CheckCase[] = [
         newAsk({ startedAt, agentId: 'agent-x', ...overrides })
       const oldest = at(1_000)
       const keyed = at(2_000, { key: 'the-key' })
-      // Two of one millisecond: the greater askId first, the reverse of pending()'s order.
+      // Three of one millisecond, admitted out of order: the greater askId first, the
+      // reverse of pending()'s order.
       const tiedLow = at(3_000, { askId: `${oldest.askId}-a` })
-      const tiedHigh = at(3_000, { askId: `${oldest.askId}-b` })
+      const tiedMid = at(3_000, { askId: `${oldest.askId}-b` })
+      const tiedHigh = at(3_000, { askId: `${oldest.askId}-c` })
       const elsewhere = at(4_000, { agentId: 'agent-y' })
       const { agentId: _none, ...agentless } = at(5_000)
-      for (const ask of [oldest, keyed, tiedLow, tiedHigh, elsewhere, agentless]) {
+      for (const ask of [oldest, keyed, tiedMid, tiedHigh, tiedLow, elsewhere, agentless]) {
         await store.admit(ask)
       }
       await store.settle(keyed.askId, answered, 2_500)
@@ -303,15 +305,17 @@ export const historyChecks: readonly CheckCase[] = [
         (await other.history(query)).map((history) => history.askId)
       assert.deepEqual(await ids({ agentId: 'agent-x' }), [
         tiedHigh.askId,
+        tiedMid.askId,
         tiedLow.askId,
         keyed.askId,
         oldest.askId,
       ])
-      assert.deepEqual(await ids({ agentId: 'agent-x', limit: 2 }), [tiedHigh.askId, tiedLow.askId])
+      assert.deepEqual(await ids({ agentId: 'agent-x', limit: 2 }), [tiedHigh.askId, tiedMid.askId])
       assert.deepEqual(await ids({}), [
         agentless.askId,
         elsewhere.askId,
         tiedHigh.askId,
+        tiedMid.askId,
         tiedLow.askId,
         keyed.askId,
         oldest.askId,

@@ -113,13 +113,15 @@ export const notificationChecks: readonly CheckCase[] = [
     body: withLedgers(async (ledger, other) => {
       const { askId } = newEvent()
       const event = (name: string) => ({ eventId: `${askId}.${name}`, askId })
-      const [first, second, third] = [event('a'), event('b'), event('c')]
-      await ledger.claim({ ...third, holder: 'a', now: 1_000, expiresAt: 2_000 })
-      await other.finish({ eventId: third.eventId, ending: 'given-up', at: 1_100, owes: second })
-      await ledger.claim({ ...first, holder: 'a', now: 1_200, expiresAt: 2_000 })
+      const [first, second, third, fourth] = [event('a'), event('b'), event('c'), event('d')]
+      await ledger.claim({ ...fourth, holder: 'a', now: 1_000, expiresAt: 2_000 })
+      await other.finish({ eventId: fourth.eventId, ending: 'given-up', at: 1_100, owes: second })
+      await other.claim({ ...third, holder: 'b', now: 1_200, expiresAt: 2_000 })
+      await ledger.claim({ ...first, holder: 'a', now: 1_300, expiresAt: 2_000 })
       assert.deepEqual(await other.unfinished(), [
         { ...first, holder: 'a', expiresAt: 2_000 },
         second,
+        { ...third, holder: 'b', expiresAt: 2_000 },
       ])
     }),
   },
