@@ -22,6 +22,16 @@ function lyingError(field: 'code' | 'message' | 'details', first: unknown, later
   return error
 }
 
+/** `safeProviderError` keeps the provider's code and message but drops its details (the error stays the cause). */
+function expectDetailsDropped(error: UserQuestionError) {
+  const safe = safeProviderError(error)
+  expect(safe).not.toBe(error)
+  expect(safe.code).toBe('ASK_CANCELLED')
+  expect(safe.message).toBe('the human left')
+  expect(safe.details).toBeUndefined()
+  expect(safe.cause).toBe(error)
+}
+
 describe('§4 provider errors: safeProviderError', () => {
   it('keeps a provider’s own UserQuestionError as it is', () => {
     const error = new UserQuestionError('the human left', 'ASK_CANCELLED', {
@@ -56,22 +66,12 @@ describe('§4 provider errors: safeProviderError', () => {
 
   it('details that stop being an object are dropped, the code and message kept', () => {
     const error = lyingError('details', { reason: 'closed-tab' }, () => 'not details')
-    const safe = safeProviderError(error)
-    expect(safe).not.toBe(error)
-    expect(safe.code).toBe('ASK_CANCELLED')
-    expect(safe.message).toBe('the human left')
-    expect(safe.details).toBeUndefined()
-    expect(safe.cause).toBe(error)
+    expectDetailsDropped(error)
   })
 
   it('details that become null are dropped, the code and message kept', () => {
     const error = lyingError('details', { reason: 'closed-tab' }, () => null)
-    const safe = safeProviderError(error)
-    expect(safe).not.toBe(error)
-    expect(safe.code).toBe('ASK_CANCELLED')
-    expect(safe.message).toBe('the human left')
-    expect(safe.details).toBeUndefined()
-    expect(safe.cause).toBe(error)
+    expectDetailsDropped(error)
   })
 
   it.each([
@@ -86,12 +86,7 @@ describe('§4 provider errors: safeProviderError', () => {
     ],
   ])('details JSON cannot write (%s) are dropped, the code and message kept', (_, details) => {
     const error = new UserQuestionError('the human left', 'ASK_CANCELLED', { details: details() })
-    const safe = safeProviderError(error)
-    expect(safe).not.toBe(error)
-    expect(safe.code).toBe('ASK_CANCELLED')
-    expect(safe.message).toBe('the human left')
-    expect(safe.details).toBeUndefined()
-    expect(safe.cause).toBe(error)
+    expectDetailsDropped(error)
   })
 
   it('details that throw only when read again are PROVIDER_FAILED', () => {
