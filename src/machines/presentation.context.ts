@@ -1,7 +1,7 @@
 import {
   admits,
   isApproval,
-  readResponder,
+  readAnsweringResponder,
   validateAnswer,
   errorData,
   presentationEnding,
@@ -144,7 +144,7 @@ export function answerProposal(
   answer: unknown,
 ): { proposal: AskOutcome; responder: Responder | undefined } {
   try {
-    const responder = readResponder((answer as { by?: unknown } | null | undefined)?.by)
+    const responder = readAnsweringResponder((answer as { by?: unknown } | null | undefined)?.by)
     const canonical = validateAnswer(questions, answer)
     return {
       proposal:

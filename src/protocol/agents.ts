@@ -1,4 +1,9 @@
-import { AskEndReasons, HarnessError, UserQuestionError } from '../vocabulary/index.js'
+import {
+  AskEndReasons,
+  HarnessError,
+  UserQuestionError,
+  isStorableId,
+} from '../vocabulary/index.js'
 import type { Agent, AgentRegistry } from '../vocabulary/index.js'
 
 /** A registry the runtime keeps up to date as agents start and end. */
@@ -38,6 +43,11 @@ export function createAgentRegistry(): MutableAgentRegistry {
         agent.id === ''
       ) {
         throw new TypeError('enter(agent): agent must be an object with a non-blank string id')
+      }
+      if (!isStorableId(agent.id)) {
+        throw new TypeError(
+          'enter(agent): the agent id must not hold a NUL or an unpaired surrogate: no store keeps one as given',
+        )
       }
       if (live.has(agent.id)) {
         throw new HarnessError(`an agent with id "${agent.id}" is already live`, 'AGENT_ID_IN_USE')

@@ -51,7 +51,7 @@ export {
   validateRequest,
 } from './validate.js'
 export type { ValidateRequestOptions, ValidatedRequest } from './validate.js'
-export { abortReason, isFilled } from './read.js'
+export { abortReason, isFilled, isStorableId, toStorableId } from './read.js'
 export { encodeAnswer, validateAnswer } from './answer.js'
 export {
   MAX_ANSWERERS,
@@ -63,6 +63,9 @@ export {
   forbiddenAnswer,
   hasApproved,
   isApproval,
+  isResponderId,
+  isResponderText,
+  readAnsweringResponder,
   readPolicy,
   readResponder,
 } from './policy.js'

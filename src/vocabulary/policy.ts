@@ -2,7 +2,7 @@ import { UserQuestionError } from './errors.js'
 import { AskEndReasons } from './outcome.js'
 import type { AskErrorData } from './outcome.js'
 import { isPlanReviewAsk } from './intent.js'
-import { isFilled } from './read.js'
+import { isFilled, isStorableId } from './read.js'
 import type { AskPolicy, AskUserQuestionAnswer, AskUserQuestionItem, Responder } from './types.js'
 
 /*
@@ -26,8 +26,14 @@ function invalid(message: string, field: string): UserQuestionError {
   return new UserQuestionError(message, 'INVALID_REQUEST', { details: { field } })
 }
 
-function isName(text: unknown): text is string {
+/** A responder's id, name, role or `via`, as to its length and content: filled, and not too long. */
+export function isResponderText(text: unknown): text is string {
   return isFilled(text) && text.length <= MAX_RESPONDER_FIELD_LENGTH
+}
+
+/** A responder id an ask may name or an answer bring: {@link isResponderText}, and one every store counts votes by as given. */
+export function isResponderId(text: unknown): text is string {
+  return isResponderText(text) && isStorableId(text)
 }
 
 /**
@@ -54,9 +60,15 @@ export function readPolicy(
         typeof entry === 'string' && entry.startsWith(ROLE_PREFIX)
           ? entry.slice(ROLE_PREFIX.length)
           : entry
-      if (!isName(entry) || !isName(named)) {
+      if (!isResponderText(entry) || !isResponderText(named)) {
         throw invalid(
           `answerers[${index}] must be a non-blank responder id or "role:NAME" of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`,
+          'answerers',
+        )
+      }
+      if (!isResponderId(entry)) {
+        throw invalid(
+          `answerers[${index}] must not hold a NUL or an unpaired surrogate: no responder has such an id`,
           'answerers',
         )
       }
@@ -96,27 +108,47 @@ export function readResponder(by: unknown): Responder | undefined {
     throw badResponder('must be an object { id, name?, roles?, via }')
   }
   const { id, name, roles, via } = by as Record<string, unknown>
-  if (!isName(id))
+  if (!isResponderText(id))
     throw badResponder(
       `id must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`,
     )
-  if (!isName(via))
+  if (!isResponderText(via))
     throw badResponder(
       `via must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`,
     )
   const responder: Responder = { id, via }
   if (name !== undefined) {
-    if (!isName(name))
+    if (!isResponderText(name))
       throw badResponder(
         `name must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`,
       )
     responder.name = name
   }
   if (roles !== undefined) {
-    if (!Array.isArray(roles) || roles.length > MAX_RESPONDER_ROLES || !roles.every(isName)) {
+    if (
+      !Array.isArray(roles) ||
+      roles.length > MAX_RESPONDER_ROLES ||
+      !roles.every(isResponderText)
+    ) {
       throw badResponder(`roles must be a list of at most ${MAX_RESPONDER_ROLES} non-blank strings`)
     }
     responder.roles = [...(roles as string[])]
+  }
+  return responder
+}
+
+/**
+ * A provider's `by` as an answer brings it (DESIGN §12): {@link readResponder},
+ * and an id every store keeps as given, since a vote is counted by it
+ * (`BAD_ANSWER`, `details.field: 'by'`). A stored row is read with
+ * {@link readResponder} alone, so what a store already holds stays readable.
+ */
+export function readAnsweringResponder(by: unknown): Responder | undefined {
+  const responder = readResponder(by)
+  if (responder !== undefined && !isStorableId(responder.id)) {
+    throw badResponder(
+      'id must not hold a NUL or an unpaired surrogate: no store keeps one as given',
+    )
   }
   return responder
 }

@@ -3,7 +3,8 @@ import { UserQuestionError } from './errors.js'
 /*
  * Reading what a caller, a provider or a wire hands over. Any of it may be a
  * Proxy whose traps throw, a revoked Proxy, or an object with throwing
- * getters: these answer instead of throwing. And what counts as filled text.
+ * getters: these answer instead of throwing. And what counts as filled text,
+ * and as an id a store keeps.
  */
 
 export type Dict = Record<string, unknown>
@@ -39,6 +40,32 @@ export function isDict(value: unknown): value is Dict {
 /** A string with something in it besides white space: an id, a label, a typed answer. */
 export function isFilled(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== ''
+}
+
+/** A NUL, or a UTF-16 surrogate without its pair. */
+// eslint-disable-next-line no-control-regex
+const UNKEEPABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/**
+ * Whether a database keeps `text` exactly as given, as every store must keep
+ * the ids it finds asks and votes by (an ask's key, an agent's id, a
+ * responder's id): Postgres's `text` refuses a NUL, and UTF-8 cannot hold an
+ * unpaired surrogate, so a store would turn two such ids into one.
+ */
+export function isStorableId(text: string): boolean {
+  return !UNKEEPABLE.test(text)
+}
+
+/**
+ * `text` made an id every store keeps as given (see {@link isStorableId}),
+ * at most `max` code units long: each NUL and unpaired surrogate becomes
+ * U+FFFD, and a cut never splits a surrogate pair.
+ */
+export function toStorableId(text: string, max: number): string {
+  const kept = text.replace(new RegExp(UNKEEPABLE.source, 'g'), '\ufffd')
+  if (kept.length <= max) return kept
+  const end = /[\ud800-\udbff]/.test(kept.charAt(max - 1)) ? max - 1 : max
+  return kept.slice(0, end)
 }
 
 /** An aborted signal's reason, or what reading it threw (a getter may). */

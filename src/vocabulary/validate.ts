@@ -4,7 +4,7 @@ import type { AskPolicy, AskUserQuestionItem, AskUserQuestionOption } from './ty
 import { checkIntent } from './intent.js'
 import { AskEndReasons } from './outcome.js'
 import { readPolicy } from './policy.js'
-import { abortReason, isArraySafe, isDict, isFilled, isOwnError } from './read.js'
+import { abortReason, isArraySafe, isDict, isFilled, isOwnError, isStorableId } from './read.js'
 import type { Dict } from './read.js'
 
 /** The longest deadline a timer can hold; a longer one would fire at once. */
@@ -339,6 +339,14 @@ export function validateRequest(
       throw invalid(`key must be a non-blank string of at most ${MAX_KEY_LENGTH} characters`, {
         field: 'key',
       })
+    }
+    if (!isStorableId(key)) {
+      throw invalid(
+        'key must not hold a NUL or an unpaired surrogate: no store keeps one as given',
+        {
+          field: 'key',
+        },
+      )
     }
     result.key = key
   }

@@ -37,6 +37,11 @@ describe.concurrent('askseam console --users FILE', { timeout: 90_000 }, () => {
       /: users\[1\]\.id must be a non-blank string/,
     ],
     [
+      'an id with a NUL (no store keeps it)',
+      () => usersFile(JSON.stringify([ana, { id: 'bo\u0000b', tokenSha256: sha('other') }])),
+      /: users\[1\]\.id must not hold a NUL or an unpaired surrogate$/,
+    ],
+    [
       'a tokenSha256 that is not 64 hex digits',
       () => usersFile(JSON.stringify([{ ...ana, tokenSha256: 'ana-token' }])),
       /: users\[0\]\.tokenSha256 must be the SHA-256 of the person's token: 64 hex digits$/,

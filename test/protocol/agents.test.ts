@@ -316,6 +316,22 @@ describe('registry edges', () => {
   })
 
   it.each([
+    ['a NUL', 'root\u0000'],
+    ['an unpaired surrogate', 'root\ud800'],
+  ])(
+    'refuses to enter an agent whose id holds %s: no store keeps it as its ask’s agentId',
+    (_name, id) => {
+      const registry = createAgentRegistry()
+      expect(() => registry.enter({ id })).toThrow(
+        new TypeError(
+          'enter(agent): the agent id must not hold a NUL or an unpaired surrogate: no store keeps one as given',
+        ),
+      )
+      expect(registry.get(id)).toBeUndefined()
+    },
+  )
+
+  it.each([
     ['an object without an id', {}, 'without an id'],
     ['a string', 'root', 'without an id'],
     ['null', null, 'without an id'],

@@ -48,6 +48,18 @@ describe('readHistoryQuery', () => {
       new TypeError(`history: ${field} must be a string`),
     )
   })
+
+  it.each(['askId', 'key', 'agentId'])(
+    'refuses a %s with a NUL or an unpaired surrogate: no ask holds one',
+    (field) => {
+      for (const value of ['a\u0000', 'a\ud800']) {
+        expect(() => readHistoryQuery({ [field]: value })).toThrow(
+          new TypeError(`history: ${field} must not hold a NUL or an unpaired surrogate`),
+        )
+      }
+      expect(readHistoryQuery({ [field]: 'a🙂' })).toMatchObject({ [field]: 'a🙂' })
+    },
+  )
 })
 
 describe('matchesQuery', () => {

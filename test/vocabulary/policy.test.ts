@@ -9,6 +9,7 @@ import {
   alreadyVoted,
   forbiddenAnswer,
   isApproval,
+  readAnsweringResponder,
   readPolicy,
   readResponder,
 } from '../../src/vocabulary/index.js'
@@ -74,6 +75,21 @@ describe('readPolicy: answerers', () => {
     expect(error.details).toStrictEqual({ field: 'answerers' })
     expect(error.message).toBe(
       `answerers[1] must be a non-blank responder id or "role:NAME" of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`,
+    )
+  })
+
+  it.each([
+    ['a NUL', 'an\u0000a'],
+    ['an unpaired surrogate', 'ana\ud800'],
+    ['a role with an unpaired surrogate', 'role:\udc00ops'],
+  ])('refuses an entry with %s: no responder has such an id', (_name, entry) => {
+    const error = thrownBy(
+      () => readPolicy(['ana', entry], undefined, [choice('a')]),
+      'INVALID_REQUEST',
+    )
+    expect(error.details).toStrictEqual({ field: 'answerers' })
+    expect(error.message).toBe(
+      'answerers[1] must not hold a NUL or an unpaired surrogate: no responder has such an id',
     )
   })
 
@@ -178,6 +194,35 @@ describe('readResponder', () => {
   it('takes exactly MAX_RESPONDER_ROLES roles', () => {
     const roles = Array.from({ length: MAX_RESPONDER_ROLES }, (_, i) => `r${i}`)
     expect(readResponder({ id: 'a', via: 'web', roles })?.roles).toEqual(roles)
+  })
+})
+
+describe('readAnsweringResponder', () => {
+  it.each([
+    ['a NUL', 'ana\u0000'],
+    ['an unpaired high surrogate', 'ana\ud83d'],
+    ['an unpaired low surrogate', '\ude00ana'],
+  ])('refuses an id with %s as BAD_ANSWER on by: a vote is counted by it', (_name, id) => {
+    const error = thrownBy(() => readAnsweringResponder({ id, via: 'web' }), 'BAD_ANSWER')
+    expect(error.message).toBe(
+      'by: id must not hold a NUL or an unpaired surrogate: no store keeps one as given',
+    )
+    expect(error.details).toStrictEqual({ field: 'by' })
+    // What a store already holds stays readable.
+    expect(readResponder({ id, via: 'web' })).toStrictEqual({ id, via: 'web' })
+  })
+
+  it('takes an id with a surrogate pair, and a name with an unpaired surrogate (kept as JSON)', () => {
+    expect(readAnsweringResponder({ id: 'ana 🙂', name: 'Ana\ud800', via: 'web' })).toStrictEqual({
+      id: 'ana 🙂',
+      name: 'Ana\ud800',
+      via: 'web',
+    })
+    expect(readAnsweringResponder(undefined)).toBeUndefined()
+  })
+
+  it('refuses what readResponder refuses', () => {
+    thrownBy(() => readAnsweringResponder({ id: ' ', via: 'web' }), 'BAD_ANSWER')
   })
 })
 

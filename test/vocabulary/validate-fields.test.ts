@@ -419,6 +419,26 @@ describe('what a valid request keeps', () => {
     expect(error.details).toStrictEqual({ field: 'key' })
   })
 
+  // A database keeps neither as given: Postgres's text refuses a NUL, and UTF-8 has no unpaired surrogate.
+  it.each([
+    ['a NUL', 'deploy\u0000-42'],
+    ['an unpaired high surrogate', 'deploy-\ud800'],
+    ['an unpaired low surrogate', '\udc00deploy'],
+  ])('refuses a key with %s, naming the key', (_name, key) => {
+    const error = thrownBy(
+      () => validateRequest({ questions: [question()], key }),
+      'INVALID_REQUEST',
+    )
+    expect(error.message).toBe(
+      'key must not hold a NUL or an unpaired surrogate: no store keeps one as given',
+    )
+    expect(error.details).toStrictEqual({ field: 'key' })
+  })
+
+  it('takes a key with a surrogate pair (an emoji)', () => {
+    expect(validateRequest({ questions: [question()], key: 'ship-🚀' }).key).toBe('ship-🚀')
+  })
+
   it('takes a key of exactly the longest length, and one with spaces around', () => {
     const longest = 'k'.repeat(MAX_KEY_LENGTH)
     expect(validateRequest({ questions: [question()], key: longest }).key).toBe(longest)

@@ -1,4 +1,4 @@
-import { canonicalQuestions, readResponder } from '../../vocabulary/index.js'
+import { canonicalQuestions, isStorableId, readResponder } from '../../vocabulary/index.js'
 import type { AskUserQuestionItem, Responder } from '../../vocabulary/index.js'
 import { CorruptRowError } from './rows.js'
 import type { AskHistory, AskHistoryEvent, AskRecord, HistoryQuery } from './types.js'
@@ -28,6 +28,10 @@ export function readHistoryQuery(
   for (const [field, value] of Object.entries({ askId, key, agentId })) {
     if (value !== undefined && typeof value !== 'string') {
       throw new TypeError(`history: ${field} must be a string`)
+    }
+    // No store holds such an id (asks refuse it), and Postgres could not even be asked for it.
+    if (value !== undefined && !isStorableId(value)) {
+      throw new TypeError(`history: ${field} must not hold a NUL or an unpaired surrogate`)
     }
   }
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_LIMIT) {

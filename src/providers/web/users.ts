@@ -1,5 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { MAX_RESPONDER_FIELD_LENGTH, MAX_RESPONDER_ROLES } from '../../vocabulary/index.js'
+import {
+  MAX_RESPONDER_FIELD_LENGTH,
+  MAX_RESPONDER_ROLES,
+  isResponderId,
+  isResponderText,
+} from '../../vocabulary/index.js'
 import type { Responder } from '../../vocabulary/index.js'
 
 /*
@@ -24,12 +29,6 @@ export type ConsoleUser = Omit<Responder, 'via'>
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/i
 
-function isText(value: unknown): value is string {
-  return (
-    typeof value === 'string' && value.trim() !== '' && value.length <= MAX_RESPONDER_FIELD_LENGTH
-  )
-}
-
 /**
  * Reads a users list (from options or a parsed file): a copy of each person
  * and the digest of their token. Throws a `TypeError` whose message names the
@@ -49,22 +48,25 @@ export function readUsers(value: unknown): { user: ConsoleUser; digest: Buffer }
       throw new TypeError(`${at} must be an object { id, name?, roles?, tokenSha256 }`)
     }
     const { id, name, roles, tokenSha256 } = entry as Record<string, unknown>
-    if (!isText(id)) {
+    if (!isResponderText(id)) {
       throw new TypeError(
         `${at}.id must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`,
       )
     }
+    if (!isResponderId(id)) {
+      throw new TypeError(`${at}.id must not hold a NUL or an unpaired surrogate`)
+    }
     const twin = ids.get(id)
     if (twin !== undefined) throw new TypeError(`${at}.id "${id}" is users[${twin}]'s id too`)
     ids.set(id, index)
-    if (name !== undefined && !isText(name)) {
+    if (name !== undefined && !isResponderText(name)) {
       throw new TypeError(
         `${at}.name must be a non-blank string of at most ${MAX_RESPONDER_FIELD_LENGTH} characters`,
       )
     }
     if (
       roles !== undefined &&
-      (!Array.isArray(roles) || roles.length > MAX_RESPONDER_ROLES || !roles.every(isText))
+      (!Array.isArray(roles) || roles.length > MAX_RESPONDER_ROLES || !roles.every(isResponderText))
     ) {
       throw new TypeError(
         `${at}.roles must be a list of at most ${MAX_RESPONDER_ROLES} non-blank strings`,
