@@ -12,6 +12,7 @@ import type { ProviderRequest, UserQuestionProvider } from '../../protocol/index
 import {
   AskEndReasons,
   MAX_RESPONDER_FIELD_LENGTH,
+  toStorableId,
   admits,
   hasApproved,
 } from '../../vocabulary/index.js'
@@ -220,8 +221,8 @@ function clientResponder(server: Server): Responder | undefined {
     return undefined
   }
   const title = typeof info.title === 'string' && info.title.trim() !== '' ? info.title : undefined
-  // A client may call itself anything; a Responder's fields have a length the seam holds to.
-  const clamp = (text: string) => text.slice(0, MAX_RESPONDER_FIELD_LENGTH)
+  // A client may call itself anything; a Responder's fields are of a length and text the seam holds to.
+  const clamp = (text: string) => toStorableId(text, MAX_RESPONDER_FIELD_LENGTH)
   return { id: clamp(info.name), name: clamp(title ?? info.name), via: 'mcp' }
 }
 

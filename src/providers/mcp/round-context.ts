@@ -1,4 +1,4 @@
-import { MAX_RESPONDER_FIELD_LENGTH } from '../../vocabulary/index.js'
+import { MAX_RESPONDER_FIELD_LENGTH, toStorableId } from '../../vocabulary/index.js'
 import type { Responder } from '../../vocabulary/index.js'
 
 /*
@@ -54,8 +54,8 @@ export function responderOf(context: RoundTripContext): Responder | undefined {
   const info = envelopeOf(context)[CLIENT_INFO_META_KEY] as { title?: unknown } | undefined
   const name = typeof info?.title === 'string' && info.title.trim() !== '' ? info.title : undefined
   return {
-    id: id.slice(0, MAX_RESPONDER_FIELD_LENGTH),
-    ...(name === undefined ? {} : { name: name.slice(0, MAX_RESPONDER_FIELD_LENGTH) }),
+    id: toStorableId(id, MAX_RESPONDER_FIELD_LENGTH),
+    ...(name === undefined ? {} : { name: toStorableId(name, MAX_RESPONDER_FIELD_LENGTH) }),
     via: 'mcp',
   }
 }

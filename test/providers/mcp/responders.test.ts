@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { UserQuestionError } from '../../../src/protocol/index.js'
+import { MAX_RESPONDER_FIELD_LENGTH } from '../../../src/vocabulary/index.js'
 import type { AskUserQuestionItem, ProviderRequest } from '../../../src/protocol/index.js'
 import { connectPair } from '../../support/mcp-pair.js'
 import type { McpPair, McpPairOptions } from '../../support/mcp-pair.js'
@@ -59,6 +60,22 @@ describe('who answers through MCP elicitation', () => {
     ;(await inbox.next()).respond({ action: 'accept', content: { db: 'Postgres' } })
     await expect(direct).resolves.toMatchObject({
       by: { id: 'cli-client', name: 'cli-client', via: 'mcp' },
+    })
+    const through = seam.ask({ questions: db })
+    ;(await inbox.next()).respond({ action: 'accept', content: { db: 'Postgres' } })
+    await expect(through).resolves.toEqual({ answers: [{ id: 'db', selected: ['Postgres'] }] })
+  })
+
+  it('names a client whose name the stores cannot keep as given by one they can, so its answers count', async () => {
+    // A NUL, and a title whose cut at the longest length would split an emoji's surrogate pair.
+    const title = `${'t'.repeat(MAX_RESPONDER_FIELD_LENGTH - 1)}🙂`
+    const { seam, provider, inbox } = await pair({
+      clientInfo: { name: 'desk\u0000top', title, version: '1' },
+    })
+    const direct = provider.ask(request(db).request)
+    ;(await inbox.next()).respond({ action: 'accept', content: { db: 'SQLite' } })
+    await expect(direct).resolves.toMatchObject({
+      by: { id: 'desk\ufffdtop', name: 't'.repeat(MAX_RESPONDER_FIELD_LENGTH - 1), via: 'mcp' },
     })
     const through = seam.ask({ questions: db })
     ;(await inbox.next()).respond({ action: 'accept', content: { db: 'Postgres' } })

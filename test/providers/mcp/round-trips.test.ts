@@ -225,6 +225,21 @@ describe('a tool call served by round trips', () => {
     expect(record?.outcome?.by).toEqual([{ id: 'name:review-bot', via: 'mcp' }])
   })
 
+  it('records a client whose name holds a NUL by a name every store keeps, so its answer counts', async () => {
+    const { client: connect, seam } = await setUp()
+    const client = await connect('review\u0000bot')
+    const { result, askId } = await firstRound(client)
+    const done = await call(client, {
+      name: 'pick_stack',
+      arguments: {},
+      inputResponses: { [askId]: accept({ db: 'SQLite' }) },
+      requestState: result.requestState,
+    })
+    expect((done as InputRequiredShape).resultType).toBe('input_required')
+    const [record] = await seam.history({ askId })
+    expect(record?.outcome?.by).toEqual([{ id: 'name:review\ufffdbot', via: 'mcp' }])
+  })
+
   it('puts every ask the handler waits on in one InputRequiredResult, and asks again only for the one left out', async () => {
     const { client: connect } = await setUp()
     const client = await connect()
