@@ -69,14 +69,18 @@ export async function commitOutcome(
 }
 
 /**
- * Offers a presentation's proposal to the store: its conditional vote when
- * the machine counts the answer as an approval, else its conditional write.
+ * Offers a presentation's proposal to the store, once `recorded` (the ask's
+ * record writes under way) has settled, so a caller that hears the outcome
+ * reads the record whole and in order: its conditional vote when the
+ * machine counts the answer as an approval, else its conditional write.
  * Resolves with what the presentation hears of it.
  */
 export async function commitPresentation(
   store: AskStore,
   context: PresentationContext,
+  recorded: Promise<void>,
 ): Promise<PresentationEvent> {
+  await recorded
   const outcome = context.proposal as AskOutcome
   if (!context.voting) {
     return { type: 'commit.done', ...(await commitOutcome(store, context.askId, outcome)) }

@@ -159,7 +159,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
       commitProposal: ({ context, self }) => {
         report<PresentationEvent, PresentationEvent>(
           self as { send(event: PresentationEvent): void } & typeof self,
-          commitPresentation(store, context),
+          commitPresentation(store, context, recorded(context.askId)),
           (event) => event,
           (error) => {
             options.onCause(context.askId, 'store', error)
@@ -198,9 +198,23 @@ export function createPresenter(options: PresenterOptions): Presenter {
     },
   })
 
-  /** Appends an event to the ask's record; the record is kept best-effort, never in the way of the ask. */
+  /** Each ask's record writes under way, chained: they land in the order they happened. */
+  const recording = new Map<string, Promise<void>>()
+  /** Settles once the ask's record writes begun so far are done or failed. */
+  const recorded = (askId: string) => recording.get(askId) ?? Promise.resolve()
+
+  /** Appends an event to the ask's record; the record is kept best-effort: a failed write is dropped. */
   const keep = (askId: string, event: RecordedEvent) => {
-    store.record(askId, event).catch(() => undefined)
+    const write = recorded(askId)
+      .then(() => store.record(askId, event))
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+    recording.set(askId, write)
+    void write.then(() => {
+      if (recording.get(askId) === write) recording.delete(askId)
+    })
   }
 
   /** Aborts the provider's signals with `reason` (even after it answered) and tells it `refused`. */
@@ -262,6 +276,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
       // A dead process's provider settles nothing: what it was showing is simply gone.
       calls.clear()
       watches.clear()
+      recording.clear()
     },
 
     shows: (askId) => foreign.has(askId),
