@@ -1,6 +1,7 @@
 /**
  * The three stores keep what they are given alike: the same asks (keys,
- * questions, answers and who gave them, drawn from text with NULs, unpaired
+ * questions, answers and who gave them, plan reviews that need two
+ * approvals, drawn from text with NULs, unpaired
  * surrogates, quotes, line separators and emoji) through a seam on the
  * memory store, on SQLite and on Postgres give every caller the same result
  * and leave the same record. Each case's asks run in turn on a fresh store
@@ -9,15 +10,19 @@
  * `test/regression/ids-a-store-cannot-keep.test.ts`).
  */
 import fc from 'fast-check'
-import { expect, it, vi } from 'vitest'
-import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
+import { expect, it } from 'vitest'
+import {
+  UserQuestionError,
+  createMemoryStore,
+  createUserQuestions,
+} from '../../src/protocol/index.js'
 import type {
   AskHistory,
   AskStore,
+  AskUserQuestionItem,
   AskUserQuestionRequest,
   ProviderAnswer,
   Responder,
-  UserQuestionError,
   UserQuestions,
 } from '../../src/protocol/index.js'
 import { createPostgresStore } from '../../src/stores/postgres/index.js'
@@ -45,14 +50,23 @@ const text = fc.string({
   maxLength: 5,
 })
 
+type Named = { id: string; name?: string | undefined }
+
 interface Ask {
   key: string | undefined
   question: string
   label: string
   /** The custom text typed, or the label chosen when absent. */
   custom: string | undefined
-  by: { id: string; name?: string | undefined } | undefined
+  by: Named | undefined
+  /** A plan review that needs two approvals: `by` answers first, then `second` approves. */
+  review: { second: Named } | undefined
 }
+
+const named: fc.Arbitrary<Named> = fc.record(
+  { id: fc.oneof(text, fc.constantFrom('ana', 'bo')), name: fc.option(text, { nil: undefined }) },
+  { requiredKeys: ['id'] },
+)
 
 const ask: fc.Arbitrary<Ask> = fc.record({
   // A few keys, so that asks meet under one now and then.
@@ -60,39 +74,50 @@ const ask: fc.Arbitrary<Ask> = fc.record({
   question: text,
   label: text,
   custom: fc.option(text, { nil: undefined }),
-  by: fc.option(
-    fc.record({ id: text, name: fc.option(text, { nil: undefined }) }, { requiredKeys: ['id'] }),
-    {
-      nil: undefined,
-    },
-  ),
+  by: fc.option(named, { nil: undefined }),
+  review: fc.option(fc.record({ second: named }), { nil: undefined }),
 })
 
 /** What a caller got, as every store must give it. */
 type Result = { answers: unknown } | { code: string; field: unknown }
 
-async function run(
-  seam: UserQuestions,
-  answer: { current: ProviderAnswer },
-  one: Ask,
-): Promise<Result> {
-  answer.current = {
+/** The answers the provider gives the ask, in turn; once they run out, the human dismisses it. */
+function answersFor(one: Ask): ProviderAnswer[] {
+  const given = (by: Named | undefined, custom: string | undefined): ProviderAnswer => ({
     answers: [
-      one.custom === undefined
-        ? { id: 'q', selected: [one.label] }
-        : { id: 'q', selected: [], custom: one.custom },
+      custom === undefined ? { id: 'q', selected: [one.label] } : { id: 'q', selected: [], custom },
     ],
-    ...(one.by === undefined ? {} : { by: { ...one.by, via: 'web' } as Responder }),
-  }
-  const request: AskUserQuestionRequest = {
-    questions: [
-      { id: 'q', question: one.question, options: [{ label: one.label }, { label: 'other' }] },
-    ],
-    timeoutMs: 20_000,
+    ...(by === undefined ? {} : { by: { ...by, via: 'web' } as Responder }),
+  })
+  const first = given(one.by, one.custom)
+  return one.review === undefined ? [first] : [first, given(one.review.second, undefined)]
+}
+
+function requestFor(one: Ask): AskUserQuestionRequest {
+  const options = [{ label: one.label }, { label: 'other' }]
+  const question: AskUserQuestionItem =
+    one.review === undefined
+      ? { id: 'q', question: one.question, options }
+      : {
+          id: 'q',
+          question: one.question,
+          detail: '1. Build',
+          options,
+          intent: { kind: 'plan-review', approve: one.label },
+        }
+  return {
+    questions: [question],
+    // Generous for a loaded machine; only a store that loses an answer ever reaches it.
+    timeoutMs: 10_000,
     ...(one.key === undefined ? {} : { key: one.key }),
+    ...(one.review === undefined ? {} : { approvals: 2 }),
   }
+}
+
+async function run(seam: UserQuestions, queue: ProviderAnswer[], one: Ask): Promise<Result> {
+  queue.splice(0, queue.length, ...answersFor(one))
   try {
-    return { answers: (await seam.ask(request)).answers }
+    return { answers: (await seam.ask(requestFor(one))).answers }
   } catch (caught: unknown) {
     const error = caught as UserQuestionError
     return { code: error.code, field: error.details?.field }
@@ -114,14 +139,21 @@ interface Side {
   name: string
   store: AskStore
   seam: UserQuestions
-  answer: { current: ProviderAnswer }
+  queue: ProviderAnswer[]
 }
 
 function side(name: string, store: AskStore): Side {
   const seam = createUserQuestions({ store })
-  const answer = { current: { answers: [] } as ProviderAnswer }
-  seam.registerProvider({ ask: () => Promise.resolve(answer.current) })
-  return { name, store, seam, answer }
+  const queue: ProviderAnswer[] = []
+  seam.registerProvider({
+    ask: () => {
+      const next = queue.shift()
+      return next === undefined
+        ? Promise.reject(new UserQuestionError('dismissed', 'ASK_CANCELLED'))
+        : Promise.resolve(next)
+    },
+  })
+  return { name, store, seam, queue }
 }
 
 /**
@@ -138,19 +170,13 @@ async function throughEachStore(asks: Ask[]) {
   ]
   try {
     const results: Record<string, Result[]> = {}
-    for (const { name, seam, answer } of sides) {
+    for (const { name, seam, queue } of sides) {
       results[name] = []
-      for (const one of asks) results[name].push(await run(seam, answer, one))
+      for (const one of asks) results[name].push(await run(seam, queue, one))
     }
     const recordsOf = async ({ seam }: Side) => (await seam.history({})).map(recordOf).sort()
-    const memory = await recordsOf(sides[0] as Side)
-    // The record is written beside the ask, never in its way: a `presented` event may land
-    // just after its caller heard. So a durable store's record is read until it is whole.
-    for (const durable of sides.slice(1)) {
-      await vi.waitFor(async () => expect(await recordsOf(durable)).toEqual(memory), {
-        timeout: 5_000,
-      })
-    }
+    const [memory, ...durable] = await Promise.all(sides.map(recordsOf))
+    for (const records of durable) expect(records).toEqual(memory)
     return results
   } finally {
     for (const { seam, store } of sides) {
