@@ -14,22 +14,12 @@ import { describe, expect, it } from 'vitest'
 import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
 import type {
   AskStore,
-  AskUserQuestionItem,
   ProviderAnswer,
   ProviderRequest,
   UserQuestionError,
 } from '../../src/protocol/index.js'
 import { describeDialects } from '../support/dialects.js'
-
-const plan: AskUserQuestionItem[] = [
-  {
-    id: 'plan',
-    question: 'Run the migration plan?',
-    detail: '1. Back up\n2. Migrate',
-    options: [{ label: 'Approve' }, { label: 'Revise' }],
-    intent: { kind: 'plan-review', approve: 'Approve' },
-  },
-]
+import { planToApprove as plan } from '../support/plan-review.js'
 
 /** Two approvals asked for; the first approver's id holds a NUL. What the provider was told, in order. */
 async function approveWithNulFirst(store: AskStore) {

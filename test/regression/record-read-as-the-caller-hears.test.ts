@@ -10,23 +10,11 @@
  * record events one after another, and commits only after them.
  */
 import { describe, expect, it } from 'vitest'
-import {
-  UserQuestionError,
-  createMemoryStore,
-  createUserQuestions,
-} from '../../src/protocol/index.js'
-import type { AskStore, ProviderAnswer } from '../../src/protocol/index.js'
+import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
+import type { AskStore, ProviderAnswer, UserQuestionError } from '../../src/protocol/index.js'
+import { queuedProvider } from '../support/controllable-provider.js'
 import { describeDialects } from '../support/dialects.js'
-
-const plan = [
-  {
-    id: 'plan',
-    question: 'Run the migration plan?',
-    detail: '1. Back up\n2. Migrate',
-    options: [{ label: 'Approve' }, { label: 'Revise' }],
-    intent: { kind: 'plan-review' as const, approve: 'Approve' },
-  },
-]
+import { planToApprove as plan } from '../support/plan-review.js'
 
 const approval = (id: string): ProviderAnswer => ({
   answers: [{ id: 'plan', selected: ['Approve'] }],
@@ -42,14 +30,7 @@ const approval = (id: string): ProviderAnswer => ({
 async function eventsAsTheCallerHears(store: AskStore, key: string) {
   const seam = createUserQuestions({ store })
   const answers = [approval('eve'), approval('alice'), approval('alice')]
-  seam.registerProvider({
-    ask: () => {
-      const next = answers.shift()
-      return next === undefined
-        ? Promise.reject(new UserQuestionError('dismissed', 'ASK_CANCELLED'))
-        : Promise.resolve(next)
-    },
-  })
+  seam.registerProvider(queuedProvider(answers))
   try {
     const ended = await seam
       .ask({ questions: plan, answerers: ['alice', 'bo'], approvals: 2, key })

@@ -11,11 +11,7 @@
  */
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
-import {
-  UserQuestionError,
-  createMemoryStore,
-  createUserQuestions,
-} from '../../src/protocol/index.js'
+import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
 import type {
   AskHistory,
   AskStore,
@@ -24,9 +20,11 @@ import type {
   ProviderAnswer,
   Responder,
   UserQuestions,
+  UserQuestionError,
 } from '../../src/protocol/index.js'
 import { createPostgresStore } from '../../src/stores/postgres/index.js'
 import { createSqliteStore } from '../../src/stores/sqlite/index.js'
+import { queuedProvider } from '../support/controllable-provider.js'
 import { describePostgres, freshSchema } from '../support/postgres.js'
 import { tempDirectory } from './sqlite/temp-file.js'
 
@@ -145,14 +143,7 @@ interface Side {
 function side(name: string, store: AskStore): Side {
   const seam = createUserQuestions({ store })
   const queue: ProviderAnswer[] = []
-  seam.registerProvider({
-    ask: () => {
-      const next = queue.shift()
-      return next === undefined
-        ? Promise.reject(new UserQuestionError('dismissed', 'ASK_CANCELLED'))
-        : Promise.resolve(next)
-    },
-  })
+  seam.registerProvider(queuedProvider(queue))
   return { name, store, seam, queue }
 }
 

@@ -5,6 +5,7 @@ import type {
   UserQuestionsOptions,
   AskUserQuestionAnswer,
   AskUserQuestionItem,
+  ProviderAnswer,
   ProviderRequest,
   UserQuestionErrorCode,
   UserQuestionProvider,
@@ -178,5 +179,21 @@ export function choice(id: string, labels: readonly string[] = ['Yes', 'No']): A
     id,
     question: `Question ${id}?`,
     options: labels.map((label) => ({ label })),
+  }
+}
+
+/**
+ * A provider that gives `answers` in turn, one per time it is shown an ask,
+ * at once; once they run out, the human dismisses the ask (`ASK_CANCELLED`).
+ * Refill `answers` between asks.
+ */
+export function queuedProvider(answers: ProviderAnswer[]): UserQuestionProvider {
+  return {
+    ask: () => {
+      const next = answers.shift()
+      return next === undefined
+        ? Promise.reject(new UserQuestionError('dismissed', 'ASK_CANCELLED'))
+        : Promise.resolve(next)
+    },
   }
 }
