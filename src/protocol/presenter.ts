@@ -118,6 +118,35 @@ function openCall(
   )
 }
 
+/**
+ * The record of the asks a seam shows, kept best-effort (a failed write is
+ * dropped): each ask's events are written one after another, so they land
+ * in the order they happened.
+ */
+function createRecordWrites(store: AskStore) {
+  /** Each ask's record writes under way, chained. */
+  const recording = new Map<string, Promise<void>>()
+  /** Settles once the ask's record writes begun so far are done or failed. */
+  const recorded = (askId: string) => recording.get(askId) ?? Promise.resolve()
+  return {
+    recorded,
+    /** Appends an event to the ask's record, after those before it. */
+    keep(askId: string, event: RecordedEvent): void {
+      const write = recorded(askId)
+        .then(() => store.record(askId, event))
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+      recording.set(askId, write)
+      void write.then(() => {
+        if (recording.get(askId) === write) recording.delete(askId)
+      })
+    },
+    clear: () => recording.clear(),
+  }
+}
+
 /** Creates a seam's {@link Presenter}. */
 export function createPresenter(options: PresenterOptions): Presenter {
   const { store } = options
@@ -130,6 +159,8 @@ export function createPresenter(options: PresenterOptions): Presenter {
   >()
   /** What watches each open presentation, beside its call. */
   const watches = createPresentationWatches(options.telemetry)
+  /** The record of each ask shown here, written in order. */
+  const records = createRecordWrites(store)
 
   const machine = presentationMachine.provide({
     actions: {
@@ -149,7 +180,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
           self as { send(event: PresentationEvent): void } & typeof self,
         )
         if (call === undefined) return
-        keep(context.askId, { type: 'presented', at: Date.now() })
+        records.keep(context.askId, { type: 'presented', at: Date.now() })
         calls.open(context.askId, call)
         watches.opened(
           context.askId,
@@ -159,7 +190,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
       commitProposal: ({ context, self }) => {
         report<PresentationEvent, PresentationEvent>(
           self as { send(event: PresentationEvent): void } & typeof self,
-          commitPresentation(store, context, recorded(context.askId)),
+          commitPresentation(store, context, records.recorded(context.askId)),
           (event) => event,
           (error) => {
             options.onCause(context.askId, 'store', error)
@@ -187,7 +218,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
         )
         // An answer refused while the ask stays pending is part of its record.
         if (goesOn) {
-          keep(askId, {
+          records.keep(askId, {
             type: 'refused',
             at: Date.now(),
             ...(verdict.by === undefined ? {} : { by: verdict.by }),
@@ -197,25 +228,6 @@ export function createPresenter(options: PresenterOptions): Presenter {
       },
     },
   })
-
-  /** Each ask's record writes under way, chained: they land in the order they happened. */
-  const recording = new Map<string, Promise<void>>()
-  /** Settles once the ask's record writes begun so far are done or failed. */
-  const recorded = (askId: string) => recording.get(askId) ?? Promise.resolve()
-
-  /** Appends an event to the ask's record; the record is kept best-effort: a failed write is dropped. */
-  const keep = (askId: string, event: RecordedEvent) => {
-    const write = recorded(askId)
-      .then(() => store.record(askId, event))
-      .then(
-        () => undefined,
-        () => undefined,
-      )
-    recording.set(askId, write)
-    void write.then(() => {
-      if (recording.get(askId) === write) recording.delete(askId)
-    })
-  }
 
   /** Aborts the provider's signals with `reason` (even after it answered) and tells it `refused`. */
   const end = (askId: string, reason: UserQuestionError) => {
@@ -276,7 +288,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
       // A dead process's provider settles nothing: what it was showing is simply gone.
       calls.clear()
       watches.clear()
-      recording.clear()
+      records.clear()
     },
 
     shows: (askId) => foreign.has(askId),
