@@ -4,7 +4,7 @@ import { UserQuestionError } from './errors.js'
  * Reading what a caller, a provider or a wire hands over. Any of it may be a
  * Proxy whose traps throw, a revoked Proxy, or an object with throwing
  * getters: these answer instead of throwing. And what counts as filled text,
- * and as an id a store keeps.
+ * and as an id a store keeps (the platform's well-formed checks, and no NUL).
  */
 
 export type Dict = Record<string, unknown>
@@ -42,10 +42,6 @@ export function isFilled(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== ''
 }
 
-/** A NUL, or a UTF-16 surrogate without its pair. */
-// eslint-disable-next-line no-control-regex
-const UNKEEPABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-
 /**
  * Whether a database keeps `text` exactly as given, as every store must keep
  * the ids it finds asks and votes by (an ask's key, an agent's id, a
@@ -53,7 +49,7 @@ const UNKEEPABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
  * unpaired surrogate, so a store would turn two such ids into one.
  */
 export function isStorableId(text: string): boolean {
-  return !UNKEEPABLE.test(text)
+  return text.isWellFormed() && !text.includes('\u0000')
 }
 
 /**
@@ -62,10 +58,10 @@ export function isStorableId(text: string): boolean {
  * U+FFFD, and a cut never splits a surrogate pair.
  */
 export function toStorableId(text: string, max: number): string {
-  const kept = text.replace(new RegExp(UNKEEPABLE.source, 'g'), '\ufffd')
+  const kept = text.toWellFormed().replaceAll('\u0000', '\ufffd')
   if (kept.length <= max) return kept
-  const end = /[\ud800-\udbff]/.test(kept.charAt(max - 1)) ? max - 1 : max
-  return kept.slice(0, end)
+  // Well formed now: a code point past U+FFFF at the last place is a pair the cut would split.
+  return kept.slice(0, (kept.codePointAt(max - 1) ?? 0) > 0xffff ? max - 1 : max)
 }
 
 /** An aborted signal's reason, or what reading it threw (a getter may). */

@@ -48,6 +48,8 @@ describe('toStorableId', () => {
     expect(toStorableId('ab🙂', 3)).toBe('ab')
     expect(toStorableId('ab🙂', 4)).toBe('ab🙂')
     expect(toStorableId('abcd', 3)).toBe('abc')
+    // A NUL made U+FFFD at the cut stays: only a pair is never split.
+    expect(toStorableId('ab\u0000c', 3)).toBe('ab\ufffd')
   })
 
   it('gives storable text within the limit, and storable text within it unchanged', () => {
