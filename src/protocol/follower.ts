@@ -54,10 +54,28 @@ export interface Follower {
 export function createFollower(options: FollowerOptions): Follower {
   const { store, seamId, asks, presenter } = options
   const foreign = new Map<string, AskRecord>()
+  /**
+   * For each read of the store under way, the asks heard settled since it
+   * began: the read may have found one still pending, and must not bring it back.
+   */
+  const readsUnderWay = new Set<Set<string>>()
 
-  const note = (record: AskRecord) => {
+  /** Reads the store with `load`; the asks heard settled meanwhile come with what it read. */
+  const read = async <T>(load: () => Promise<T>): Promise<{ value: T; stale: Set<string> }> => {
+    const stale = new Set<string>()
+    readsUnderWay.add(stale)
+    try {
+      return { value: await load(), stale }
+    } finally {
+      readsUnderWay.delete(stale)
+    }
+  }
+
+  /** Another seam's pending ask: it is listed here and shown; `stale` names asks heard settled since it was read. */
+  const note = (record: AskRecord, stale?: ReadonlySet<string>) => {
     // This seam's own asks are presented by their own machines.
     if (record.state !== 'pending' || record.ownerSeamId === seamId) return
+    if (stale?.has(record.askId) === true) return
     foreign.set(record.askId, record)
     if (record.deadline !== undefined) {
       options.fleet({ type: 'deadline.watch', deadline: record.deadline })
@@ -67,6 +85,7 @@ export function createFollower(options: FollowerOptions): Follower {
 
   /** The ask ended: a caller waiting on it here gets `outcome`, and its presentation here is told `presented`. */
   const settled = (askId: string, outcome: AskOutcome, presented = outcome) => {
+    for (const stale of readsUnderWay) stale.add(askId)
     if (foreign.delete(askId) && foreign.size === 0) {
       options.fleet({ type: 'deadline.watch', deadline: undefined })
     }
@@ -86,17 +105,17 @@ export function createFollower(options: FollowerOptions): Follower {
   const resync = async () => {
     // Only an ask of this seam the store held before the read can be missing from it, not one admitted meanwhile.
     const own = asks.stored()
-    let list: AskRecord[]
+    let list: { value: AskRecord[]; stale: Set<string> }
     try {
-      list = await store.pending()
+      list = await read(() => store.pending())
     } catch {
       return
     }
     if (options.stopped()) return
     const seen = new Set<string>()
-    for (const record of list) {
+    for (const record of list.value) {
       seen.add(record.askId)
-      note(record)
+      note(record, list.stale)
     }
     const missing = [...foreign.keys(), ...own]
     for (const askId of missing.filter((id) => !seen.has(id))) {
@@ -125,15 +144,16 @@ export function createFollower(options: FollowerOptions): Follower {
   const catchUp = async (askIds: readonly string[]) => {
     await Promise.all(
       askIds.map(async (askId) => {
-        let record: AskRecord | undefined
+        let found: { value: AskRecord | undefined; stale: Set<string> }
         try {
-          record = await store.get(askId)
+          found = await read(() => store.get(askId))
         } catch {
           return // A failed read says nothing of the ask: the feed still brings what changed.
         }
+        const record = found.value
         if (record === undefined || options.stopped()) return
         if (record.outcome !== undefined) settled(askId, record.outcome)
-        else note(record)
+        else note(record, found.stale)
       }),
     )
   }
