@@ -116,6 +116,14 @@ export function checkCaller(
       },
     )
   }
+  if (!isStorableId(id)) {
+    // askseam's registry refuses such an id at enter(); a registry of one's own may not.
+    throw new UserQuestionError(
+      'the caller agent’s id holds a NUL or an unpaired surrogate: no store keeps it as the ask’s agentId',
+      'INVALID_REQUEST',
+      { details: { field: 'agent' } },
+    )
+  }
   const owner = agents.ownerOf(agent as { id: string })
   if (owner !== undefined) {
     throw new UserQuestionError(

@@ -332,6 +332,25 @@ describe('registry edges', () => {
   )
 
   it.each([
+    ['a NUL', 'root\u0000'],
+    ['an unpaired surrogate', 'root\udc00'],
+  ])(
+    'refuses a caller whose registry of its own hands out an id holding %s: INVALID_REQUEST on agent, before any provider sees it',
+    async (_name, id) => {
+      const agent = { id }
+      const registry: AgentRegistry = {
+        get: (asked) => (asked === id ? agent : undefined),
+        ownerOf: () => undefined,
+      }
+      const { seam, provider } = seamWith(registry)
+      const error = await rejectionOf(askAs(seam, provider, agent), 'INVALID_REQUEST')
+      expect(error.details).toStrictEqual({ field: 'agent' })
+      expect(error.message).toContain('NUL or an unpaired surrogate')
+      expect(provider.calls).toHaveLength(0)
+    },
+  )
+
+  it.each([
     ['an object without an id', {}, 'without an id'],
     ['a string', 'root', 'without an id'],
     ['null', null, 'without an id'],
