@@ -197,6 +197,20 @@ async function compare(model: Model, real: Real) {
     // What a caller got is final, and so is the ask it got it from: a later ask under the key is not its.
     if (caller.result !== undefined) caller.follows = false
     if (stored?.state === 'pending') expectShownByEveryConsole(model, real, caller.askId)
+    else if (stored !== undefined) expectListedNowhere(model, real, caller.askId)
+  }
+}
+
+/** A settled ask is before no console, and no live seam lists it as pending. */
+function expectListedNowhere(model: Model, real: Real, askId: string) {
+  for (const [index, seam] of real.seams.entries()) {
+    if (!live(model, index)) continue
+    const open = real.providers[index]?.calls.some(
+      (call) => call.request.askId === askId && !call.settled && !call.request.signal.aborted,
+    )
+    expect(open === true, `console ${index} still shows the settled ${askId}`).toBe(false)
+    const listed = seam.pending().map((each) => each.askId)
+    expect(listed, `seam ${index} lists the settled ${askId}`).not.toContain(askId)
   }
 }
 
