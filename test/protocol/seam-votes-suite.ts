@@ -129,6 +129,12 @@ async function compareAsk(model: Model, real: Real, ask: AskModel) {
         expect(shown.length, `${where}: shown on live console ${console}`).toBeGreaterThan(0)
       }
     }
+  } else if (stored?.state === 'settled') {
+    for (const [console, provider] of real.providers.entries()) {
+      if (!live(model, console)) continue
+      const shown = openCalls(provider).filter((call) => call.request.askId === ask.askId)
+      expect(shown, `${where}: settled, so before no live console ${console}`).toEqual([])
+    }
   }
 }
 
