@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { StoreChange } from '../protocol/internal.js'
+import { createStoreReads } from '../protocol/internal.js'
+import type { StoreChange, StoreReads } from '../protocol/internal.js'
 import { createDeliveries } from './deliveries.js'
 import type { Deliveries } from './deliveries.js'
 import { resolveOptions } from './options.js'
@@ -61,13 +62,16 @@ export function startNotifier(options: NotifierOptions): Notifier {
   const holder = `notifier-${randomUUID()}`
   const now = (): number => (clock === undefined ? Date.now() : clock.now())
   const deliveries = createDeliveries({ settings, holder, now, asks: new Map() })
-  const reader = createReader(settings, deliveries, now)
+  const reads = createStoreReads()
+  const reader = createReader(settings, deliveries, reads, now)
 
   const onChange = (change: StoreChange): void => {
     if (reader.closed) return
     if (change.type === 'ask.admitted') deliveries.follow(change.record)
-    else if (change.type === 'ask.settled') deliveries.settled(change.record)
-    else if (change.type === 'resync') reader.read()
+    else if (change.type === 'ask.settled') {
+      reads.settled(change.record.askId)
+      deliveries.settled(change.record)
+    } else if (change.type === 'resync') reader.read()
   }
   const unwatch = store.watch(onChange)
   reader.read()
@@ -95,6 +99,7 @@ export function startNotifier(options: NotifierOptions): Notifier {
 function createReader(
   settings: ResolvedNotifierOptions,
   deliveries: Deliveries,
+  reads: StoreReads,
   now: () => number,
 ) {
   const { store, ledger, clock } = settings
@@ -103,9 +108,11 @@ function createReader(
   let reading: Promise<void> = Promise.resolve()
 
   const resync = async (): Promise<void> => {
-    const pending = await store.pending()
+    const { value: pending, settledMeanwhile } = await reads.read(() => store.pending())
     const still = new Set(pending.map((record) => record.askId))
-    for (const record of pending) deliveries.follow(record)
+    for (const record of pending) {
+      if (!settledMeanwhile.has(record.askId)) deliveries.follow(record)
+    }
     for (const askId of deliveries.followedAsks()) {
       if (still.has(askId)) continue
       const record = await store.get(askId)

@@ -1,6 +1,8 @@
 import { listed } from './asks.js'
 import type { Asks } from './asks.js'
 import type { Presenter } from './presenter.js'
+import { createStoreReads } from './store/late-reads.js'
+import type { TrackedRead } from './store/late-reads.js'
 import type { AskRecord, AskStore, StoreChange } from './store/types.js'
 import { settledElsewhereOutcome, storeFailedOutcome } from '../vocabulary/index.js'
 import type { AskOutcome, PendingAsk } from '../vocabulary/index.js'
@@ -54,24 +56,9 @@ export interface Follower {
 export function createFollower(options: FollowerOptions): Follower {
   const { store, seamId, asks, presenter } = options
   const foreign = new Map<string, AskRecord>()
-  /**
-   * For each read of the store under way, the asks heard settled since it
-   * began: the read may have found one still pending, and must not bring it back.
-   */
-  const readsUnderWay = new Set<Set<string>>()
+  const reads = createStoreReads()
 
-  /** Reads the store with `load`; the asks heard settled meanwhile come with what it read. */
-  const read = async <T>(load: () => Promise<T>): Promise<{ value: T; stale: Set<string> }> => {
-    const stale = new Set<string>()
-    readsUnderWay.add(stale)
-    try {
-      return { value: await load(), stale }
-    } finally {
-      readsUnderWay.delete(stale)
-    }
-  }
-
-  /** Another seam's pending ask: it is listed here and shown; `stale` names asks heard settled since it was read. */
+  /** Another seam's pending ask: it is listed here and shown, unless heard settled since `stale` was read. */
   const note = (record: AskRecord, stale?: ReadonlySet<string>) => {
     // This seam's own asks are presented by their own machines.
     if (record.state !== 'pending' || record.ownerSeamId === seamId) return
@@ -85,7 +72,7 @@ export function createFollower(options: FollowerOptions): Follower {
 
   /** The ask ended: a caller waiting on it here gets `outcome`, and its presentation here is told `presented`. */
   const settled = (askId: string, outcome: AskOutcome, presented = outcome) => {
-    for (const stale of readsUnderWay) stale.add(askId)
+    reads.settled(askId)
     if (foreign.delete(askId) && foreign.size === 0) {
       options.fleet({ type: 'deadline.watch', deadline: undefined })
     }
@@ -105,9 +92,9 @@ export function createFollower(options: FollowerOptions): Follower {
   const resync = async () => {
     // Only an ask of this seam the store held before the read can be missing from it, not one admitted meanwhile.
     const own = asks.stored()
-    let list: { value: AskRecord[]; stale: Set<string> }
+    let list: TrackedRead<AskRecord[]>
     try {
-      list = await read(() => store.pending())
+      list = await reads.read(() => store.pending())
     } catch {
       return
     }
@@ -115,7 +102,7 @@ export function createFollower(options: FollowerOptions): Follower {
     const seen = new Set<string>()
     for (const record of list.value) {
       seen.add(record.askId)
-      note(record, list.stale)
+      note(record, list.settledMeanwhile)
     }
     const missing = [...foreign.keys(), ...own]
     for (const askId of missing.filter((id) => !seen.has(id))) {
@@ -144,16 +131,16 @@ export function createFollower(options: FollowerOptions): Follower {
   const catchUp = async (askIds: readonly string[]) => {
     await Promise.all(
       askIds.map(async (askId) => {
-        let found: { value: AskRecord | undefined; stale: Set<string> }
+        let found: TrackedRead<AskRecord | undefined>
         try {
-          found = await read(() => store.get(askId))
+          found = await reads.read(() => store.get(askId))
         } catch {
           return // A failed read says nothing of the ask: the feed still brings what changed.
         }
         const record = found.value
         if (record === undefined || options.stopped()) return
         if (record.outcome !== undefined) settled(askId, record.outcome)
-        else note(record, found.stale)
+        else note(record, found.settledMeanwhile)
       }),
     )
   }

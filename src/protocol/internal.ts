@@ -16,6 +16,8 @@ export {
   warnCorruptRowOnce,
 } from './store/rows.js'
 export { LEASE_RETENTION_MS, STORE_SCHEMA_VERSION } from './store/types.js'
+export { createStoreReads } from './store/late-reads.js'
+export type { StoreReads } from './store/late-reads.js'
 export type {
   AdmitResult,
   AskRecord,

@@ -12,6 +12,7 @@ import type { AskStore } from '../../src/protocol/index.js'
 import { startNotifier } from '../../src/notify/index.js'
 import type { NotifierOptions } from '../../src/notify/index.js'
 import { answered, newAsk } from '../../src/protocol/store/contract-fixtures.js'
+import { deferred } from '../support/deferred.js'
 import { startReceiver, testSecret, until } from '../support/webhook-receiver.js'
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -464,6 +465,50 @@ describe('startNotifier on a simulated clock', () => {
       `${ask.askId}.escalated`,
       `${ask.askId}.settled`,
     ])
+  })
+})
+
+describe('startNotifier reading the store late', () => {
+  it('does not take up an ask that settled while its read of pending asks was under way', async () => {
+    const secret = testSecret()
+    const hook = await receiver(secret)
+    const clock = new SimulatedClock()
+    clock.set(Date.now())
+    const inner = createMemoryStore()
+    // The notifier's reads of pending asks see the store as it was, and answer once `readLands` resolves.
+    const readBegun = deferred()
+    const readLands = deferred()
+    const store = Object.create(inner) as AskStore
+    store.pending = () => {
+      const read = inner.pending()
+      readBegun.resolve()
+      return readLands.promise.then(() => read)
+    }
+    const settled = newAsk({ startedAt: clock.now() })
+    await inner.admit(settled)
+    notifier({
+      store,
+      webhook: { url: hook.url, secret },
+      clock,
+      notifyAfterMs: 1_000,
+      remindEveryMs: 60_000,
+      maxReminders: 2,
+    })
+    await readBegun.promise
+    await inner.settle(settled.askId, answered, clock.now())
+    readLands.resolve()
+    // A later ask's reminders fall due after any of the settled ask's would have.
+    const later = newAsk({ startedAt: clock.now() })
+    await inner.admit(later)
+    const ids = () => hook.receipts.map((r) => r.id)
+    await runClockUntil(clock, () => ids().includes(`${later.askId}.reminder.2`), 'the reminders')
+    expect(ids().filter((id) => id.startsWith(settled.askId))).toEqual([])
+    for (const event of ['pending', 'reminder.1', 'reminder.2']) {
+      const eventId = `${settled.askId}.${event}`
+      await expect(verdict(store, eventId, settled.askId), eventId).resolves.toEqual({
+        status: 'claimed',
+      })
+    }
   })
 })
 
