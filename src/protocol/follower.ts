@@ -37,6 +37,12 @@ export interface Follower {
   start(): void
   /** Stops following it and forgets other seams' asks (the seam closed). */
   stop(): void
+  /**
+   * Another seam's ask shown here ended with `outcome` in the store (its
+   * presentation here committed it, or heard it committed): as the feed's
+   * word that it settled, which may come later.
+   */
+  settledHere(askId: string, outcome: AskOutcome): void
   /** Rereads the store's pending asks, and ends here what the store holds settled or no longer holds. */
   resync(): Promise<void>
   /**
@@ -157,6 +163,7 @@ export function createFollower(options: FollowerOptions): Follower {
       unwatch?.()
       foreign.clear()
     },
+    settledHere: (askId, outcome) => settled(askId, outcome),
     resync,
     catchUp,
     showAll() {
