@@ -69,6 +69,8 @@ export interface AsksOptions {
   timeoutMs: number | undefined
   /** Takes a faulted ask's question down, outside its machine. */
   takeDown(askId: string, reason: UserQuestionError): void
+  /** Settles once the ask's record writes under way are done: its ending is committed after them. */
+  recorded(askId: string): Promise<void>
   inspect?: InspectionObserver
   /** Told when each ask starts and settles (already guarded: its hooks do not throw). */
   telemetry?: SeamTelemetry
@@ -351,7 +353,12 @@ function provideEffects(options: AsksOptions, handleOf: (self: object) => AskHan
       offerCommit: ({ context, self }) => {
         report<{ outcome: AskOutcome; won: boolean }, AskEvent>(
           self,
-          commitOutcome(store, context.askId, context.proposal?.outcome as AskOutcome),
+          commitOutcome(
+            store,
+            context.askId,
+            context.proposal?.outcome as AskOutcome,
+            options.recorded(context.askId),
+          ),
           (committed) => ({ type: 'commit.done', ...committed }),
           (error) => failedWith(self, error, commitFailed(error)),
         )

@@ -58,33 +58,42 @@ export function commitFailed(error: unknown): { type: 'commit.failed'; lasting: 
   return { type: 'commit.failed', lasting: error instanceof CorruptRowError }
 }
 
-/** Offers `outcome` to the store's one conditional write; resolves with what it committed, and whether it is this write. */
+/**
+ * Offers `outcome` to the store's one conditional write, once `recorded` (the
+ * ask's record writes under way) has settled, so a caller that hears how the
+ * ask ended reads its record whole and in order. Resolves with what it
+ * committed, and whether it is this write.
+ */
 export async function commitOutcome(
   store: AskStore,
   askId: string,
   outcome: AskOutcome,
+  recorded: Promise<void>,
 ): Promise<{ outcome: AskOutcome; won: boolean }> {
+  await recorded
   const settled = readSettlement(askId, await store.settle(askId, outcome, Date.now()))
   return { outcome: settled.record.outcome as AskOutcome, won: settled.won }
 }
 
 /**
- * Offers a presentation's proposal to the store, once `recorded` (the ask's
- * record writes under way) has settled, so a caller that hears the outcome
- * reads the record whole and in order: its conditional vote when the
- * machine counts the answer as an approval, else its conditional write.
- * Resolves with what the presentation hears of it.
+ * Offers a presentation's proposal to the store, once `recorded` has settled
+ * (as {@link commitOutcome} does): its conditional vote when the machine
+ * counts the answer as an approval, else its conditional write. Resolves
+ * with what the presentation hears of it.
  */
 export async function commitPresentation(
   store: AskStore,
   context: PresentationContext,
   recorded: Promise<void>,
 ): Promise<PresentationEvent> {
-  await recorded
   const outcome = context.proposal as AskOutcome
   if (!context.voting) {
-    return { type: 'commit.done', ...(await commitOutcome(store, context.askId, outcome)) }
+    return {
+      type: 'commit.done',
+      ...(await commitOutcome(store, context.askId, outcome, recorded)),
+    }
   }
+  await recorded
   return commitVote(store, context.askId, {
     by: context.responder as Responder,
     at: Date.now(),

@@ -70,6 +70,8 @@ export interface Presenter {
   shows(askId: string): boolean
   /** Takes an ask's question down at once, outside any machine: its ask faulted. */
   takeDown(askId: string, reason: UserQuestionError): void
+  /** Settles once the ask's record writes under way (its `presented`, its refusals) are done or failed. */
+  recorded(askId: string): Promise<void>
 }
 
 /**
@@ -294,5 +296,7 @@ export function createPresenter(options: PresenterOptions): Presenter {
     shows: (askId) => foreign.has(askId),
 
     takeDown: end,
+
+    recorded: records.recorded,
   }
 }

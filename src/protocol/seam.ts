@@ -89,6 +89,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     stopped: isClosed,
     timeoutMs: options.timeoutMs,
     takeDown: (askId, reason) => presenter.takeDown(askId, reason),
+    recorded: (askId) => presenter.recorded(askId),
     defaults: () => ({
       waitForProviderMs: options.waitForProviderMs ?? 0,
       providerGraceMs: options.providerGraceMs ?? 0,

@@ -12,7 +12,8 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
 import type { AskStore, ProviderAnswer, UserQuestionError } from '../../src/protocol/index.js'
-import { queuedProvider } from '../support/controllable-provider.js'
+import { createControllableProvider, queuedProvider } from '../support/controllable-provider.js'
+import { deferred } from '../support/deferred.js'
 import { describeDialects } from '../support/dialects.js'
 import { planToApprove as plan } from '../support/plan-review.js'
 
@@ -75,4 +76,62 @@ describe('regression: the record read as the caller hears is partial and out of 
       }
     }, 60_000)
   })
+})
+
+/**
+ * The same fault for an ask ended here without its presentation (its
+ * caller's abort, its deadline): the ask's commit did not wait for the
+ * `presented` write under way. Now every commit of an ask waits for its
+ * record writes. A store whose record writes wait for the test shows it.
+ */
+describe('regression: an ask ended here commits only after its record writes', () => {
+  /** A memory store whose record writes land only once `recordsLand` resolves. */
+  function slowRecords() {
+    const inner = createMemoryStore()
+    const recordsLand = deferred()
+    const store = Object.create(inner) as AskStore
+    store.record = (askId, event) => recordsLand.promise.then(() => inner.record(askId, event))
+    return { store, recordsLand }
+  }
+
+  it.each(['abort', 'deadline'] as const)(
+    'ended by its %s: the caller hears once presented is in the record',
+    async (ending) => {
+      const { store, recordsLand } = slowRecords()
+      const seam = createUserQuestions({ store })
+      const provider = createControllableProvider()
+      seam.registerProvider(provider)
+      try {
+        const controller = new AbortController()
+        const asked = seam.ask({
+          questions: plan,
+          key: 'ended-here',
+          signal: controller.signal,
+          ...(ending === 'deadline' ? { timeoutMs: 50 } : {}),
+        })
+        const heard = asked.then(
+          () => 'answered',
+          (error: UserQuestionError) => error.code,
+        )
+        await provider.call(0)
+        if (ending === 'abort') controller.abort()
+        // The ending waits on the record write under way, and the caller with it.
+        const early = await Promise.race([
+          heard,
+          new Promise((resolve) => setTimeout(() => resolve('waiting'), 200)),
+        ])
+        expect(early).toBe('waiting')
+        recordsLand.resolve()
+        expect(await heard).toBe(ending === 'abort' ? 'ASK_ABORTED' : 'ASK_TIMEOUT')
+        const [record] = await seam.history({ key: 'ended-here' })
+        expect(record?.events.map((event) => event.type)).toEqual([
+          'admitted',
+          'presented',
+          'settled',
+        ])
+      } finally {
+        await seam.close()
+      }
+    },
+  )
 })
