@@ -40,7 +40,8 @@ export interface Follower {
   /**
    * Another seam's ask shown here ended with `outcome` in the store (its
    * presentation here committed it, or heard it committed): as the feed's
-   * word that it settled, which may come later.
+   * word that it settled, which may come later. A caller here following it
+   * under its key hears now, and a read begun before does not bring it back.
    */
   settledHere(askId: string, outcome: AskOutcome): void
   /** Rereads the store's pending asks, and ends here what the store holds settled or no longer holds. */

@@ -67,13 +67,11 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     agentOf: (askId) => asks.agentOf(askId),
     traceContextOf: (askId) => asks.traceContextOf(askId),
     onCause: (askId, kind, error) => asks.noteCause(askId, kind, error),
-    // The ask settled: a caller here following it under its key hears the commit now, not when the
-    // feed brings it, and a read of the store begun before the commit does not bring it back.
-    // (An ask overdue when shown needs nothing here: the follower armed the sweep at its deadline.)
+    // The ask settled: it ends here now, not when the feed brings it (see `settledHere`). An ask
+    // overdue when shown needs nothing here: the follower armed the sweep at its deadline.
     onEnded(askId, output) {
-      if (output.verdict !== 'takenDown') {
-        follower.settledHere(askId, output.outcome)
-      } else if (isHandOver(output.ending.error)) {
+      if (output.verdict !== 'takenDown') follower.settledHere(askId, output.outcome)
+      else if (isHandOver(output.ending.error)) {
         // Withdrawn as its provider went: a next one registered meanwhile is shown the ask now.
         follower.showAll()
       }
