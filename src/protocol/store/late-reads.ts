@@ -1,10 +1,10 @@
 /*
  * A reader that follows a store through its change feed and also reads it
  * (its pending asks, or one ask) sees what the store held when the read
- * began. An ask heard settled on the feed while the read was under way may
- * come back from it still pending: that answer is stale and must not bring
- * the ask back. One rule for every follower of a store (the seam's, the
- * notifier's).
+ * began. An ask heard settled while the read was under way (on the feed, or
+ * from a presentation of it that ended here) may come back from it still
+ * pending: that answer is stale and must not bring the ask back. One rule
+ * for every follower of a store (the seam's, the notifier's).
  */
 
 /** What a read brought, and the asks heard settled while it was under way. */
@@ -18,7 +18,7 @@ export interface TrackedRead<T> {
 export interface StoreReads {
   /** Reads with `load`; its answer comes with the asks heard settled meanwhile. */
   read<T>(load: () => Promise<T>): Promise<TrackedRead<T>>
-  /** The feed (or a read) says `askId` settled: every read under way hears of it. */
+  /** `askId` is known settled (the feed, a read or a presentation said so): every read under way hears of it. */
   settled(askId: string): void
 }
 
