@@ -10,6 +10,7 @@ import type {
 } from '../../src/protocol/index.js'
 import { UserQuestionError } from '../../src/protocol/index.js'
 import { isReplayedOutcome } from '../../src/vocabulary/index.js'
+import type { StoreChange } from '../../src/protocol/internal.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
 import type { ControllableProvider } from '../support/controllable-provider.js'
 import { runs } from '../support/runs.js'
@@ -54,6 +55,8 @@ interface Model {
 
 interface Real {
   store: AskStore
+  /** The feed listeners each seam registered, by seam. */
+  feeds: Set<(change: StoreChange) => void>[]
   /** Waits until the seams have done what they can without the clock moving. */
   settle: RunStore['settle']
   seams: UserQuestions[]
@@ -95,11 +98,18 @@ async function keyedAskId(real: Real, key: string | undefined): Promise<string |
   return pending.find((each) => each.key === key)?.askId
 }
 
+/**
+ * A console answers (or the human dismisses) one of the asks it shows; with
+ * `gapAt`, that seam's feed has a gap just before, so its read of the store
+ * is under way as the answer commits (on a store across a network, it can
+ * land after the commit).
+ */
 class Respond implements fc.AsyncCommand<Model, Real> {
   constructor(
     readonly console: number,
     readonly pick: number,
     readonly how: 'A' | 'B' | 'cancel',
+    readonly gapAt?: number,
   ) {}
   check = (model: Model) => live(model, this.console)
   async run(model: Model, real: Real) {
@@ -108,6 +118,7 @@ class Respond implements fc.AsyncCommand<Model, Real> {
     if (open.length === 0) return
     const call = open[this.pick % open.length]!
     const stored = await real.store.get(call.request.askId)
+    if (this.gapAt !== undefined && live(model, this.gapAt)) feedGap(real, this.gapAt)
     if (this.how === 'cancel') call.reject(new UserQuestionError('dismissed', 'ASK_CANCELLED'))
     else {
       const answer = answerOf(this.how)
@@ -118,7 +129,37 @@ class Respond implements fc.AsyncCommand<Model, Real> {
     }
     await real.settle()
   }
-  toString = () => `respond(console ${this.console}, #${this.pick}, ${this.how})`
+  toString = () =>
+    `respond(console ${this.console}, #${this.pick}, ${this.how}${this.gapAt === undefined ? '' : `, gap at seam ${this.gapAt}`})`
+}
+
+/** The store's feed tells `seam` it may have missed changes: the seam reads the store again. */
+function feedGap(real: Real, seam: number): void {
+  for (const listener of real.feeds[seam]!) listener({ type: 'resync' })
+}
+
+class FeedGap implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly seam: number) {}
+  check = (model: Model) => live(model, this.seam)
+  async run(_model: Model, real: Real) {
+    feedGap(real, this.seam)
+    await real.settle()
+  }
+  toString = () => `feedGap(seam ${this.seam})`
+}
+
+/** `store` as one seam sees it: the feed listeners it registers are kept in `listeners`. */
+function watchedThrough(store: AskStore, listeners: Set<(change: StoreChange) => void>): AskStore {
+  const view = Object.create(store) as AskStore
+  view.watch = (listener) => {
+    listeners.add(listener)
+    const unwatch = store.watch(listener)
+    return () => {
+      listeners.delete(listener)
+      unwatch()
+    }
+  }
+  return view
 }
 
 class Abort implements fc.AsyncCommand<Model, Real> {
@@ -234,8 +275,9 @@ const respond = fc
     fc.constantFrom(0, 1),
     fc.nat(10),
     fc.constantFrom('A', 'B', 'cancel') as fc.Arbitrary<'A' | 'B' | 'cancel'>,
+    fc.option(seamIndex, { nil: undefined, freq: 3 }),
   )
-  .map(([console, pick, how]) => new Respond(console, pick, how))
+  .map(([console, pick, how, gapAt]) => new Respond(console, pick, how, gapAt))
 // Asks and answers are drawn three times as often as the endings that stop them.
 const commands = fc.commands(
   [
@@ -247,6 +289,7 @@ const commands = fc.commands(
     respond,
     fc.nat(10).map((pick) => new Abort(pick)),
     fc.constantFrom(100, 500, 2_000, 16_000).map((ms) => new Advance(ms)),
+    seamIndex.map((seam) => new FeedGap(seam)),
     seamIndex.map((seam) => new Close(seam)),
     seamIndex.map((seam) => new Crash(seam)),
   ],
@@ -306,8 +349,12 @@ export function seamFleetSuite(
               createControllableProvider(),
               undefined,
             ]
-            const seams = providers.map(() =>
-              createUserQuestions({ store, waitForProviderMs: 60_000 }),
+            const feeds = providers.map(() => new Set<(change: StoreChange) => void>())
+            const seams = feeds.map((listeners) =>
+              createUserQuestions({
+                store: watchedThrough(store, listeners),
+                waitForProviderMs: 60_000,
+              }),
             )
             providers.forEach((provider, index) => {
               if (provider !== undefined) seams[index]!.registerProvider(provider)
@@ -319,7 +366,7 @@ export function seamFleetSuite(
               closed: new Set(),
               crashed: new Set(),
             }
-            const real: Real = { store, settle, seams, providers }
+            const real: Real = { store, feeds, settle, seams, providers }
             await settle()
             await fc.asyncModelRun(
               () => ({ model, real }),
