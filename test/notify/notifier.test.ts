@@ -386,12 +386,24 @@ async function runClockUntil(
   }
 }
 
+/** A simulated clock set to now. */
+function clockFromNow(): SimulatedClock {
+  const clock = new SimulatedClock()
+  clock.set(Date.now())
+  return clock
+}
+
+/** A verifying receiver, its secret, and a simulated clock set to now. */
+async function receiverAndClock() {
+  const secret = testSecret()
+  return { secret, hook: await receiver(secret), clock: clockFromNow() }
+}
+
 describe('startNotifier on a simulated clock', () => {
   it('delivers every event to a receiver that was down for ten minutes once it is back', async () => {
     const secret = testSecret()
     const port = await freePort()
-    const clock = new SimulatedClock()
-    clock.set(Date.now())
+    const clock = clockFromNow()
     const store = createMemoryStore()
     notifier({ store, webhook: { url: `http://127.0.0.1:${port}/hook`, secret }, clock })
     const asks = [newAsk(), newAsk(), newAsk()]
@@ -407,10 +419,7 @@ describe('startNotifier on a simulated clock', () => {
   })
 
   it('announces nothing for an ask answered within notifyAfterMs', async () => {
-    const secret = testSecret()
-    const hook = await receiver(secret)
-    const clock = new SimulatedClock()
-    clock.set(Date.now())
+    const { secret, hook, clock } = await receiverAndClock()
     const store = createMemoryStore()
     notifier({ store, webhook: { url: hook.url, secret }, clock, notifyAfterMs: 30_000 })
     const quick = newAsk({ startedAt: clock.now() })
@@ -425,10 +434,7 @@ describe('startNotifier on a simulated clock', () => {
   })
 
   it('reminds and escalates while the ask waits, and stops once it settles', async () => {
-    const secret = testSecret()
-    const hook = await receiver(secret)
-    const clock = new SimulatedClock()
-    clock.set(Date.now())
+    const { secret, hook, clock } = await receiverAndClock()
     const store = createMemoryStore()
     notifier({
       store,
@@ -470,10 +476,7 @@ describe('startNotifier on a simulated clock', () => {
 
 describe('startNotifier reading the store late', () => {
   it('does not take up an ask that settled while its read of pending asks was under way', async () => {
-    const secret = testSecret()
-    const hook = await receiver(secret)
-    const clock = new SimulatedClock()
-    clock.set(Date.now())
+    const { secret, hook, clock } = await receiverAndClock()
     const inner = createMemoryStore()
     // The notifier's reads of pending asks see the store as it was, and answer once `readLands` resolves.
     const readBegun = deferred()
