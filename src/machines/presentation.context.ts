@@ -1,5 +1,6 @@
 import {
   admits,
+  canonicalJson,
   isApproval,
   readAnsweringResponder,
   validateAnswer,
@@ -216,6 +217,35 @@ export function uncommittedEnding(ending: AskRejection): AskRejection {
 export function refusedEnding(context: PresentationContext): AskRejection {
   const ending = presentationEnding(context.outcome as AskOutcome)
   return context.proposal === undefined ? ending : uncommittedEnding(ending)
+}
+
+/**
+ * Whether `outcome`, which the store committed, is this presentation's own
+ * proposal although no write of it said it won: a write whose reply was lost
+ * (a connection dropped after the commit, say) landed before it failed, and
+ * the retry, or the store's feed, then finds the ask settled with it. Asked
+ * only once a write of the proposal failed (a reply that came says whether it
+ * won). Recognised by content: an equal outcome, or for an approval, the
+ * approve answer with its responder among those who gave it.
+ */
+export function isOwnLostWrite(context: PresentationContext, outcome: AskOutcome): boolean {
+  const { proposal, responder } = context
+  if (proposal === undefined) return false
+  if (!context.voting) return canonicalJson(outcome) === canonicalJson(proposal)
+  return (
+    outcome.status === 'answered' &&
+    proposal.status === 'answered' &&
+    canonicalJson(outcome.answer) === canonicalJson(proposal.answer) &&
+    outcome.by?.some(({ id }) => id === responder?.id) === true
+  )
+}
+
+/** Whether the outcome a write's reply names is this presentation's own: it won, or an earlier write of it landed. */
+export function isOwnCommit(
+  context: PresentationContext,
+  committed: { outcome: AskOutcome; won: boolean },
+): boolean {
+  return committed.won || (context.attempts > 0 && isOwnLostWrite(context, committed.outcome))
 }
 
 /** The verdict on an answer refused while the ask stays pending. */

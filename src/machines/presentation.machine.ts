@@ -9,6 +9,8 @@ import type { AskOutcome, AskRejection } from '../vocabulary/index.js'
 import {
   answerProposal,
   approvalsOf,
+  isOwnCommit,
+  isOwnLostWrite,
   isVote,
   refusalOf,
   refusedEnding,
@@ -88,11 +90,21 @@ export const presentationMachine = /* @__PURE__ */ setup({
   guards: {
     isOverdue: ({ context }) =>
       context.deadline !== undefined && context.deadline <= context.openedAt,
-    isOwnCommit: ({ event }) => {
+    isOwnCommit: ({ context, event }) => {
       assertEvent(event, 'commit.done')
-      return event.won
+      return isOwnCommit(context, event)
     },
     isSettledHere: ({ context }) => context.outcome !== undefined,
+    /** Settled meanwhile with this presentation's proposal: the write that just failed had landed. */
+    isSettledAsOwn: ({ context }) =>
+      context.outcome !== undefined && isOwnLostWrite(context, context.outcome),
+    /** Settled with this presentation's proposal, whose write failed: it had landed. */
+    isOwnSettlement: ({ context, event }) => {
+      assertEvent(event, 'ask.settled')
+      return isOwnLostWrite(context, event.outcome)
+    },
+    /** An approval already counted, after a write of it failed: that write had landed. */
+    isOwnLostVote: ({ context }) => context.attempts > 0,
     countsApprovals: ({ context }) => context.policy?.approvals !== undefined,
     isYielding: ({ context }) => context.yielding,
     /** Trying the write again cannot help: the store's row of the ask does not parse. */
@@ -140,9 +152,15 @@ export const presentationMachine = /* @__PURE__ */ setup({
       }
     }),
     decideVote: assign(({ context }) => ({ voting: isVote(context) })),
-    recordCommit: assign(({ event }) => {
+    recordCommit: assign(({ context, event }) => {
       assertEvent(event, 'commit.done')
-      return { outcome: event.outcome, won: event.won }
+      return { outcome: event.outcome, won: isOwnCommit(context, event) }
+    }),
+    recordOwnSettlement: assign({ won: true }),
+    /** The approval a failed write had counted: told as counted, as its own reply would have. */
+    countLostVote: raise(({ event }) => {
+      assertEvent(event, 'vote.already')
+      return { type: 'vote.counted' as const, given: event.given }
     }),
     recordFailedCommit: assign(({ context }) => ({ attempts: context.attempts + 1 })),
     recordVotes: assign(({ event }) => {
@@ -248,6 +266,11 @@ export const presentationMachine = /* @__PURE__ */ setup({
               { target: '#presentation.refused', actions: 'recordCommit' },
             ],
             'commit.failed': [
+              {
+                guard: 'isSettledAsOwn',
+                target: '#presentation.accepted',
+                actions: 'recordOwnSettlement',
+              },
               { guard: 'isSettledHere', target: '#presentation.refused' },
               {
                 guard: 'isLastingFailure',
@@ -272,6 +295,7 @@ export const presentationMachine = /* @__PURE__ */ setup({
               { target: '#presentation.presenting', actions: ['recordVotes', tellCounted] },
             ],
             'vote.already': [
+              { guard: 'isOwnLostVote', actions: 'countLostVote' },
               { guard: 'isSettledHere', target: '#presentation.refused', actions: 'recordVotes' },
               { guard: 'isLeaving', target: '#presentation.takenDown', actions: 'recordVotes' },
               {
@@ -294,7 +318,14 @@ export const presentationMachine = /* @__PURE__ */ setup({
         waiting: {
           after: { retry: 'writing' },
           on: {
-            'ask.settled': { target: '#presentation.refused', actions: 'recordSettlement' },
+            'ask.settled': [
+              {
+                guard: 'isOwnSettlement',
+                target: '#presentation.accepted',
+                actions: ['recordSettlement', 'recordOwnSettlement'],
+              },
+              { target: '#presentation.refused', actions: 'recordSettlement' },
+            ],
             'ask.ending': { target: '#presentation.takenDown', actions: 'recordYield' },
             // The human's answer is still committed; only what comes after it needs the provider.
             'provider.withdrawn': { actions: 'recordWithdrawal' },

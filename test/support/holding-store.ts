@@ -16,6 +16,12 @@ export interface HeldWrite {
   land(): Promise<() => void>
   /** Fails the write with `error`, as an unreachable store would; the store is not touched. */
   fail(error: unknown): void
+  /**
+   * Lets the write reach the store, then fails it with `error` all the same,
+   * as a connection dropped after the commit and before its reply would.
+   * Resolves once the store has it.
+   */
+  lose(error: unknown): Promise<void>
 }
 
 /** A store wrapper whose writes (and reads of votes) wait for the test, and those it holds, oldest first. */
@@ -58,6 +64,11 @@ export function holdingStore(
             (error: unknown) => () => reject(error),
           ),
         fail: reject,
+        lose: (error) =>
+          write().then(
+            () => reject(error),
+            () => reject(error),
+          ),
       })
     })
   store.settle = (askId, outcome, settledAt) =>
