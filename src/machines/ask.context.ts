@@ -297,15 +297,19 @@ export const askGuards = {
   hasProposal: ({ context }: Args) => context.proposal !== undefined,
   /**
    * The proposal's write failed for a reason that may pass, and it has tries
-   * left. The seam's closing is written once: `close()` does not wait on a
-   * failing store (its lease lapses, and the fleet ends a keyless ask then).
+   * left. Two endings are written once: the seam's closing (`close()` does
+   * not wait on a failing store: its lease lapses, and the fleet ends a
+   * keyless ask then), and a failed admission's (its caller is not kept
+   * waiting on a failing store for a row that most likely was never written).
    */
   mayRetryCommit: ({ context, event }: Args) => {
     assertEvent(event, 'commit.failed')
+    const code = context.proposal?.outcome.error.code
     return (
       !event.lasting &&
       context.commitAttempts < MAX_COMMIT_RETRIES &&
-      context.proposal?.outcome.error.code !== 'SEAM_CLOSED'
+      code !== 'SEAM_CLOSED' &&
+      code !== 'STORE_FAILED'
     )
   },
   isCommittedProposal: ({ context }: Args) => context.proposal?.commit === true,

@@ -10,7 +10,6 @@ import {
 } from '../vocabulary/index.js'
 import type { AskRejection } from '../vocabulary/index.js'
 import {
-  MAX_COMMIT_RETRIES,
   armDeadline,
   askGuards,
   adoptHeld,
@@ -36,8 +35,6 @@ import type {
 import { presentationMachine } from './presentation.machine.js'
 import type { PresentationOutput } from './presentation.machine.js'
 
-export { MAX_COMMIT_RETRIES }
-
 /**
  * One ask, from the moment `ask()` accepts the request to the outcome its
  * caller receives, which is its output (DESIGN §6): admitting (the store
@@ -45,11 +42,10 @@ export { MAX_COMMIT_RETRIES }
  * its settlement), waiting for a provider, presented (a `presentationMachine`
  * child shows it and commits the provider's settlement), committing (a local
  * ending is only a proposal until the store commits it), and the finals. A
- * settlement committed elsewhere arrives as `ask.settled`.
- *
- * Each ask is its own root actor. The context is data; the store and the
- * provider live beside the actor in the seam, which provides `admit`,
- * `offerCommit` and the `presentation` child's effects. Transitions are pure.
+ * settlement committed elsewhere arrives as `ask.settled`. Each ask is its own
+ * root actor. The context is data; the store and the provider live beside the
+ * actor in the seam, which provides `admit`, `offerCommit` and the
+ * `presentation` child's effects. Transitions are pure.
  */
 export const askMachine = /* @__PURE__ */ setup({
   types: {
@@ -110,6 +106,8 @@ export const askMachine = /* @__PURE__ */ setup({
     ),
     proposeTimeout: assign(({ context }) => propose(timeoutOutcome(context), true)),
     proposeNoProvider: assign(() => propose(noProviderOutcome(), true)),
+    // A failed admission may have landed: its failure is written too, so no row of it stays pending.
+    proposeStoreFailure: assign(() => propose(storeFailedOutcome(), true, 'store')),
     proposeProviderGone: assign(() => propose(providerGoneOutcome(), true)),
     proposePresentationEnding: assign((_, ending: AskRejection) => propose(ending, true)),
     refuseForNoProvider: assign({ outcome: noProviderOutcome() }),
@@ -165,7 +163,7 @@ export const askMachine = /* @__PURE__ */ setup({
           { guard: 'hasProposal', target: 'proposing', actions: 'keepHeldAsk' },
           { target: 'pending.following', actions: 'adoptHeldAsk' },
         ],
-        'admission.failed': { target: 'failed', actions: 'recordStoreFailure' },
+        'admission.failed': { target: 'proposing', actions: 'proposeStoreFailure' },
         'ask.aborted': { guard: 'hasNoProposal', actions: 'proposeCallerAbort' },
         'seam.closed': { guard: 'hasNoProposal', actions: 'proposeSeamClosed' },
       },

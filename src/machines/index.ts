@@ -10,7 +10,8 @@
  * import { createActor } from 'xstate'
  * ```
  */
-export { MAX_COMMIT_RETRIES, askMachine } from './ask.machine.js'
+export { askMachine } from './ask.machine.js'
+export { MAX_COMMIT_RETRIES } from './ask.context.js'
 export type {
   AdmissionResult,
   AskCause,

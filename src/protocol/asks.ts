@@ -360,7 +360,11 @@ function provideEffects(options: AsksOptions, handleOf: (self: object) => AskHan
             options.recorded(context.askId),
           ),
           (committed) => ({ type: 'commit.done', ...committed }),
-          (error) => failedWith(self, error, commitFailed(error)),
+          // A failed admission's ending keeps the admission's error as its cause, not its own write's.
+          (error) =>
+            context.proposal?.cause === 'store'
+              ? commitFailed(error)
+              : failedWith(self, error, commitFailed(error)),
         )
       },
     },

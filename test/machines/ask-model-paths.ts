@@ -52,6 +52,8 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
       { type: 'admission.done', existing: scenario.follows === true && !left },
       { type: 'admission.failed' },
     )
+    // Landed, its reply lost: a row of its own (a held key's admission writes none).
+    if (scenario.follows !== true || left) steps.push({ type: 'admission.lost' })
   }
   if (awaitingFleet) {
     steps.push(
@@ -60,7 +62,13 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
       { type: 'provider.available' },
     )
   }
-  if (committing) steps.push(...storeAnswers(ask.context.proposal!.outcome))
+  if (committing) {
+    steps.push(
+      ...(state.unheld
+        ? [{ type: 'commit.unheld' } as const, { type: 'commit.failed' } as const]
+        : storeAnswers(ask.context.proposal!.outcome)),
+    )
+  }
   if (presentation?.matches('counting')) steps.push({ type: 'votes.read' })
   if (presentation?.matches('presenting')) {
     const answers = scenario.policy === true ? Object.values(policyAnswers) : [goodAnswer, badReply]
@@ -111,6 +119,7 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
   if (
     (pending || ask.matches({ committing: 'waiting' })) &&
     state.stored === undefined &&
+    !state.unheld &&
     !state.closed
   ) {
     steps.push({
@@ -174,6 +183,7 @@ export function serializeState(state: ModelState): string {
     state.aborted,
     state.closed,
     state.deadlinePassed,
+    state.unheld,
   ])
 }
 

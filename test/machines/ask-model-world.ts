@@ -179,6 +179,12 @@ export class World {
       case 'admission.done':
         await this.takeHeld('admit').run()
         break
+      case 'admission.lost':
+        await this.takeHeld('admit').lose(new Error(STORE_ERROR))
+        break
+      case 'commit.unheld':
+        await this.takeHeld(writeOf(before), offeredBy(before)).run()
+        break
       case 'admission.failed':
         this.takeHeld('admit').fail(new Error(STORE_ERROR))
         break
@@ -279,15 +285,15 @@ export class World {
     const left = state.steps.findLastIndex(
       (step) => step.type === 'ask.settled' && !isReplayedOutcome(step.outcome),
     )
-    const admitted = state.steps.findLastIndex((step) => step.type === 'admission.done')
-    const admission =
-      admitted > left
-        ? (state.steps[admitted] as Extract<ModelStep, { type: 'admission.done' }>)
-        : undefined
+    const admitted = state.steps.findLastIndex(
+      (step) => step.type === 'admission.done' || step.type === 'admission.lost',
+    )
+    const admission = admitted > left ? state.steps[admitted] : undefined
+    const heldKey = admission?.type === 'admission.done' && admission.existing
     const own = this.ownAskId === undefined ? undefined : await this.inner.get(this.ownAskId)
-    if (admission === undefined || admission.existing) expect(own).toBeUndefined()
+    if (admission === undefined || heldKey) expect(own).toBeUndefined()
     const subject =
-      admission === undefined ? undefined : admission.existing ? this.consoleAskId : this.ownAskId
+      admission === undefined ? undefined : heldKey ? this.consoleAskId : this.ownAskId
     if (subject !== undefined) {
       const record = await this.inner.get(subject)
       if (state.stored === undefined) expect(record?.state).toBe('pending')

@@ -139,8 +139,12 @@ export type ModelStep =
   | { type: 'provider.disposed' }
   | { type: 'admission.done'; existing: boolean }
   | { type: 'admission.failed' }
+  /** The admission reaches the store, and its reply is lost: the seam hears it failed. */
+  | { type: 'admission.lost' }
   | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
   | { type: 'commit.failed' }
+  /** The store holds no ask to settle: the ask's admission failed before it was written. */
+  | { type: 'commit.unheld' }
   /** The store answers a presentation opening with the approvals it counted so far. */
   | { type: 'votes.read' }
   /** The store counted the presentation's approval (or had it already). */
@@ -194,6 +198,8 @@ export interface ModelState {
   aborted: boolean
   closed: boolean
   deadlinePassed: boolean
+  /** The store holds no row of the ask: its admission failed before it was written. */
+  unheld: boolean
 }
 
 /** The retry's upper bound: retryDelay(attempts − 1) is at most a fifth over its base. */
@@ -310,6 +316,7 @@ export function replayAll(
     aborted: false,
     closed: false,
     deadlinePassed: false,
+    unheld: false,
   }
   const taken = new Set<string>()
   // The machines read the time (a presentation's opening, a deadline's timer): the model's own.
@@ -368,6 +375,7 @@ function apply(
     aborted: boolean
     closed: boolean
     deadlinePassed: boolean
+    unheld: boolean
   },
   drop: () => void,
 ): void {
@@ -407,6 +415,16 @@ function apply(
       else toPresentation(event)
       break
     }
+    case 'admission.failed':
+      state.unheld = true
+      actor.send(step)
+      break
+    case 'admission.lost':
+      actor.send({ type: 'admission.failed' })
+      break
+    case 'commit.unheld':
+      actor.send({ type: 'commit.failed', lasting: true })
+      break
     case 'commit.failed': {
       // A failure that may pass: one that cannot is the machines' own tests' (ask-outcomes, presentation).
       const event = { type: 'commit.failed' as const, lasting: false }
@@ -460,7 +478,7 @@ function apply(
       // Another seam sharing the store sweeps the same deadline at the same instant, just after
       // this ask's own timer: the store ends the ask, and the seam (unless closed, when it no
       // longer follows its store) hears it as a settlement.
-      if (state.stored === undefined) {
+      if (state.stored === undefined && !state.unheld) {
         const timeout = timeoutOutcome({ deadline: DEADLINE_MS, startedAt: 0 })
         state.stored = timeout
         if (!state.closed && actor.getSnapshot().status === 'active') {

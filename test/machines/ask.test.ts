@@ -7,7 +7,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createActor, getNextSnapshot } from 'xstate'
 import { MAX_DELAY_MS, askMachine } from '../../src/machines/index.js'
 import type { AskInput, HeldAsk } from '../../src/machines/index.js'
-import { callerAbortOutcome, seamClosedOutcome } from '../../src/vocabulary/index.js'
+import {
+  callerAbortOutcome,
+  seamClosedOutcome,
+  storeFailedOutcome,
+} from '../../src/vocabulary/index.js'
 import type { AskOutcome } from '../../src/vocabulary/index.js'
 import { settle } from '../support/settle.js'
 import { captureWarnings, named } from '../support/warnings.js'
@@ -203,16 +207,47 @@ describe('askMachine: admission', () => {
     expect(effects).toMatchObject({ shown: 0, offered: [] })
   })
 
-  it('the admission fails: STORE_FAILED, the store as its cause', () => {
-    const { actor, effects } = admitting()
-    actor.send({ type: 'admission.failed' })
-    expect(actor.getSnapshot().value).toBe('failed')
-    expect(actor.getSnapshot().output).toEqual({
-      status: 'rejected',
-      error: { code: 'STORE_FAILED', message: 'the ask store could not be read or written' },
-      cause: 'store',
-    })
-    expect(effects).toMatchObject({ shown: 0, offered: [] })
+  /** An admission that failed: its failure is offered to the store (the write may have landed). */
+  function admissionFailed() {
+    const run = admitting()
+    run.actor.send({ type: 'admission.failed' })
+    expect(run.actor.getSnapshot().value).toEqual({ committing: 'writing' })
+    expect(run.effects).toMatchObject({ shown: 0, offered: [storeFailedOutcome()] })
+    return run
+  }
+  const storeFailed = {
+    status: 'rejected',
+    error: { code: 'STORE_FAILED', message: 'the ask store could not be read or written' },
+    cause: 'store',
+  }
+
+  it.each([
+    ['the store holds no such ask (nothing landed)', { type: 'commit.failed', lasting: true }],
+    [
+      'the write of the failure fails too: written once, not retried',
+      { type: 'commit.failed', lasting: false },
+    ],
+    [
+      'the admission had landed: the failure is committed',
+      { type: 'commit.done', outcome: storeFailedOutcome(), won: true },
+    ],
+  ] as const)(
+    'the admission fails, and %s: STORE_FAILED, the store as its cause',
+    (_name, event) => {
+      const { actor, effects } = admissionFailed()
+      actor.send(event)
+      expect(actor.getSnapshot().value).toBe('failed')
+      expect(actor.getSnapshot().output).toEqual(storeFailed)
+      expect(effects.offered).toHaveLength(1)
+    },
+  )
+
+  it('the admission fails after it landed, and a console answered it meanwhile: the caller gets that answer', () => {
+    const { actor } = admissionFailed()
+    const answered = { status: 'answered' as const, answer: { answers: [] } }
+    actor.send({ type: 'commit.done', outcome: answered, won: false })
+    expect(actor.getSnapshot().value).toBe('answered')
+    expect(actor.getSnapshot().output).toEqual({ status: 'answered', answer: { answers: [] } })
   })
 
   it('the caller aborts during admission: an admitted ask is ended in the store, never shown', () => {
