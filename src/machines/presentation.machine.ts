@@ -63,7 +63,8 @@ function orComesDown<T extends object>(on: T) {
  * One ask shown to this seam's provider, its own or another seam's (DESIGN
  * §6, §12): presenting, then committing the provider's answer or refusal
  * (retried with backoff while it fails, so the human's answer is kept, not
- * dropped), then accepted, refused (another outcome was committed first: the
+ * dropped; a write that failed after it landed is known by what the store
+ * holds), then accepted, refused (another outcome was committed first: the
  * signal aborts with `settled-elsewhere` even when the provider had already
  * answered), or taken down (the ask ended for another reason, or was overdue
  * when it opened).
