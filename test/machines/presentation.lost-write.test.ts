@@ -117,6 +117,24 @@ describe('presentationMachine: an approval whose write landed but failed', () =>
     expect(actor.getSnapshot().output).toMatchObject({ verdict: 'refused' })
   })
 
+  it('the plan revised by her own hand on another console, not approved: refused', async () => {
+    const { actor } = await approvalRetrying()
+    const revised: AskOutcome = {
+      status: 'answered',
+      answer: { answers: [{ id: 'plan', selected: ['Revise'] }] },
+      by: [ann],
+    }
+    actor.send({ type: 'commit.done', outcome: revised, won: false })
+    expect(actor.getSnapshot().output).toMatchObject({ verdict: 'refused', outcome: revised })
+  })
+
+  it('the approval committed with no one named (not an approval this ask counts): refused', async () => {
+    const { actor } = await approvalRetrying()
+    const nameless: AskOutcome = { status: 'answered', answer: approve }
+    actor.send({ type: 'commit.done', outcome: nameless, won: false })
+    expect(actor.getSnapshot().output).toMatchObject({ verdict: 'refused', outcome: nameless })
+  })
+
   it('a first write that hears already-voted is told so', () => {
     const { actor, effects } = presenting({ questions: planToApprove, policy: { approvals: 2 } })
     actor.send({ type: 'votes.read', given: [] })
