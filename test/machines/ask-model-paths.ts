@@ -81,6 +81,7 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
   if (presentation?.matches({ committing: 'writing' })) {
     const { context } = presentation
     if (!context.voting) steps.push(...storeAnswers(context.proposal!))
+    if (!context.voting && state.stored === undefined) steps.push({ type: 'commit.lost' })
     else if (state.stored !== undefined) steps.push(...storeAnswers(context.proposal!))
     // The store counts each responder's approval once; the second settles the ask (DESIGN §12).
     else if (context.given.some((each) => each.id === context.responder!.id)) {

@@ -182,6 +182,9 @@ export class World {
       case 'admission.lost':
         await this.takeHeld('admit').lose(new Error(STORE_ERROR))
         break
+      case 'commit.lost':
+        await this.takeHeld(writeOf(before), offeredBy(before)).lose(new Error(STORE_ERROR))
+        break
       case 'commit.unheld':
         await this.takeHeld(writeOf(before), offeredBy(before)).run()
         break

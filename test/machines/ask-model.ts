@@ -145,6 +145,8 @@ export type ModelStep =
   | { type: 'commit.failed' }
   /** The store holds no ask to settle: the ask's admission failed before it was written. */
   | { type: 'commit.unheld' }
+  /** A presentation's write reaches the store, and its reply is lost: the feed tells the seam, the write fails. */
+  | { type: 'commit.lost' }
   /** The store answers a presentation opening with the approvals it counted so far. */
   | { type: 'votes.read' }
   /** The store counted the presentation's approval (or had it already). */
@@ -421,6 +423,13 @@ function apply(
       break
     case 'admission.lost':
       actor.send({ type: 'admission.failed' })
+      break
+    case 'commit.lost':
+      // The feed's word of the write comes before its failure (as the memory store and SQLite
+      // tell it); a closed seam no longer follows its store.
+      state.stored = offered(actor, 'presentation')
+      if (!state.closed) actor.send({ type: 'ask.settled', outcome: state.stored })
+      toPresentation({ type: 'commit.failed', lasting: false })
       break
     case 'commit.unheld':
       actor.send({ type: 'commit.failed', lasting: true })
