@@ -85,6 +85,8 @@ export interface AskProposal {
   outcome: AskRejection
   cause?: AskCause
   commit: boolean
+  /** Written once, a failure not retried: the seam's closing, a failed admission's ending. */
+  once?: true
 }
 
 /** Data only: `getPersistedSnapshot()` of an ask is plain JSON. */
@@ -176,6 +178,16 @@ export function toEnding<TArgs>(decided: (args: TArgs) => Decided, first?: 'adop
 
 export const propose = (outcome: AskRejection, commit: boolean, cause?: AskCause) => ({
   proposal: cause === undefined ? { outcome, commit } : { outcome, commit, cause },
+})
+
+/**
+ * A proposal written once, its failure not retried: the seam's closing
+ * (`close()` does not wait on a failing store: its lease lapses, and the
+ * fleet ends a keyless ask then), and a failed admission's ending (its caller
+ * is not kept waiting on a failing store for a row most likely never written).
+ */
+export const proposeOnce = (outcome: AskRejection, commit: boolean, cause?: AskCause) => ({
+  proposal: { ...propose(outcome, commit, cause).proposal, once: true as const },
 })
 
 /** The outcome the key's ask settled with before this one began (DESIGN §10): replayed, not decided now. */
@@ -295,21 +307,13 @@ export const askGuards = {
     return event.final && context.proposal === undefined
   },
   hasProposal: ({ context }: Args) => context.proposal !== undefined,
-  /**
-   * The proposal's write failed for a reason that may pass, and it has tries
-   * left. Two endings are written once: the seam's closing (`close()` does
-   * not wait on a failing store: its lease lapses, and the fleet ends a
-   * keyless ask then), and a failed admission's (its caller is not kept
-   * waiting on a failing store for a row that most likely was never written).
-   */
+  /** The proposal's write failed for a reason that may pass, it has tries left, and it is not written once ({@link proposeOnce}). */
   mayRetryCommit: ({ context, event }: Args) => {
     assertEvent(event, 'commit.failed')
-    const code = context.proposal?.outcome.error.code
     return (
       !event.lasting &&
       context.commitAttempts < MAX_COMMIT_RETRIES &&
-      code !== 'SEAM_CLOSED' &&
-      code !== 'STORE_FAILED'
+      context.proposal?.once !== true
     )
   },
   isCommittedProposal: ({ context }: Args) => context.proposal?.commit === true,

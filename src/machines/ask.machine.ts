@@ -21,6 +21,7 @@ import {
   presentationDecided,
   presentationInput,
   propose,
+  proposeOnce,
   toEnding,
 } from './ask.context.js'
 import type {
@@ -102,12 +103,12 @@ export const askMachine = /* @__PURE__ */ setup({
     proposeCallerAbort: assign(() => propose(callerAbortOutcome(), true, 'caller')),
     // A keyed ask stays in the store for its key to resume (DESIGN §10).
     proposeSeamClosed: assign(({ context }) =>
-      propose(seamClosedOutcome(), context.key === undefined),
+      proposeOnce(seamClosedOutcome(), context.key === undefined),
     ),
     proposeTimeout: assign(({ context }) => propose(timeoutOutcome(context), true)),
     proposeNoProvider: assign(() => propose(noProviderOutcome(), true)),
     // A failed admission may have landed: its failure is written too, so no row of it stays pending.
-    proposeStoreFailure: assign(() => propose(storeFailedOutcome(), true, 'store')),
+    proposeStoreFailure: assign(() => proposeOnce(storeFailedOutcome(), true, 'store')),
     proposeProviderGone: assign(() => propose(providerGoneOutcome(), true)),
     proposePresentationEnding: assign((_, ending: AskRejection) => propose(ending, true)),
     refuseForNoProvider: assign({ outcome: noProviderOutcome() }),

@@ -5,7 +5,9 @@ import {
   outputOf,
   presentationDecided,
   presentationInput,
+  MAX_COMMIT_RETRIES,
   propose,
+  proposeOnce,
   toEnding,
 } from '../../src/machines/ask.context.js'
 import type { AskContext, AskEvent } from '../../src/machines/ask.context.js'
@@ -14,6 +16,7 @@ import {
   handedOverOutcome,
   noProviderOutcome,
   seamClosedOutcome,
+  storeFailedOutcome,
   timeoutOutcome,
 } from '../../src/vocabulary/index.js'
 import type {
@@ -220,6 +223,29 @@ describe('the ask’s data', () => {
     expect(propose(outcome, false, 'caller')).toStrictEqual({
       proposal: { outcome, commit: false, cause: 'caller' },
     })
+  })
+
+  it('proposeOnce marks a proposal written once, whose failed write mayRetryCommit does not try again', () => {
+    const failed: AskEvent = { type: 'commit.failed', lasting: false }
+    const once = proposeOnce(storeFailedOutcome(), true, 'store').proposal
+    expect(once).toStrictEqual({
+      outcome: storeFailedOutcome(),
+      commit: true,
+      cause: 'store',
+      once: true,
+    })
+    expect(askGuards.mayRetryCommit(on({ proposal: once }, failed))).toBe(false)
+    // Not its code: any other proposal, with one of those codes too, is retried while it has tries.
+    for (const outcome of [storeFailedOutcome(), seamClosedOutcome()]) {
+      const proposal = propose(outcome, true).proposal
+      expect(askGuards.mayRetryCommit(on({ proposal }, failed))).toBe(true)
+      expect(
+        askGuards.mayRetryCommit(on({ proposal, commitAttempts: MAX_COMMIT_RETRIES }, failed)),
+      ).toBe(false)
+      expect(
+        askGuards.mayRetryCommit(on({ proposal }, { type: 'commit.failed', lasting: true })),
+      ).toBe(false)
+    }
   })
 
   it('replayedOutcome is the held ask’s outcome, marked replayed; none when admitted', () => {
