@@ -1,13 +1,6 @@
-import { assertEvent, enqueueActions } from 'xstate'
-import {
-  differenceOf,
-  endingOf,
-  isHandOver,
-  isReplayedOutcome,
-  otherAskOutcome,
-} from '../vocabulary/index.js'
+import { enqueueActions } from 'xstate'
+import { canonicalJson, differenceOf, otherAskOutcome } from '../vocabulary/index.js'
 import type {
-  AskEnding,
   AskErrorData,
   AskOutcome,
   AskPolicy,
@@ -176,6 +169,13 @@ export function toEnding<TArgs>(decided: (args: TArgs) => Decided, first?: 'adop
   }
 }
 
+/** What the context keeps of the outcome decided: a replay is marked as one. */
+export const recorded = ({ outcome, cause, replayed = false }: Decided) => ({
+  outcome,
+  cause,
+  replayed,
+})
+
 export const propose = (outcome: AskRejection, commit: boolean, cause?: AskCause) => ({
   proposal: cause === undefined ? { outcome, commit } : { outcome, commit, cause },
 })
@@ -188,6 +188,47 @@ export const propose = (outcome: AskRejection, commit: boolean, cause?: AskCause
  */
 export const proposeOnce = (outcome: AskRejection, commit: boolean, cause?: AskCause) => ({
   proposal: { ...propose(outcome, commit, cause).proposal, once: true as const },
+})
+
+/** The proposal as it stands, written once: the seam closed before it was written. */
+export const writtenOnce = ({ context }: { context: AskContext }) => ({
+  proposal: { ...(context.proposal as AskProposal), once: true as const },
+})
+
+/** The outcome the store committed for the proposal: the proposal's cause goes with it when it won. */
+export const committedOutcome = ({
+  context,
+  event,
+}: {
+  context: AskContext
+  event: AskEventOf<'commit.done'>
+}): Decided => ({
+  outcome: event.outcome,
+  cause: event.won ? context.proposal?.cause : undefined,
+})
+
+/** The outcome the store holds, heard from its feed. */
+export const settledOutcome = ({ event }: { event: AskEventOf<'ask.settled'> }): Decided => ({
+  outcome: event.outcome,
+})
+
+/**
+ * The outcome the store holds, heard from its feed while the ask's ending is
+ * written (before the write's reply, or in place of one that was lost): the
+ * ask's own proposal keeps its cause.
+ */
+export const settledWhileCommitting = ({
+  context,
+  event,
+}: {
+  context: AskContext
+  event: AskEventOf<'ask.settled'>
+}): Decided => ({
+  outcome: event.outcome,
+  cause:
+    canonicalJson(event.outcome) === canonicalJson(context.proposal?.outcome)
+      ? context.proposal?.cause
+      : undefined,
 })
 
 /** The outcome the key's ask settled with before this one began (DESIGN §10): replayed, not decided now. */
@@ -245,7 +286,8 @@ export const armDeadline = enqueueActions<
   enqueue.raise({ type: 'ask.deadline', final }, { delay: 'deadline', id: 'deadline' })
 })
 
-type Args = { context: AskContext; event: AskEvent }
+/** What a guard or delay of the ask is handed. */
+export type Args = { context: AskContext; event: AskEvent }
 
 /** The ask's named delays, each clamped to what a timer holds. */
 export const askDelays = {
@@ -253,91 +295,6 @@ export const askDelays = {
   providerWait: ({ context }: Args) => clampDelay(context.waitForProviderMs),
   providerGrace: ({ context }: Args) => clampDelay(context.providerGraceMs),
   commitRetry: ({ context }: Args) => retryDelay(context.commitAttempts - 1),
-}
-
-const waitsForHuman = (context: AskContext) => context.durable && context.key !== undefined
-
-/** The ask's guards: every condition its transitions take, each in one place. */
-export const askGuards = {
-  hasProviderHere: ({ context }: Args) => context.providerHere,
-  hasProviderElsewhere: ({ context }: Args) => context.providerElsewhere,
-  /**
-   * The presentation came down because its provider went (a hand-over), not
-   * for an ending of the ask; the next provider may already be here.
-   */
-  isWithdrawn: ({ context, event }: Args) => {
-    const output = (event as unknown as { output: PresentationOutput }).output
-    return (
-      !context.providerHere || (output.verdict === 'takenDown' && isHandOver(output.ending.error))
-    )
-  },
-  mayWaitForProvider: ({ context }: Args) => context.waitForProviderMs > 0,
-  hasProviderGrace: ({ context }: Args) => context.providerGraceMs > 0,
-  /** Another provider may still show the ask: one elsewhere now, one within the grace, or a human's later. */
-  isTakenOverLater: ({ context }: Args) =>
-    context.providerElsewhere || context.providerGraceMs > 0 || waitsForHuman(context),
-  /** A keyed ask on a durable store is a question left for a human (DESIGN §10). */
-  waitsForHuman: ({ context }: Args) => waitsForHuman(context),
-  isFleetUnknown: ({ context }: Args) => !context.fleetKnown && !context.providerHere,
-  /** A keyless ask nobody anywhere could take fails before anything is written (DESIGN §3). */
-  isRefusedForNoProvider: ({ context }: Args) =>
-    context.key === undefined &&
-    context.waitForProviderMs === 0 &&
-    context.fleetKnown &&
-    !context.providerHere &&
-    !context.providerElsewhere,
-  /** A held ask followed from a store nothing outlives needs a UI now, as a new one would. */
-  isFollowedWithNoProvider: ({ context }: Args) =>
-    !context.durable &&
-    context.waitForProviderMs === 0 &&
-    !context.providerHere &&
-    !context.providerElsewhere,
-  isFleetProviderGone: ({ event }: Args) => {
-    assertEvent(event, 'providers.elsewhere')
-    return !event.active
-  },
-  isDeadlineReached: ({ event }: Args) => {
-    assertEvent(event, 'ask.deadline')
-    return event.final
-  },
-  hasNoProposal: ({ context }: Args) => context.proposal === undefined,
-  /** The deadline is reached and no other local ending came first. */
-  isFirstEndingByDeadline: ({ context, event }: Args) => {
-    assertEvent(event, 'ask.deadline')
-    return event.final && context.proposal === undefined
-  },
-  hasProposal: ({ context }: Args) => context.proposal !== undefined,
-  /** The proposal's write failed for a reason that may pass, it has tries left, and it is not written once ({@link proposeOnce}). */
-  mayRetryCommit: ({ context, event }: Args) => {
-    assertEvent(event, 'commit.failed')
-    return (
-      !event.lasting &&
-      context.commitAttempts < MAX_COMMIT_RETRIES &&
-      context.proposal?.once !== true
-    )
-  },
-  isCommittedProposal: ({ context }: Args) => context.proposal?.commit === true,
-  isAdmitted: ({ event }: Args) => {
-    assertEvent(event, 'admission.done')
-    return event.result.status === 'admitted'
-  },
-  holdsOtherAsk: ({ context, event }: Args) => {
-    assertEvent(event, 'admission.done')
-    const { result } = event
-    return result.status === 'existing' && differenceOf(result.ask, context) !== undefined
-  },
-  isDecided: (_: unknown, decided: Decided) => decided.outcome !== undefined,
-  /**
-   * The followed ask ended in a way that says nothing about the human (its
-   * own caller gave up, say): an ending this ask's callers did not cause, and
-   * one the key gives up (DESIGN §10), so they ask anew.
-   */
-  isEndedWithoutHuman: ({ event }: Args) => {
-    assertEvent(event, 'ask.settled')
-    return !isReplayedOutcome(event.outcome)
-  },
-  endsIn: ({ context }: Args, params: { ending: AskEnding }) =>
-    context.outcome !== undefined && endingOf(context.outcome) === params.ending,
 }
 
 export function presentationInput(context: AskContext): PresentationInput {

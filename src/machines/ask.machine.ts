@@ -11,7 +11,7 @@ import {
 import type { AskRejection } from '../vocabulary/index.js'
 import {
   armDeadline,
-  askGuards,
+  committedOutcome,
   adoptHeld,
   askDelays,
   otherAskRefusal,
@@ -22,17 +22,21 @@ import {
   presentationInput,
   propose,
   proposeOnce,
+  recorded,
+  settledOutcome,
+  settledWhileCommitting,
+  writtenOnce,
   toEnding,
 } from './ask.context.js'
 import type {
   AskContext,
   AskEvent,
-  AskEventOf,
   AskInput,
   AskOutput,
   AskProposal,
   Decided,
 } from './ask.context.js'
+import { askGuards } from './ask.guards.js'
 import { presentationMachine } from './presentation.machine.js'
 import type { PresentationOutput } from './presentation.machine.js'
 
@@ -110,6 +114,7 @@ export const askMachine = /* @__PURE__ */ setup({
     // A failed admission may have landed: its failure is written too, so no row of it stays pending.
     proposeStoreFailure: assign(() => proposeOnce(storeFailedOutcome(), true, 'store')),
     proposeProviderGone: assign(() => propose(providerGoneOutcome(), true)),
+    writeProposalOnce: assign(writtenOnce),
     proposePresentationEnding: assign((_, ending: AskRejection) => propose(ending, true)),
     refuseForNoProvider: assign({ outcome: noProviderOutcome() }),
     refuseOtherAsk: assign(({ context, event }) => {
@@ -118,11 +123,7 @@ export const askMachine = /* @__PURE__ */ setup({
     }),
     recordStoreFailure: assign({ outcome: storeFailedOutcome(), cause: 'store' as const }),
     recordFailedCommit: assign(({ context }) => ({ commitAttempts: context.commitAttempts + 1 })),
-    recordOutcome: assign((_, { outcome, cause, replayed = false }: Decided) => ({
-      outcome,
-      cause,
-      replayed,
-    })),
+    recordOutcome: assign((_, decided: Decided) => recorded(decided)),
   },
 }).createMachine({
   id: 'ask',
@@ -166,7 +167,11 @@ export const askMachine = /* @__PURE__ */ setup({
         ],
         'admission.failed': { target: 'proposing', actions: 'proposeStoreFailure' },
         'ask.aborted': { guard: 'hasNoProposal', actions: 'proposeCallerAbort' },
-        'seam.closed': { guard: 'hasNoProposal', actions: 'proposeSeamClosed' },
+        // An ending proposed before the seam closed is written once, as one being written is.
+        'seam.closed': [
+          { guard: 'hasNoProposal', actions: 'proposeSeamClosed' },
+          { actions: 'writeProposalOnce' },
+        ],
       },
     },
     admitted: {
@@ -182,11 +187,7 @@ export const askMachine = /* @__PURE__ */ setup({
         ],
         'ask.aborted': { target: 'proposing', actions: 'proposeCallerAbort' },
         'seam.closed': { target: 'proposing', actions: 'proposeSeamClosed' },
-        'ask.settled': /* @__PURE__ */ toEnding(
-          ({ event }: { event: AskEventOf<'ask.settled'> }) => ({
-            outcome: event.outcome,
-          }),
-        ),
+        'ask.settled': /* @__PURE__ */ toEnding(settledOutcome),
       },
       states: {
         starting: {
@@ -260,7 +261,7 @@ export const askMachine = /* @__PURE__ */ setup({
             ],
             'seam.closed': [
               { guard: 'hasNoProposal', actions: ['proposeSeamClosed', 'takeDownPresentation'] },
-              { actions: 'takeDownPresentation' },
+              { actions: ['writeProposalOnce', 'takeDownPresentation'] },
             ],
             'ask.settled': { actions: 'forwardSettlement' },
             'provider.disposed': [
@@ -347,12 +348,9 @@ export const askMachine = /* @__PURE__ */ setup({
       initial: 'writing',
       on: {
         // The store's answer names the committed outcome whoever wrote it.
-        'commit.done': /* @__PURE__ */ toEnding(
-          ({ context, event }: { context: AskContext; event: AskEventOf<'commit.done'> }) => ({
-            outcome: event.outcome,
-            cause: event.won ? context.proposal?.cause : undefined,
-          }),
-        ),
+        'commit.done': /* @__PURE__ */ toEnding(committedOutcome),
+        // So does the feed, before the write's reply or in place of a lost one.
+        'ask.settled': /* @__PURE__ */ toEnding(settledWhileCommitting),
       },
       states: {
         writing: {
@@ -371,12 +369,7 @@ export const askMachine = /* @__PURE__ */ setup({
         },
         waiting: {
           after: { commitRetry: 'writing' },
-          on: {
-            'ask.settled': /* @__PURE__ */ toEnding(
-              ({ event }: { event: AskEventOf<'ask.settled'> }) => ({ outcome: event.outcome }),
-            ),
-            'seam.closed': { target: '#ask.failed', actions: 'recordStoreFailure' },
-          },
+          on: { 'seam.closed': { target: '#ask.failed', actions: 'recordStoreFailure' } },
         },
       },
     },

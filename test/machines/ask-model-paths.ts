@@ -68,6 +68,8 @@ export function stepsFrom(scenario: Scenario, state: ModelState): ModelStep[] {
         ? [{ type: 'commit.unheld' } as const, { type: 'commit.failed' } as const]
         : storeAnswers(ask.context.proposal!.outcome)),
     )
+    // The ask's own ending lands and its reply is lost.
+    if (!state.unheld && state.stored === undefined) steps.push({ type: 'commit.lost' })
   }
   if (presentation?.matches('counting')) steps.push({ type: 'votes.read' })
   if (presentation?.matches('presenting')) {

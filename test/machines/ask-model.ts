@@ -385,6 +385,14 @@ function apply(
   const writing = before?.getSnapshot() as PresentationSnapshot | undefined
   const toPresentation = (event: PresentationEvent) => before!.send(event)
   const writer = () => (actor.getSnapshot().matches('committing') ? 'ask' : 'presentation')
+  /** The feed's word that the ask settled: an ending the ask was writing stays in flight, unanswered. */
+  const hearSettled = (outcome: AskOutcome, write: 'answered' | 'unanswered' = 'unanswered') => {
+    const asking = actor.getSnapshot()
+    actor.send({ type: 'ask.settled', outcome })
+    if (write === 'unanswered' && isWriting(asking) && !isWriting(actor.getSnapshot())) {
+      state.orphans.push({ kind: 'settle', outcome: asking.context.proposal!.outcome })
+    }
+  }
   switch (step.type) {
     case 'ask.aborted':
       state.aborted = true
@@ -395,7 +403,7 @@ function apply(
       actor.send(step)
       break
     case 'ask.settled':
-      actor.send(step)
+      hearSettled(step.outcome)
       // An ending without the human leaves the followed ask: the store holds nothing yet for the new one.
       state.stored = actor.getSnapshot().matches('admitting') ? undefined : step.outcome
       break
@@ -424,13 +432,17 @@ function apply(
     case 'admission.lost':
       actor.send({ type: 'admission.failed' })
       break
-    case 'commit.lost':
+    case 'commit.lost': {
       // The feed's word of the write comes before its failure (as the memory store and SQLite
       // tell it); a closed seam no longer follows its store.
-      state.stored = offered(actor, 'presentation')
-      if (!state.closed) actor.send({ type: 'ask.settled', outcome: state.stored })
-      toPresentation({ type: 'commit.failed', lasting: false })
+      const by = writer()
+      state.stored = offered(actor, by)
+      if (!state.closed) hearSettled(state.stored, 'answered')
+      const failed = { type: 'commit.failed' as const, lasting: false }
+      if (by === 'presentation') toPresentation(failed)
+      else if (isWriting(actor.getSnapshot())) actor.send(failed)
       break
+    }
     case 'commit.unheld':
       actor.send({ type: 'commit.failed', lasting: true })
       break
@@ -490,9 +502,7 @@ function apply(
       if (state.stored === undefined && !state.unheld) {
         const timeout = timeoutOutcome({ deadline: DEADLINE_MS, startedAt: 0 })
         state.stored = timeout
-        if (!state.closed && actor.getSnapshot().status === 'active') {
-          actor.send({ type: 'ask.settled', outcome: timeout })
-        }
+        if (!state.closed && actor.getSnapshot().status === 'active') hearSettled(timeout)
       }
       break
     }
@@ -514,6 +524,10 @@ function apply(
     }
   }
 }
+
+/** Whether the ask's own write of its ending is in flight. */
+const isWriting = (ask: AskSnapshot) =>
+  ask.matches({ committing: 'writing' }) || ask.matches({ committing: 'lastWrite' })
 
 function offered(actor: ModelActor, writer: 'ask' | 'presentation'): AskOutcome {
   const snapshot = actor.getSnapshot()

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
-  askGuards,
   replayedOutcome,
   outputOf,
   presentationDecided,
@@ -11,6 +10,7 @@ import {
   toEnding,
 } from '../../src/machines/ask.context.js'
 import type { AskContext, AskEvent } from '../../src/machines/ask.context.js'
+import { askGuards } from '../../src/machines/ask.guards.js'
 import {
   callerAbortOutcome,
   handedOverOutcome,

@@ -242,6 +242,49 @@ describe('askMachine: admission', () => {
     },
   )
 
+  it('the seam closes during admission, then the admission fails: the failure is written once', () => {
+    const { actor, effects } = admitting({ key: undefined })
+    actor.send({ type: 'seam.closed' })
+    actor.send({ type: 'admission.failed' })
+    expect(actor.getSnapshot().context.proposal).toMatchObject({ once: true, cause: 'store' })
+    actor.send({ type: 'commit.failed', lasting: false })
+    expect(actor.getSnapshot().value).toBe('failed')
+    expect(effects.offered).toEqual([storeFailedOutcome()])
+  })
+
+  it('the caller aborts during admission, then the seam closes: the abort is written once', () => {
+    const { actor, effects } = admitting()
+    actor.send({ type: 'ask.aborted' })
+    actor.send({ type: 'seam.closed' })
+    actor.send({ type: 'admission.done', result: { status: 'admitted' } })
+    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
+    actor.send({ type: 'commit.failed', lasting: false })
+    expect(actor.getSnapshot().value).toBe('failed')
+    expect(actor.getSnapshot().output).toMatchObject({ error: { code: 'STORE_FAILED' } })
+    expect(effects.offered).toEqual([callerAbortOutcome()])
+  })
+
+  it.each([
+    [
+      'its own ending (its write landed, its reply not yet come, or lost)',
+      callerAbortOutcome(),
+      'caller',
+    ],
+    ['another ending committed first', { status: 'answered' as const, answer: yes }, undefined],
+  ])(
+    'the feed tells of the ask settled while its ending is written, %s: that is its outcome',
+    (_name, outcome, cause) => {
+      const { actor, effects } = admitting({ key: undefined })
+      actor.send({ type: 'admission.done', result: { status: 'admitted' } })
+      actor.send({ type: 'ask.aborted' })
+      expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
+      actor.send({ type: 'ask.settled', outcome })
+      expect(actor.getSnapshot().status).toBe('done')
+      expect(actor.getSnapshot().context).toMatchObject({ outcome, cause })
+      expect(effects.offered).toEqual([callerAbortOutcome()])
+    },
+  )
+
   it('the admission fails after it landed, and a console answered it meanwhile: the caller gets that answer', () => {
     const { actor } = admissionFailed()
     const answered = { status: 'answered' as const, answer: { answers: [] } }
