@@ -22,6 +22,8 @@ import {
   startCaller,
 } from './property-callers.js'
 import type { PropertyCaller } from './property-callers.js'
+import { faultyStore } from './faulty-store.js'
+import type { FaultKind, FaultyStore, MetFault } from './faulty-store.js'
 import { advance, restartClock, useFakeClock } from './run-store.js'
 import type { RunStore } from './run-store.js'
 
@@ -61,6 +63,17 @@ interface Real {
   settle: RunStore['settle']
   seams: UserQuestions[]
   providers: (ControllableProvider | undefined)[]
+  /** The store the seams are given fails when armed (a run with faults); `store` is the one underneath. */
+  faults: FaultyStore | undefined
+  /** The seam that wrote each ask's admission, by askId. */
+  owners: Map<string, number>
+}
+
+/** The faults the seams met while `run` ran. */
+async function faultsMet(real: Real, run: () => Promise<void>): Promise<MetFault[]> {
+  const before = real.faults?.met.length ?? 0
+  await run()
+  return real.faults?.met.slice(before) ?? []
 }
 
 const live = (model: Model, seam: number) => !model.closed.has(seam) && !model.crashed.has(seam)
@@ -70,26 +83,42 @@ class Ask implements fc.AsyncCommand<Model, Real> {
     readonly seam: number,
     readonly key: string | undefined,
     readonly timeoutMs: number | undefined,
+    /** How its admission fails, if it does (a run with faults). */
+    readonly fault?: Exclude<FaultKind, 'read'>,
   ) {}
   check = (model: Model) => live(model, this.seam)
   async run(model: Model, real: Real) {
-    const record = startCaller(model.callers, this.seam, (signal) =>
-      real.seams[this.seam]!.ask({
-        questions,
-        signal,
-        ...(this.key === undefined ? {} : { key: this.key }),
-        ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }),
-      }),
-    )
-    record.key = this.key
-    await real.settle()
+    if (this.fault !== undefined) real.faults?.arm(this.fault, 'admit')
+    let record!: PropertyCaller
+    const met = await faultsMet(real, async () => {
+      record = startCaller(model.callers, this.seam, (signal) =>
+        real.seams[this.seam]!.ask({
+          questions,
+          signal,
+          ...(this.key === undefined ? {} : { key: this.key }),
+          ...(this.timeoutMs === undefined ? {} : { timeoutMs: this.timeoutMs }),
+        }),
+      )
+      record.key = this.key
+      await real.settle()
+    })
+    // A caller attached to an ask under its key admits nothing: the fault waits for no one.
+    real.faults?.disarmAdmission()
+    const failed = met.find((fault) => fault.call === 'admit')
+    if (failed !== undefined) {
+      // DESIGN §6: an admission that failed ends its ask STORE_FAILED, a row it left settled so.
+      record.askId = failed.askId
+      record.expectCode = 'STORE_FAILED'
+      return
+    }
     const before = new Set(model.callers.map((each) => each.askId))
     const listed = real.seams[this.seam]!.pending().map((each) => each.askId)
     const admitted = listed.find((askId) => !before.has(askId))
     record.askId = admitted ?? (await keyedAskId(real, this.key))
     record.follows = admitted === undefined && record.askId !== undefined
   }
-  toString = () => `ask(seam ${this.seam}, ${this.key ?? 'no key'}, ${this.timeoutMs ?? '∞'})`
+  toString = () =>
+    `ask(seam ${this.seam}, ${this.key ?? 'no key'}, ${this.timeoutMs ?? '∞'}${this.fault === undefined ? '' : `, admission ${this.fault}s`})`
 }
 
 async function keyedAskId(real: Real, key: string | undefined): Promise<string | undefined> {
@@ -119,15 +148,20 @@ class Respond implements fc.AsyncCommand<Model, Real> {
     const call = open[this.pick % open.length]!
     const stored = await real.store.get(call.request.askId)
     if (this.gapAt !== undefined && live(model, this.gapAt)) feedGap(real, this.gapAt)
-    if (this.how === 'cancel') call.reject(new UserQuestionError('dismissed', 'ASK_CANCELLED'))
-    else {
-      const answer = answerOf(this.how)
-      if (stored?.state === 'pending' && !model.firstAnswer.has(call.request.askId)) {
-        model.firstAnswer.set(call.request.askId, answer)
+    const askId = call.request.askId
+    const first = stored?.state === 'pending' && !model.firstAnswer.has(askId)
+    const met = await faultsMet(real, async () => {
+      if (this.how === 'cancel') call.reject(new UserQuestionError('dismissed', 'ASK_CANCELLED'))
+      else {
+        if (first) model.firstAnswer.set(askId, answerOf(this.how))
+        call.resolve(answerOf(this.how))
       }
-      call.resolve(answer)
+      await real.settle()
+    })
+    // An answer whose write never reached the store is tried again later: another may come first.
+    if (first && met.some((fault) => fault.kind === 'fail' && fault.askId === askId)) {
+      model.firstAnswer.delete(askId)
     }
-    await real.settle()
   }
   toString = () =>
     `respond(console ${this.console}, #${this.pick}, ${this.how}${this.gapAt === undefined ? '' : `, gap at seam ${this.gapAt}`})`
@@ -148,9 +182,21 @@ class FeedGap implements fc.AsyncCommand<Model, Real> {
   toString = () => `feedGap(seam ${this.seam})`
 }
 
-/** `store` as one seam sees it: the feed listeners it registers are kept in `listeners`. */
-function watchedThrough(store: AskStore, listeners: Set<(change: StoreChange) => void>): AskStore {
+/**
+ * `store` as seam `seam` sees it: the feed listeners it registers are kept
+ * in `listeners`, and each ask it admits is noted in `owners` as its.
+ */
+function seamView(
+  store: AskStore,
+  seam: number,
+  listeners: Set<(change: StoreChange) => void>,
+  owners: Map<string, number>,
+): AskStore {
   const view = Object.create(store) as AskStore
+  view.admit = (ask) => {
+    owners.set(ask.askId, seam)
+    return store.admit(ask)
+  }
   view.watch = (listener) => {
     listeners.add(listener)
     const unwatch = store.watch(listener)
@@ -160,6 +206,17 @@ function watchedThrough(store: AskStore, listeners: Set<(change: StoreChange) =>
     }
   }
   return view
+}
+
+/** The next settlement or vote a seam writes, or the next read it makes, fails as `kind` says. */
+class Fault implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly kind: FaultKind) {}
+  check = () => true
+  async run(_model: Model, real: Real) {
+    real.faults?.arm(this.kind)
+    await real.settle()
+  }
+  toString = () => `fault(${this.kind})`
 }
 
 class Abort implements fc.AsyncCommand<Model, Real> {
@@ -205,6 +262,14 @@ const RUNS = 150
 
 async function compare(model: Model, real: Real) {
   expectEachShownOnce(real)
+  const met = real.faults?.met ?? []
+  // The asks an ending's write, or an answer's, met a fault on.
+  const faulted = new Set(
+    met.filter((fault) => ['settle', 'vote'].includes(fault.call)).map((fault) => fault.askId),
+  )
+  const admissionFailed = new Set(
+    met.filter((fault) => fault.call === 'admit').map((fault) => fault.askId),
+  )
   for (const caller of model.callers) {
     if (caller.askId === undefined || model.crashed.has(caller.seam)) continue
     let stored = await real.store.get(caller.askId)
@@ -235,11 +300,23 @@ async function compare(model: Model, real: Real) {
         })
       }
     }
+    // An ending whose write failed and was not tried again (the seam closed meanwhile, say) is
+    // STORE_FAILED for its caller (DESIGN §6: a local ending stands only once the store commits it).
+    if (caller.result?.error?.code === 'STORE_FAILED' && faulted.has(caller.askId)) {
+      caller.expectCode = 'STORE_FAILED'
+    }
     expectCallerAgrees(caller, stored)
+    // Known and left alone: a failed admission whose one write of its failure fails too leaves its
+    // row pending until its process dies (or its deadline comes).
+    const leftover = faulted.has(caller.askId) && admissionFailed.has(caller.askId)
+    if (stored?.state === 'pending' && !leftover) expectNoGhost(model, real, caller.askId)
     // What a caller got is final, and so is the ask it got it from: a later ask under the key is not its.
     if (caller.result !== undefined) caller.follows = false
-    if (stored?.state === 'pending') expectShownByEveryConsole(model, real, caller.askId)
-    else if (stored !== undefined) expectListedNowhere(model, real, caller.askId)
+    if (stored?.state === 'pending') {
+      // Its own seam's console took it down with the ending that seam is still writing.
+      const writing = faulted.has(caller.askId) ? real.owners.get(caller.askId) : undefined
+      expectShownByEveryConsole(model, real, caller.askId, writing)
+    } else if (stored !== undefined) expectListedNowhere(model, real, caller.askId)
   }
 }
 
@@ -252,6 +329,21 @@ function expectEachShownOnce(real: Real) {
     const shown = provider?.calls.map((call) => call.request.askId) ?? []
     expect(shown, `console ${index} shows each ask once`).toEqual([...new Set(shown)])
   }
+}
+
+/**
+ * An ask its live seam admitted stays pending only while a caller waits on
+ * it: one whose callers all have their outcome is a question shown to the
+ * fleet that nobody waits for (a row its seam failed to end).
+ */
+function expectNoGhost(model: Model, real: Real, askId: string) {
+  const owner = real.owners.get(askId)
+  if (owner === undefined || !live(model, owner)) return
+  const waiting = model.callers.some(
+    (caller) =>
+      caller.askId === askId && caller.result === undefined && !model.crashed.has(caller.seam),
+  )
+  expect(waiting, `${askId} is pending with no caller waiting`).toBe(true)
 }
 
 /** A settled ask is before no console, and no live seam lists it as pending. */
@@ -267,12 +359,18 @@ function expectListedNowhere(model: Model, real: Real, askId: string) {
   }
 }
 
-/** A pending ask is before every live console (DESIGN §10: one console serves a fleet). */
-function expectShownByEveryConsole(model: Model, real: Real, askId: string) {
+/**
+ * A pending ask is before every live console (DESIGN §10: one console serves
+ * a fleet), or in its hands: an answer it gave whose commit has no verdict yet.
+ */
+function expectShownByEveryConsole(model: Model, real: Real, askId: string, except?: number) {
   for (const [index, provider] of real.providers.entries()) {
-    if (provider === undefined || !live(model, index)) continue
+    if (provider === undefined || !live(model, index) || index === except) continue
     const open = provider.calls.some(
-      (call) => call.request.askId === askId && !call.settled && !call.request.signal.aborted,
+      (call) =>
+        call.request.askId === askId &&
+        !call.request.signal.aborted &&
+        (!call.settled || call.verdict === undefined),
     )
     expect(open, `console ${index} shows ${askId}`).toBe(true)
   }
@@ -290,23 +388,35 @@ const respond = fc
     fc.option(seamIndex, { nil: undefined, freq: 3 }),
   )
   .map(([console, pick, how, gapAt]) => new Respond(console, pick, how, gapAt))
-// Asks and answers are drawn three times as often as the endings that stop them.
-const commands = fc.commands(
-  [
-    ask,
-    ask,
-    ask,
-    respond,
-    respond,
-    respond,
-    fc.nat(10).map((pick) => new Abort(pick)),
-    fc.constantFrom(100, 500, 2_000, 16_000).map((ms) => new Advance(ms)),
-    seamIndex.map((seam) => new FeedGap(seam)),
-    seamIndex.map((seam) => new Close(seam)),
-    seamIndex.map((seam) => new Crash(seam)),
-  ],
-  { maxCommands: 30 },
-)
+const fault = fc.constantFrom<FaultKind>('fail', 'lose', 'read').map((kind) => new Fault(kind))
+const failingAsk = fc
+  .tuple(
+    seamIndex,
+    fc.constantFrom(undefined, ...KEYS),
+    fc.constantFrom<'fail' | 'lose'>('fail', 'lose'),
+  )
+  .map(([seam, key, how]) => new Ask(seam, key, undefined, how))
+
+/** The commands of a run; with `faults`, some of the seams' writes and reads fail too. */
+const commandsOf = (faults: boolean) =>
+  // Asks and answers are drawn three times as often as the endings that stop them.
+  fc.commands(
+    [
+      ask,
+      ask,
+      ask,
+      respond,
+      respond,
+      respond,
+      fc.nat(10).map((pick) => new Abort(pick)),
+      fc.constantFrom(100, 500, 2_000, 16_000).map((ms) => new Advance(ms)),
+      seamIndex.map((seam) => new FeedGap(seam)),
+      seamIndex.map((seam) => new Close(seam)),
+      seamIndex.map((seam) => new Crash(seam)),
+      ...(faults ? [fault, fault, failingAsk] : []),
+    ],
+    { maxCommands: 30 },
+  )
 
 /**
  * The runs made before the random ones: one for each ending, so that the
@@ -343,7 +453,9 @@ export function seamFleetSuite(
   storeName: string,
   openStore: () => Promise<RunStore>,
   wantedRuns = RUNS,
+  { faults = false }: { faults?: boolean } = {},
 ): void {
+  const commands = commandsOf(faults)
   describe(`seams sharing one store against a reference model (${storeName})`, () => {
     useFakeClock()
 
@@ -362,9 +474,11 @@ export function seamFleetSuite(
               undefined,
             ]
             const feeds = providers.map(() => new Set<(change: StoreChange) => void>())
-            const seams = feeds.map((listeners) =>
+            const failing = faults ? faultyStore(store) : undefined
+            const owners = new Map<string, number>()
+            const seams = feeds.map((listeners, index) =>
               createUserQuestions({
-                store: watchedThrough(store, listeners),
+                store: seamView(failing?.store ?? store, index, listeners, owners),
                 waitForProviderMs: 60_000,
               }),
             )
@@ -378,7 +492,7 @@ export function seamFleetSuite(
               closed: new Set(),
               crashed: new Set(),
             }
-            const real: Real = { store, feeds, settle, seams, providers }
+            const real: Real = { store, feeds, settle, seams, providers, faults: failing, owners }
             await settle()
             await fc.asyncModelRun(
               () => ({ model, real }),

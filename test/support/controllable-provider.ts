@@ -7,6 +7,7 @@ import type {
   AskUserQuestionItem,
   ProviderAnswer,
   ProviderRequest,
+  ProviderSettlement,
   UserQuestionErrorCode,
   UserQuestionProvider,
 } from '../../src/protocol/index.js'
@@ -20,6 +21,8 @@ export interface ProviderCall {
   reject(error: unknown): void
   /** Whether the test already settled this call. */
   readonly settled: boolean
+  /** What the seam told the provider became of its answer (`request.settlement`), once it has. */
+  readonly verdict: ProviderSettlement | undefined
 }
 
 /** A provider whose every ask is recorded and settled by the test. */
@@ -45,6 +48,8 @@ export function createControllableProvider(): ControllableProvider {
     ask(request) {
       return new Promise<AskUserQuestionAnswer>((resolve, reject) => {
         let settled = false
+        let verdict: ProviderSettlement | undefined
+        void request.settlement?.then((told) => (verdict = told))
         const call: ProviderCall = {
           request,
           resolve(answer) {
@@ -57,6 +62,9 @@ export function createControllableProvider(): ControllableProvider {
           },
           get settled() {
             return settled
+          },
+          get verdict() {
+            return verdict
           },
         }
         calls.push(call)
