@@ -14,6 +14,7 @@ import type { AskStore, UserQuestionError } from '../../src/protocol/index.js'
 import { callerAbortOutcome, endingOf, noProviderOutcome } from '../../src/vocabulary/index.js'
 import type { AskOutcome, UserQuestionErrorCode } from '../../src/vocabulary/index.js'
 import { rejectionOf, seamWithProvider } from '../support/controllable-provider.js'
+import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
 import { askInput, questions, recordingAsk, tellPresentation, yes } from './ask-input.js'
 
@@ -488,6 +489,28 @@ describe('askMachine: its effects, as the seam runs them', () => {
       await seam.close()
     },
   )
+
+  it('close() does not wait on the retries of an ending proposed before it: that ending is written once', async () => {
+    const holding = holdingStore(createMemoryStore(), { admissions: true })
+    const { seam } = seamWithProvider({ store: holding.store })
+    await settle()
+    const caller = new AbortController()
+    const asked = rejectionOf(seam.ask({ questions, signal: caller.signal }), 'STORE_FAILED')
+    await settle()
+    caller.abort(new Error('caller gave up'))
+    let closed = false
+    const closing = seam.close().then(() => (closed = true))
+    await holding.held.shift()!.run()
+    await settle()
+    expect(holding.held.map((write) => write.kind)).toEqual(['settle'])
+    holding.held.shift()!.fail(new Error('disk I/O error'))
+    // No timer moves: a retry would hold close() for its pause.
+    await settle()
+    expect(closed).toBe(true)
+    await closing
+    await asked
+    expect(holding.held).toEqual([])
+  })
 
   it('the caller of an ask the store committed gets the very error its provider’s signal aborted with', async () => {
     const { seam, provider } = seamWithProvider()
