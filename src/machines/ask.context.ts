@@ -78,7 +78,10 @@ export interface AskProposal {
   outcome: AskRejection
   cause?: AskCause
   commit: boolean
-  /** Written once, a failure not retried: the seam's closing, a failed admission's ending. */
+  /**
+   * Written once, a failure not retried: the seam's closing, a failed
+   * admission's ending, any ending proposed before the seam closed.
+   */
   once?: true
 }
 

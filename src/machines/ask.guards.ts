@@ -62,7 +62,7 @@ export const askGuards = {
     return event.final && context.proposal === undefined
   },
   hasProposal: ({ context }: Args) => context.proposal !== undefined,
-  /** The proposal's write failed for a reason that may pass, it has tries left, and it is not written once ({@link proposeOnce}). */
+  /** The proposal's write failed for a reason that may pass, it has tries left, and it is not written once (`AskProposal.once`). */
   mayRetryCommit: ({ context, event }: Args) => {
     assertEvent(event, 'commit.failed')
     return (
