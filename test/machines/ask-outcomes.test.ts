@@ -187,6 +187,21 @@ describe('askMachine: the final state an outcome leads to', () => {
     expect(writing.effects.offered).toHaveLength(1)
   })
 
+  it('the seam closing while a presentation still commits makes the ending proposed before it the last write', () => {
+    const { machine, effects } = recordingAsk()
+    const actor = createActor(machine, { input: askInput() }).start()
+    tellPresentation(actor, { type: 'provider.answered', answer: yes })
+    actor.send({ type: 'ask.aborted' })
+    actor.send({ type: 'seam.closed' })
+    expect(actor.getSnapshot().context.proposal).toMatchObject({ once: true })
+    // The presentation's write fails; it comes down, and the ask writes its abort, once.
+    tellPresentation(actor, { type: 'commit.failed', lasting: false })
+    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
+    actor.send({ type: 'commit.failed', lasting: false })
+    expect(actor.getSnapshot().output).toMatchObject({ error: { code: 'STORE_FAILED' } })
+    expect(effects.offered).toEqual([callerAbortOutcome()])
+  })
+
   it('ignores a commit result while nothing was offered', () => {
     const { machine } = recordingAsk()
     const actor = createActor(machine, { input: askInput() }).start()
