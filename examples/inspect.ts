@@ -25,12 +25,12 @@ await seam.close()
 // x:1 leases.changed → "starting"
 // x:1 xstate.done.actor.0.fleet.starting → "firstRead"
 // x:3 providers.elsewhere → "admitting"
-// x:1 xstate.done.actor.0.fleet.firstRead → {"running":{"lease":"writing","leases":"idle","sweep":"idle","orphans":"idle"}}
+// x:1 xstate.done.actor.0.fleet.firstRead → {"running":{"lease":"writing","leases":"idle","sweep":"idle","orphans":"idle","endings":"idle"}}
 // x:6 xstate.init → "presenting"
 // x:3 admission.done → {"pending":"presented"}
-// x:1 leases.changed → {"running":{"lease":"writing","leases":"reading","sweep":"idle","orphans":"idle"}}
-// x:1 xstate.done.actor.0.fleet.running.lease.writing → {"running":{"lease":"dormant","leases":"reading","sweep":"idle","orphans":"idle"}}
-// x:1 xstate.done.actor.0.fleet.running.leases.reading → {"running":{"lease":"dormant","leases":"idle","sweep":"idle","orphans":"idle"}}
+// x:1 leases.changed → {"running":{"lease":"writing","leases":"reading","sweep":"idle","orphans":"idle","endings":"idle"}}
+// x:1 xstate.done.actor.0.fleet.running.lease.writing → {"running":{"lease":"dormant","leases":"reading","sweep":"idle","orphans":"idle","endings":"idle"}}
+// x:1 xstate.done.actor.0.fleet.running.leases.reading → {"running":{"lease":"dormant","leases":"idle","sweep":"idle","orphans":"idle","endings":"idle"}}
 // x:6 provider.answered → {"committing":"writing"}
 // x:6 ask.settled → {"committing":"writing"}
 // x:3 ask.settled → {"pending":"presented"}

@@ -1,5 +1,10 @@
 import { enqueueActions } from 'xstate'
-import { canonicalJson, differenceOf, otherAskOutcome } from '../vocabulary/index.js'
+import {
+  canonicalJson,
+  differenceOf,
+  otherAskOutcome,
+  storeFailedOutcome,
+} from '../vocabulary/index.js'
 import type {
   AskErrorData,
   AskOutcome,
@@ -149,6 +154,14 @@ export type AskEvent =
   | { type: 'commit.done'; outcome: AskOutcome; won: boolean }
   /** The write failed; `lasting` when trying again cannot help (a row that does not parse). */
   | { type: 'commit.failed'; lasting: boolean }
+/**
+ * What an ask tells its seam: it ended `STORE_FAILED` with its ending not
+ * written (the write failed, and was not, or no longer, tried again), so the
+ * store may still hold it pending. The seam's fleet writes `outcome`, what
+ * the caller got, later (`fleetMachine`), so that no row is left pending
+ * with nobody waiting on it.
+ */
+export type AskEmitted = { type: 'ending.unwritten'; askId: string; outcome: AskOutcome }
 /** The one event of `AskEvent` named `TType`. */
 export type AskEventOf<TType extends AskEvent['type']> = Extract<AskEvent, { type: TType }>
 /** What an ask ends with: its outcome (none while it goes on) and who caused it. */
@@ -287,6 +300,26 @@ export const armDeadline = enqueueActions<
   if (context.deadline === undefined) return
   const final = context.deadline - Date.now() <= MAX_DELAY_MS
   enqueue.raise({ type: 'ask.deadline', final }, { delay: 'deadline', id: 'deadline' })
+})
+
+/**
+ * The ending's write failed for good: its caller gets STORE_FAILED, and the
+ * seam is told, to write that ending later (see {@link AskEmitted}).
+ */
+export const failUnwritten = enqueueActions<
+  AskContext,
+  AskEvent,
+  undefined,
+  AskEvent,
+  never,
+  never,
+  never,
+  never,
+  AskEmitted
+>(({ context, enqueue }) => {
+  const outcome = storeFailedOutcome()
+  enqueue.assign({ outcome, cause: 'store' })
+  enqueue.emit({ type: 'ending.unwritten', askId: context.askId, outcome })
 })
 
 /** What a guard or delay of the ask is handed. */

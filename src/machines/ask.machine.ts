@@ -13,6 +13,7 @@ import {
   armDeadline,
   committedOutcome,
   adoptHeld,
+  failUnwritten,
   askDelays,
   otherAskRefusal,
   replayedOutcome,
@@ -30,6 +31,7 @@ import {
 } from './ask.context.js'
 import type {
   AskContext,
+  AskEmitted,
   AskEvent,
   AskInput,
   AskOutput,
@@ -58,6 +60,7 @@ export const askMachine = /* @__PURE__ */ setup({
     events: {} as AskEvent,
     input: {} as AskInput,
     output: {} as AskOutput,
+    emitted: {} as AskEmitted,
     /** `admitting`: the store does not hold the ask yet. `shown`: a provider shows it, here or elsewhere. */
     tags: {} as 'admitting' | 'shown',
   },
@@ -121,7 +124,7 @@ export const askMachine = /* @__PURE__ */ setup({
       assertEvent(event, 'admission.done')
       return { outcome: otherAskRefusal(event.result, context) }
     }),
-    recordStoreFailure: assign({ outcome: storeFailedOutcome(), cause: 'store' as const }),
+    failUnwritten,
     recordFailedCommit: assign(({ context }) => ({ commitAttempts: context.commitAttempts + 1 })),
     recordOutcome: assign((_, decided: Decided) => recorded(decided)),
   },
@@ -358,18 +361,18 @@ export const askMachine = /* @__PURE__ */ setup({
           on: {
             'commit.failed': [
               { guard: 'mayRetryCommit', target: 'waiting', actions: 'recordFailedCommit' },
-              { target: '#ask.failed', actions: 'recordStoreFailure' },
+              { target: '#ask.failed', actions: 'failUnwritten' },
             ],
             'seam.closed': 'lastWrite',
           },
         },
         // The seam closed while a write was under way: that write is the last.
         lastWrite: {
-          on: { 'commit.failed': { target: '#ask.failed', actions: 'recordStoreFailure' } },
+          on: { 'commit.failed': { target: '#ask.failed', actions: 'failUnwritten' } },
         },
         waiting: {
           after: { commitRetry: 'writing' },
-          on: { 'seam.closed': { target: '#ask.failed', actions: 'recordStoreFailure' } },
+          on: { 'seam.closed': { target: '#ask.failed', actions: 'failUnwritten' } },
         },
       },
     },

@@ -1,10 +1,23 @@
 import { assertEvent, assign, emit, enqueueActions, fromPromise, raise, setup } from 'xstate'
+import type { AskOutcome } from '../vocabulary/index.js'
 import { clampDelay, delayUntil } from './time.js'
 
 /** How often a seam on a durable store renews its lease and sweeps the store. */
 export const HEARTBEAT_MS = 5_000
 /** How long a lease lasts unrenewed: a seam silent this long counts as dead. */
 export const LEASE_MS = 15_000
+/**
+ * How many unwritten endings a seam keeps to write again; past it the oldest
+ * is dropped, and its row ends as an orphan once the seam's lease goes.
+ */
+export const MAX_UNWRITTEN = 1_000
+
+/** An ask of this seam that ended with its ending not written: the store may still hold it pending. */
+export interface UnwrittenEnding {
+  askId: string
+  /** What its caller got, to be written. */
+  outcome: AskOutcome
+}
 
 /** What a seam's fleet starts from. */
 export interface FleetInput {
@@ -28,6 +41,8 @@ export interface FleetContext {
   sweepAt: number | undefined
   /** When the earliest lapsing lease of another seam lapses (a store nothing outlives: a dropped seam's). */
   orphanAt: number | undefined
+  /** This seam's asks whose ending is still to be written, oldest first. */
+  unwritten: UnwrittenEnding[]
 }
 
 /** What one read of the leases found. */
@@ -49,6 +64,8 @@ export type FleetEvent =
   | { type: 'fleet.stop' }
   /** The seam is dropped as a killed process would be: its lease is left to lapse. */
   | { type: 'fleet.crash' }
+  /** An ask of this seam ended with its ending not written: it is written at the next beats until the store takes it. */
+  | ({ type: 'ending.unwritten' } & UnwrittenEnding)
   /** Raised by the fleet itself once a read of the leases is recorded. */
   | { type: 'leases.read' }
 
@@ -96,12 +113,14 @@ export const fleetMachine = /* @__PURE__ */ setup({
     endOrphans: fromPromise<void>(async () => undefined),
     releaseLease: fromPromise<void>(async () => undefined),
     leaveLease: idle,
+    writeEndings: fromPromise<string[], UnwrittenEnding[]>(async () => []),
   },
   guards: {
     isDurable: ({ context }) => context.durable,
     isLeaseStale: ({ context }) => context.leaseStale,
     hasSweepDue: ({ context }) => context.sweepAt !== undefined,
     hasOrphansDue: ({ context }) => context.orphanAt !== undefined,
+    hasUnwritten: ({ context }) => context.unwritten.length > 0,
   },
   delays: {
     heartbeat: clampDelay(HEARTBEAT_MS),
@@ -124,6 +143,14 @@ export const fleetMachine = /* @__PURE__ */ setup({
     }),
     clearSweep: assign({ sweepAt: undefined }),
     clearOrphans: assign({ orphanAt: undefined }),
+    keepUnwritten: assign(({ context, event }) => {
+      assertEvent(event, 'ending.unwritten')
+      const { askId, outcome } = event
+      return { unwritten: [...context.unwritten, { askId, outcome }].slice(-MAX_UNWRITTEN) }
+    }),
+    dropWritten: assign(({ context }, written: string[]) => ({
+      unwritten: context.unwritten.filter(({ askId }) => !written.includes(askId)),
+    })),
     recordLeases: assign(({ context }, read: LeaseRead) => ({
       providerElsewhere: read.providerElsewhere,
       known: true,
@@ -151,11 +178,13 @@ export const fleetMachine = /* @__PURE__ */ setup({
     known: false,
     sweepAt: undefined,
     orphanAt: undefined,
+    unwritten: [],
   }),
   initial: 'starting',
   on: {
     'provider.changed': { actions: 'recordProvider' },
     'deadline.watch': { actions: 'watchDeadline' },
+    'ending.unwritten': { actions: 'keepUnwritten' },
     'fleet.stop': '.releasing',
     'fleet.crash': [{ guard: 'isDurable', target: '.stopped' }, { target: '.crashed' }],
   },
@@ -288,8 +317,28 @@ export const fleetMachine = /* @__PURE__ */ setup({
             },
           },
         },
+        // Each beat writes the endings left unwritten, oldest first, until one write fails.
+        endings: {
+          initial: 'idle',
+          states: {
+            idle: { always: { guard: 'hasUnwritten', target: 'resting' } },
+            resting: { after: { heartbeat: 'writing' } },
+            writing: {
+              invoke: {
+                src: 'writeEndings',
+                input: ({ context }) => context.unwritten,
+                onDone: {
+                  target: 'idle',
+                  actions: { type: 'dropWritten', params: ({ event }) => event.output },
+                },
+                onError: 'idle',
+              },
+            },
+          },
+        },
       },
     },
+    // Endings still unwritten are left: once the lease is gone their rows end as orphans.
     releasing: {
       invoke: { src: 'releaseLease', onDone: 'stopped', onError: 'stopped' },
     },

@@ -16,6 +16,7 @@ export type {
   AdmissionResult,
   AskCause,
   AskContext,
+  AskEmitted,
   AskEvent,
   AskInput,
   AskOutput,
@@ -32,7 +33,7 @@ export type {
   PresentationOutput,
   ProviderVerdict,
 } from './presentation.machine.js'
-export { HEARTBEAT_MS, LEASE_MS, fleetMachine } from './fleet.machine.js'
+export { HEARTBEAT_MS, LEASE_MS, MAX_UNWRITTEN, fleetMachine } from './fleet.machine.js'
 export type {
   FleetContext,
   FleetEmitted,
@@ -40,6 +41,7 @@ export type {
   FleetInput,
   LeaseRead,
   LeaseWrite,
+  UnwrittenEnding,
 } from './fleet.machine.js'
 export { MAX_DELAY_MS, clampDelay } from './time.js'
 export { webhookDeliveryMachine, webhookRetryDelay } from './webhookDelivery.machine.js'

@@ -7,10 +7,12 @@ import type {
   AskInput,
   AskOutput,
   presentationMachine,
+  UnwrittenEnding,
 } from '../machines/index.js'
 import { createCallerSignals, errorOf, keepCause } from './callers.js'
 import type { AskHandle, Caller } from './callers.js'
 import { commitFailed, commitOutcome, ended, newAskRecord, report } from './effects.js'
+import { listed } from './follower.js'
 import { newId } from './ids.js'
 import type { InspectionObserver } from './seam-api.js'
 import { settlementOf } from './telemetry.js'
@@ -71,6 +73,8 @@ export interface AsksOptions {
   takeDown(askId: string, reason: UserQuestionError): void
   /** Settles once the ask's record writes under way are done: its ending is committed after them. */
   recorded(askId: string): Promise<void>
+  /** An ask ended with its ending not written (the store may hold it pending): it is written later. */
+  unwritten(ending: UnwrittenEnding): void
   inspect?: InspectionObserver
   /** Told when each ask starts and settles (already guarded: its hooks do not throw). */
   telemetry?: SeamTelemetry
@@ -136,7 +140,6 @@ export function createAsks(options: AsksOptions): Asks {
     reject: Caller['reject'],
   ) => {
     const input = askInput(request, options)
-    const agent = request.agent as Agent | undefined
     const actor = createActor(
       machine,
       options.inspect === undefined ? { input } : { input, inspect: options.inspect },
@@ -145,7 +148,7 @@ export function createAsks(options: AsksOptions): Asks {
       actor,
       askId: input.askId,
       key: request.key,
-      agent,
+      agent: request.agent as Agent | undefined,
       callers: [],
       causes: {},
       error: undefined,
@@ -160,6 +163,7 @@ export function createAsks(options: AsksOptions): Asks {
     if (options.telemetry !== undefined) {
       handle.telemetry = options.telemetry.askStarted(telemetryAsk(input))
     }
+    actor.on('ending.unwritten', ({ askId, outcome }) => options.unwritten({ askId, outcome }))
     actor.subscribe({
       next: ({ context }) => {
         if (context.askId !== handle.askId) rekey(handle, context.askId)
@@ -261,21 +265,20 @@ export function createAsks(options: AsksOptions): Asks {
 
 /**
  * An internal fault in an ask's machine still settles the ask (issue 10):
- * its question comes down and the fault is written, outside the machine.
- * Resolves once the write is done or failed.
+ * its question comes down and the fault is written, outside the machine
+ * (later, if that write fails). Resolves once the write is done or failed.
  */
-function settleFaulted(handle: AskHandle, fault: unknown, options: AsksOptions): Promise<void> {
+async function settleFaulted(handle: AskHandle, fault: unknown, options: AsksOptions) {
   const outcome = seamFaultOutcome()
   const { askId } = handle
   handle.error = outcomeError(outcome.error, fault)
   options.takeDown(askId, handle.error)
   handle.telemetry?.settled(settlementOf(askId, outcome))
-  return Promise.resolve()
-    .then(() => options.store.settle(askId, outcome, Date.now()))
-    .then(
-      () => undefined,
-      () => undefined,
-    )
+  try {
+    await options.store.settle(askId, outcome, Date.now())
+  } catch {
+    options.unwritten({ askId, outcome })
+  }
 }
 
 /** Whether the store holds an ask this seam runs already: it is past its admission. */
@@ -291,25 +294,6 @@ function pendingEntry(actor: AskActor, shownElsewhere: (askId: string) => boolea
     snapshot.hasTag('shown') ||
     (snapshot.matches({ pending: 'following' }) && shownElsewhere(askId))
   return listed({ askId, questions, agentId, startedAt, deadline }, shown)
-}
-
-/** How `pending()` lists an ask, whichever seam runs it: the fields it has, and whether it is shown. */
-export function listed(
-  ask: Pick<PendingAsk, 'askId' | 'questions' | 'startedAt'> & {
-    agentId?: string | undefined
-    deadline?: number | undefined
-  },
-  shown: boolean,
-): PendingAsk {
-  const entry: PendingAsk = {
-    askId: ask.askId,
-    questions: ask.questions,
-    state: shown ? 'presenting' : 'waiting-for-provider',
-    startedAt: ask.startedAt,
-  }
-  if (ask.agentId !== undefined) entry.agentId = ask.agentId
-  if (ask.deadline !== undefined) entry.deadline = ask.deadline
-  return entry
 }
 
 /** Tells every ask the seam closed; resolves once each has ended. */

@@ -1,8 +1,8 @@
 import { createActor, fromPromise } from 'xstate'
 import type { Actor } from 'xstate'
 import { fleetMachine } from '../machines/index.js'
-import type { FleetEvent, LeaseRead } from '../machines/index.js'
-import { ended } from './effects.js'
+import type { FleetEvent, LeaseRead, UnwrittenEnding } from '../machines/index.js'
+import { commitFailed, ended } from './effects.js'
 import type { InspectionObserver } from './seam-api.js'
 import type { AskStore } from './store/types.js'
 
@@ -63,6 +63,9 @@ export function createFleet(options: FleetOptions): FleetActor {
       sweepOverdue: fromPromise(() => quietly(() => store.expireOverdue(Date.now()))),
       endOrphans: fromPromise(() => quietly(() => store.endOrphans(Date.now()))),
       releaseLease: fromPromise(() => quietly(() => store.release(seamId))),
+      writeEndings: fromPromise<string[], UnwrittenEnding[]>(({ input }) =>
+        writeEndings(store, input),
+      ),
     },
   })
   // A seam starts with no provider: registering one tells the fleet (`provider.changed`).
@@ -71,6 +74,26 @@ export function createFleet(options: FleetOptions): FleetActor {
     machine,
     options.inspect === undefined ? { input } : { input, inspect: options.inspect },
   )
+}
+
+/**
+ * Writes each ending in turn, only where the ask is still pending (the
+ * store's conditional write), and resolves with the asks done with: each the
+ * store answered for, and each whose row cannot be written (it does not
+ * parse). The first write that fails otherwise stops the round: the store is
+ * most likely still failing, and the rest wait for the next beat.
+ */
+export async function writeEndings(store: AskStore, endings: UnwrittenEnding[]): Promise<string[]> {
+  const done: string[] = []
+  for (const { askId, outcome } of endings) {
+    try {
+      await store.settle(askId, outcome, Date.now())
+    } catch (error: unknown) {
+      if (!commitFailed(error).lasting) break
+    }
+    done.push(askId)
+  }
+  return done
 }
 
 /** Sends the fleet an event while it runs. */

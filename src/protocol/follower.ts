@@ -1,4 +1,3 @@
-import { listed } from './asks.js'
 import type { Asks } from './asks.js'
 import type { Presenter } from './presenter.js'
 import { createStoreReads } from './store/late-reads.js'
@@ -180,4 +179,23 @@ export function createFollower(options: FollowerOptions): Follower {
       options.fleet({ type: 'deadline.watch', deadline: next })
     },
   }
+}
+
+/** How `pending()` lists an ask, whichever seam runs it: the fields it has, and whether it is shown. */
+export function listed(
+  ask: Pick<PendingAsk, 'askId' | 'questions' | 'startedAt'> & {
+    agentId?: string | undefined
+    deadline?: number | undefined
+  },
+  shown: boolean,
+): PendingAsk {
+  const entry: PendingAsk = {
+    askId: ask.askId,
+    questions: ask.questions,
+    state: shown ? 'presenting' : 'waiting-for-provider',
+    startedAt: ask.startedAt,
+  }
+  if (ask.agentId !== undefined) entry.agentId = ask.agentId
+  if (ask.deadline !== undefined) entry.deadline = ask.deadline
+  return entry
 }

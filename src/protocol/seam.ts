@@ -88,6 +88,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
     timeoutMs: options.timeoutMs,
     takeDown: (askId, reason) => presenter.takeDown(askId, reason),
     recorded: (askId) => presenter.recorded(askId),
+    unwritten: (ending) => tellFleet(fleet, { type: 'ending.unwritten', ...ending }),
     defaults: () => ({
       waitForProviderMs: options.waitForProviderMs ?? 0,
       providerGraceMs: options.providerGraceMs ?? 0,

@@ -12,7 +12,7 @@ import { report } from '../../src/protocol/effects.js'
 import { createMemoryStore } from '../../src/protocol/index.js'
 import type { AskStore, UserQuestionError } from '../../src/protocol/index.js'
 import { callerAbortOutcome, endingOf, noProviderOutcome } from '../../src/vocabulary/index.js'
-import type { AskOutcome, UserQuestionErrorCode } from '../../src/vocabulary/index.js'
+import type { AskOutcome, AskRejection, UserQuestionErrorCode } from '../../src/vocabulary/index.js'
 import { rejectionOf, seamWithProvider } from '../support/controllable-provider.js'
 import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
@@ -497,7 +497,12 @@ describe('askMachine: its effects, as the seam runs them', () => {
         await vi.advanceTimersByTimeAsync(MAX_RETRY_DELAY_MS * 1.2)
       }
       const error = await asked
-      expect(tries).toHaveBeenCalledTimes(MAX_COMMIT_RETRIES + 1)
+      const offered = tries.mock.calls.map(([, outcome]) => (outcome as AskRejection).error.code)
+      // The abort, then STORE_FAILED (what the caller got) at each beat of the seam's fleet.
+      const aborts = offered.filter((code) => code === 'ASK_ABORTED')
+      expect(aborts).toHaveLength(MAX_COMMIT_RETRIES + 1)
+      expect(offered.slice(aborts.length)).toContain('STORE_FAILED')
+      expect(new Set(offered.slice(aborts.length))).toEqual(new Set(['STORE_FAILED']))
       expect((error.cause as Error).message).toMatch(/disk full|no connection/)
       // The provider's question came down with the ending the store did not take.
       expect((provider.last().request.signal.reason as UserQuestionError).code).toBe('ASK_ABORTED')

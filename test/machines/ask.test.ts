@@ -242,6 +242,36 @@ describe('askMachine: admission', () => {
     },
   )
 
+  it.each([
+    ['fails too', { type: 'commit.failed', lasting: false }, true],
+    ['is committed', { type: 'commit.done', outcome: storeFailedOutcome(), won: true }, false],
+  ] as const)(
+    'the write of a failed admission’s ending %s: the seam is told to write it later only if unwritten',
+    (_name, event, unwritten) => {
+      const { actor } = admissionFailed()
+      const told: unknown[] = []
+      actor.on('ending.unwritten', (emitted) => told.push(emitted))
+      actor.send(event)
+      const { askId } = actor.getSnapshot().context
+      const expected = { type: 'ending.unwritten', askId, outcome: storeFailedOutcome() }
+      expect(told).toEqual(unwritten ? [expected] : [])
+    },
+  )
+
+  it('an ending whose write waits for a retry as the seam closes is left unwritten, and the seam is told', () => {
+    const { actor } = admitting({ key: undefined })
+    const told: unknown[] = []
+    actor.on('ending.unwritten', (emitted) => told.push(emitted))
+    actor.send({ type: 'admission.done', result: { status: 'admitted' } })
+    actor.send({ type: 'ask.aborted' })
+    actor.send({ type: 'commit.failed', lasting: false })
+    expect(actor.getSnapshot().value).toEqual({ committing: 'waiting' })
+    expect(told).toEqual([])
+    actor.send({ type: 'seam.closed' })
+    expect(actor.getSnapshot().output).toMatchObject({ error: { code: 'STORE_FAILED' } })
+    expect(told).toMatchObject([{ type: 'ending.unwritten', outcome: storeFailedOutcome() }])
+  })
+
   it('the seam closes during admission, then the admission fails: the failure is written once', () => {
     const { actor, effects } = admitting({ key: undefined })
     actor.send({ type: 'seam.closed' })

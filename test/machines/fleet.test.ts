@@ -7,8 +7,20 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createActor, fromPromise } from 'xstate'
-import { HEARTBEAT_MS, LEASE_MS, MAX_DELAY_MS, fleetMachine } from '../../src/machines/index.js'
-import type { FleetEmitted, FleetInput, LeaseRead } from '../../src/machines/index.js'
+import {
+  HEARTBEAT_MS,
+  LEASE_MS,
+  MAX_DELAY_MS,
+  MAX_UNWRITTEN,
+  fleetMachine,
+} from '../../src/machines/index.js'
+import type {
+  FleetEmitted,
+  FleetInput,
+  LeaseRead,
+  UnwrittenEnding,
+} from '../../src/machines/index.js'
+import { storeFailedOutcome } from '../../src/vocabulary/index.js'
 import { recordingClock } from '../support/clock.js'
 import { deferred } from '../support/deferred.js'
 import { settle } from '../support/settle.js'
@@ -25,11 +37,18 @@ function storeCalls() {
     sweeps: [] as number[],
     orphans: [] as number[],
     releases: 0,
+    /** Each round of unwritten endings offered, as the ids offered and when. */
+    endings: [] as Array<{ at: number; askIds: string[] }>,
   }
   let read: () => Promise<LeaseRead> = async () => ({ providerElsewhere: false })
   let write: () => Promise<void> = async () => undefined
+  let writeEndings = async (endings: UnwrittenEnding[]) => endings.map(({ askId }) => askId)
   return {
     calls,
+    /** How a round of unwritten endings goes: which the store took. */
+    writeEndingsWith(next: typeof writeEndings) {
+      writeEndings = next
+    },
     readWith(next: () => Promise<LeaseRead>) {
       read = next
     },
@@ -59,6 +78,10 @@ function storeCalls() {
       }),
       releaseLease: fromPromise<void>(async () => {
         calls.releases += 1
+      }),
+      writeEndings: fromPromise<string[], UnwrittenEnding[]>(({ input }) => {
+        calls.endings.push({ at: Date.now(), askIds: input.map(({ askId }) => askId) })
+        return writeEndings(input)
       }),
     },
   }
@@ -359,6 +382,77 @@ describe('fleetMachine: orphans of a dropped seam', () => {
     expect([...clock.armed.values()].map(({ delay }) => delay)).toEqual([HEARTBEAT_MS])
     expect(actor.getSnapshot().context.orphanAt).toBeUndefined()
     actor.stop()
+  })
+})
+
+/** An ask of the seam that ended STORE_FAILED with its ending not written. */
+const unwritten = (askId: string) =>
+  ({ type: 'ending.unwritten', askId, outcome: storeFailedOutcome() }) as const
+
+describe('fleetMachine: endings left unwritten', () => {
+  it('writes them at the next beat, on any store, and forgets each the store took', async () => {
+    const { actor, clock, store } = await running()
+    expect(clock.armed.size).toBe(0)
+    actor.send(unwritten('a'))
+    actor.send(unwritten('b'))
+    await clock.advance(HEARTBEAT_MS - 1)
+    expect(store.calls.endings).toEqual([])
+    await clock.advance(1)
+    expect(store.calls.endings).toEqual([{ at: HEARTBEAT_MS, askIds: ['a', 'b'] }])
+    expect(actor.getSnapshot().context.unwritten).toEqual([])
+    expect(clock.armed.size).toBe(0)
+    actor.stop()
+  })
+
+  it('keeps what the store did not take for the next beat, with what came meanwhile, oldest first', async () => {
+    const { actor, clock, store } = await running({}, (calls) =>
+      calls.writeEndingsWith(async () => []),
+    )
+    actor.send(unwritten('a'))
+    await clock.advance(HEARTBEAT_MS)
+    store.writeEndingsWith(async ([first]) => (first === undefined ? [] : [first.askId]))
+    actor.send(unwritten('b'))
+    await clock.advance(HEARTBEAT_MS)
+    store.writeEndingsWith(async (endings) => endings.map(({ askId }) => askId))
+    await clock.advance(HEARTBEAT_MS)
+    expect(store.calls.endings).toEqual([
+      { at: HEARTBEAT_MS, askIds: ['a'] },
+      { at: 2 * HEARTBEAT_MS, askIds: ['a', 'b'] },
+      { at: 3 * HEARTBEAT_MS, askIds: ['b'] },
+    ])
+    expect(actor.getSnapshot().context.unwritten).toEqual([])
+    actor.stop()
+  })
+
+  it('a round that throws keeps every ending for the next beat', async () => {
+    const { actor, clock, store } = await running({}, (calls) =>
+      calls.writeEndingsWith(() => Promise.reject(new Error('store down'))),
+    )
+    actor.send(unwritten('a'))
+    await clock.advance(2 * HEARTBEAT_MS)
+    expect(store.calls.endings.map(({ at }) => at)).toEqual([HEARTBEAT_MS, 2 * HEARTBEAT_MS])
+    expect(actor.getSnapshot().context.unwritten.map(({ askId }) => askId)).toEqual(['a'])
+    actor.stop()
+  })
+
+  it(`keeps at most ${MAX_UNWRITTEN}: past it the oldest is dropped`, async () => {
+    const { actor } = await running()
+    for (let index = 0; index <= MAX_UNWRITTEN; index++) actor.send(unwritten(`ask-${index}`))
+    const kept = actor.getSnapshot().context.unwritten
+    expect(kept).toHaveLength(MAX_UNWRITTEN)
+    expect(kept[0]?.askId).toBe('ask-1')
+    expect(kept.at(-1)).toEqual({ askId: `ask-${MAX_UNWRITTEN}`, outcome: storeFailedOutcome() })
+    actor.stop()
+  })
+
+  it('a stop leaves them to the orphan sweeps: nothing more is written', async () => {
+    const { actor, clock, store } = await running({ durable: true })
+    actor.send(unwritten('a'))
+    actor.send({ type: 'fleet.stop' })
+    await settle()
+    await clock.advance(HEARTBEAT_MS)
+    expect(store.calls.endings).toEqual([])
+    expect(actor.getSnapshot().status).toBe('done')
   })
 })
 

@@ -306,8 +306,8 @@ async function compare(model: Model, real: Real) {
       caller.expectCode = 'STORE_FAILED'
     }
     expectCallerAgrees(caller, stored)
-    // Known and left alone: a failed admission whose one write of its failure fails too leaves its
-    // row pending until its process dies (or its deadline comes).
+    // A failed admission whose one write of its failure fails too leaves its row pending until its
+    // seam's fleet writes that ending at its next beat (test/regression/failed-admission-left-pending).
     const leftover = faulted.has(caller.askId) && admissionFailed.has(caller.askId)
     if (stored?.state === 'pending' && !leftover) expectNoGhost(model, real, caller.askId)
     // What a caller got is final, and so is the ask it got it from: a later ask under the key is not its.
