@@ -304,7 +304,7 @@ export const armDeadline = enqueueActions<
 
 /**
  * The ending's write failed for good: its caller gets STORE_FAILED, and the
- * seam is told, to write that ending later (see {@link AskEmitted}).
+ * seam is told, to write that ending later (`leaveUnwritten`).
  */
 export const failUnwritten = enqueueActions<
   AskContext,
@@ -312,14 +312,20 @@ export const failUnwritten = enqueueActions<
   undefined,
   AskEvent,
   never,
+  { type: 'leaveUnwritten'; params: unknown },
   never,
   never,
-  never,
-  AskEmitted
->(({ context, enqueue }) => {
-  const outcome = storeFailedOutcome()
-  enqueue.assign({ outcome, cause: 'store' })
-  enqueue.emit({ type: 'ending.unwritten', askId: context.askId, outcome })
+  never
+>(({ enqueue }) => {
+  enqueue.assign({ outcome: storeFailedOutcome(), cause: 'store' })
+  enqueue('leaveUnwritten')
+})
+
+/** What the ask tells its seam of an ending left unwritten (see {@link AskEmitted}). */
+export const unwrittenEnding = ({ context }: { context: AskContext }): AskEmitted => ({
+  type: 'ending.unwritten',
+  askId: context.askId,
+  outcome: context.outcome as AskOutcome,
 })
 
 /** What a guard or delay of the ask is handed. */

@@ -1,4 +1,4 @@
-import { assertEvent, assign, cancel, raise, sendTo, setup } from 'xstate'
+import { assertEvent, assign, cancel, emit, raise, sendTo, setup } from 'xstate'
 import {
   callerAbortOutcome,
   noProviderOutcome,
@@ -28,6 +28,7 @@ import {
   settledWhileCommitting,
   writtenOnce,
   toEnding,
+  unwrittenEnding,
 } from './ask.context.js'
 import type {
   AskContext,
@@ -51,8 +52,8 @@ import type { PresentationOutput } from './presentation.machine.js'
  * ending is only a proposal until the store commits it), and the finals. A
  * settlement committed elsewhere arrives as `ask.settled`. Each ask is its own
  * root actor. The context is data; the store and the provider live beside the
- * actor in the seam, which provides `admit`, `offerCommit` and the
- * `presentation` child's effects. Transitions are pure.
+ * actor in the seam, which provides `admit`, `offerCommit`, `leaveUnwritten`
+ * and the `presentation` child's effects. Transitions are pure.
  */
 export const askMachine = /* @__PURE__ */ setup({
   types: {
@@ -125,6 +126,8 @@ export const askMachine = /* @__PURE__ */ setup({
       return { outcome: otherAskRefusal(event.result, context) }
     }),
     failUnwritten,
+    /** Effect: tells the seam the ending is unwritten, to be written later. A bare machine emits it. */
+    leaveUnwritten: emit(unwrittenEnding),
     recordFailedCommit: assign(({ context }) => ({ commitAttempts: context.commitAttempts + 1 })),
     recordOutcome: assign((_, decided: Decided) => recorded(decided)),
   },

@@ -163,7 +163,6 @@ export function createAsks(options: AsksOptions): Asks {
     if (options.telemetry !== undefined) {
       handle.telemetry = options.telemetry.askStarted(telemetryAsk(input))
     }
-    actor.on('ending.unwritten', ({ askId, outcome }) => options.unwritten({ askId, outcome }))
     actor.subscribe({
       next: ({ context }) => {
         if (context.askId !== handle.askId) rekey(handle, context.askId)
@@ -305,7 +304,8 @@ function endAll(handles: AskHandle[]): Promise<unknown> {
 
 /**
  * The ask machine with its store effects: `admit` writes the ask and
- * `offerCommit` offers a proposal; each reports back as an event.
+ * `offerCommit` offers a proposal, each reporting back as an event;
+ * `leaveUnwritten` hands an ending the store did not take to the fleet.
  */
 function provideEffects(options: AsksOptions, handleOf: (self: object) => AskHandle | undefined) {
   const { store, seamId } = options
@@ -351,6 +351,8 @@ function provideEffects(options: AsksOptions, handleOf: (self: object) => AskHan
               : failedWith(self, error, commitFailed(error)),
         )
       },
+      leaveUnwritten: ({ context }) =>
+        options.unwritten({ askId: context.askId, outcome: context.outcome as AskOutcome }),
     },
   })
 }
