@@ -155,13 +155,17 @@ export type AskEvent =
   /** The write failed; `lasting` when trying again cannot help (a row that does not parse). */
   | { type: 'commit.failed'; lasting: boolean }
 /**
- * What an ask tells its seam: it ended `STORE_FAILED` with its ending not
- * written (the write failed, and was not, or no longer, tried again), so the
- * store may still hold it pending. The seam's fleet writes `outcome`, what
- * the caller got, later (`fleetMachine`), so that no row is left pending
- * with nobody waiting on it.
+ * An ask that ended `STORE_FAILED` with its ending not written (the write
+ * failed, and was not, or no longer, tried again): the store may still hold
+ * it pending. The seam's fleet writes `outcome`, what the caller got, later
+ * (`fleetMachine`), so that no row is left pending with nobody waiting on it.
  */
-export type AskEmitted = { type: 'ending.unwritten'; askId: string; outcome: AskOutcome }
+export interface UnwrittenEnding {
+  askId: string
+  outcome: AskOutcome
+}
+/** What a bare ask machine emits where the seam provides `leaveUnwritten`. */
+export type AskEmitted = { type: 'ending.unwritten' } & UnwrittenEnding
 /** The one event of `AskEvent` named `TType`. */
 export type AskEventOf<TType extends AskEvent['type']> = Extract<AskEvent, { type: TType }>
 /** What an ask ends with: its outcome (none while it goes on) and who caused it. */

@@ -1,5 +1,5 @@
 import { assertEvent, assign, emit, enqueueActions, fromPromise, raise, setup } from 'xstate'
-import type { AskOutcome } from '../vocabulary/index.js'
+import type { UnwrittenEnding } from './ask.context.js'
 import { clampDelay, delayUntil } from './time.js'
 
 /** How often a seam on a durable store renews its lease and sweeps the store. */
@@ -11,13 +11,6 @@ export const LEASE_MS = 15_000
  * is dropped, and its row ends as an orphan once the seam's lease goes.
  */
 export const MAX_UNWRITTEN = 1_000
-
-/** An ask of this seam that ended with its ending not written: the store may still hold it pending. */
-export interface UnwrittenEnding {
-  askId: string
-  /** What its caller got, to be written. */
-  outcome: AskOutcome
-}
 
 /** What a seam's fleet starts from. */
 export interface FleetInput {

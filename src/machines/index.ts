@@ -24,6 +24,7 @@ export type {
   Decided,
   HeldAsk,
   OwnAsk,
+  UnwrittenEnding,
 } from './ask.context.js'
 export { MAX_RETRY_DELAY_MS, presentationMachine, retryDelay } from './presentation.machine.js'
 export type {
@@ -41,7 +42,6 @@ export type {
   FleetInput,
   LeaseRead,
   LeaseWrite,
-  UnwrittenEnding,
 } from './fleet.machine.js'
 export { MAX_DELAY_MS, clampDelay } from './time.js'
 export { webhookDeliveryMachine, webhookRetryDelay } from './webhookDelivery.machine.js'
