@@ -216,13 +216,7 @@ export const writtenOnce = ({ context }: { context: AskContext }) => ({
 })
 
 /** The outcome the store committed for the proposal: the proposal's cause goes with it when it won. */
-export const committedOutcome = ({
-  context,
-  event,
-}: {
-  context: AskContext
-  event: AskEventOf<'commit.done'>
-}): Decided => ({
+export const committedOutcome = ({ context, event }: ArgsOf<'commit.done'>): Decided => ({
   outcome: event.outcome,
   cause: event.won ? context.proposal?.cause : undefined,
 })
@@ -237,13 +231,7 @@ export const settledOutcome = ({ event }: { event: AskEventOf<'ask.settled'> }):
  * written (before the write's reply, or in place of one that was lost): the
  * ask's own proposal keeps its cause.
  */
-export const settledWhileCommitting = ({
-  context,
-  event,
-}: {
-  context: AskContext
-  event: AskEventOf<'ask.settled'>
-}): Decided => ({
+export const settledWhileCommitting = ({ context, event }: ArgsOf<'ask.settled'>): Decided => ({
   outcome: event.outcome,
   cause:
     canonicalJson(event.outcome) === canonicalJson(context.proposal?.outcome)
@@ -334,6 +322,11 @@ export const unwrittenEnding = ({ context }: { context: AskContext }): AskEmitte
 
 /** What a guard or delay of the ask is handed. */
 export type Args = { context: AskContext; event: AskEvent }
+/** What a transition function of the ask is handed when it reads one event, `TType`. */
+export type ArgsOf<TType extends AskEvent['type']> = {
+  context: AskContext
+  event: AskEventOf<TType>
+}
 
 /** The ask's named delays, each clamped to what a timer holds. */
 export const askDelays = {

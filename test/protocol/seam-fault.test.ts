@@ -2,8 +2,9 @@
  * An ask whose machine faults (here: taking its question down throws, inside
  * its presentation's `endPresentation` effect; or offering an answer to the
  * store throws, inside `commitProposal`) still settles: the caller gets a
- * coded error, the question comes down, the store holds the same outcome,
- * and close() waits for that write. An ask that something unplanned breaks
+ * coded error, the question comes down, the store holds the same outcome
+ * (written at the fleet's next beat if the first write fails), and close()
+ * waits for that write. An ask that something unplanned breaks
  * before its machine starts is rejected with the same coded error.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -14,11 +15,13 @@ import {
 } from '../../src/protocol/index.js'
 import type {
   AskStore,
+  UserQuestions,
   ProviderRequest,
   SeamTelemetry,
   TelemetrySettlement,
   UserQuestionProvider,
 } from '../../src/protocol/index.js'
+import { HEARTBEAT_MS } from '../../src/machines/index.js'
 import type * as Effects from '../../src/protocol/effects.js'
 import type * as ProviderCalls from '../../src/protocol/provider-call.js'
 import { recordingTelemetry } from './seam-store-fixtures.js'
@@ -95,6 +98,19 @@ function silentProvider() {
   return { provider, shown }
 }
 
+/** Asks on `seam` and makes the ask's machine fault as its caller aborts; resolves once the caller got PROVIDER_FAILED. */
+async function askThatFaults(seam: UserQuestions) {
+  const { provider, shown } = silentProvider()
+  seam.registerProvider(provider)
+  const controller = new AbortController()
+  const asked = seam.ask({ questions, signal: controller.signal })
+  await expect.poll(() => shown.length).toBe(1)
+  faults.next = new Error('the presentation could not be taken down')
+  controller.abort('changed my mind')
+  await expect(asked).rejects.toMatchObject({ code: 'PROVIDER_FAILED' })
+  return { seam, shown }
+}
+
 describe('an ask whose machine faults inside the seam', () => {
   it('rejects PROVIDER_FAILED, writes that outcome, takes the question down, and close() waits for the write', async () => {
     const { store, inner, settled, release } = gatedStore()
@@ -133,21 +149,44 @@ describe('an ask whose machine faults inside the seam', () => {
     })
   })
 
+  it('whose write of the fault fails: the seam’s fleet writes it at its next beat, so the row does not stay pending', async () => {
+    const inner = createMemoryStore()
+    let faultWrites = 0
+    // The fault's own write fails once, as a store locked past its busy timeout would.
+    const store: AskStore = {
+      ...inner,
+      async settle(askId, outcome, settledAt) {
+        if (outcome.status === 'rejected' && outcome.error.code === 'PROVIDER_FAILED') {
+          faultWrites += 1
+          if (faultWrites === 1) throw new Error('database is locked')
+        }
+        return inner.settle(askId, outcome, settledAt)
+      },
+    }
+    const { seam, shown } = await askThatFaults(createUserQuestions({ store }))
+    const askId = shown[0]!.askId
+    expect((await inner.get(askId))?.state).toBe('pending')
+
+    await vi.waitFor(
+      async () =>
+        expect((await inner.get(askId))?.outcome).toEqual({
+          status: 'rejected',
+          error: { code: 'PROVIDER_FAILED', message: 'the ask failed inside the seam' },
+        }),
+      { timeout: 3 * HEARTBEAT_MS, interval: 100 },
+    )
+    // The seam's own write, which failed, and the fleet's.
+    expect(faultWrites).toBe(2)
+    await seam.close()
+  }, 30_000)
+
   it('tells the seam’s telemetry one settlement: the fault, settled now, not a replay', async () => {
     const settlements: TelemetrySettlement[] = []
     const telemetry: SeamTelemetry = {
       askStarted: () => ({ settled: (settlement) => settlements.push(settlement) }),
       presentationStarted: () => undefined,
     }
-    const seam = createUserQuestions({ telemetry })
-    const { provider, shown } = silentProvider()
-    seam.registerProvider(provider)
-    const controller = new AbortController()
-    const asked = seam.ask({ questions, signal: controller.signal })
-    await expect.poll(() => shown.length).toBe(1)
-    faults.next = new Error('the presentation could not be taken down')
-    controller.abort('changed my mind')
-    await expect(asked).rejects.toMatchObject({ code: 'PROVIDER_FAILED' })
+    const { seam, shown } = await askThatFaults(createUserQuestions({ telemetry }))
     await seam.close()
     expect(settlements).toEqual([
       { askId: shown[0]!.askId, outcome: 'failed', errorCode: 'PROVIDER_FAILED' },
