@@ -59,6 +59,8 @@ export type FleetEvent =
   | { type: 'fleet.crash' }
   /** An ask of this seam ended with its ending not written: it is written at the next beats until the store takes it. */
   | ({ type: 'ending.unwritten' } & UnwrittenEnding)
+  /** The store's feed may have missed changes: the pending asks are read again. */
+  | { type: 'feed.resync' }
   /** Raised by the fleet itself once a read of the leases is recorded. */
   | { type: 'leases.read' }
 
@@ -89,7 +91,8 @@ const idle = fromPromise<void, LeaseWrite>(async () => undefined)
  *
  * The store calls are actors the seam provides (`writeLease`, `readLeases`,
  * `renewLease`, `sweepOverdue`, `endOrphans`, `releaseLease`,
- * `leaveLease`); each is quiet (a failed call is simply tried again later).
+ * `leaveLease`, `writeEndings`, `resync`); each is quiet (a failed call is
+ * simply tried again later).
  */
 export const fleetMachine = /* @__PURE__ */ setup({
   types: {
@@ -107,6 +110,7 @@ export const fleetMachine = /* @__PURE__ */ setup({
     releaseLease: fromPromise<void>(async () => undefined),
     leaveLease: idle,
     writeEndings: fromPromise<string[], UnwrittenEnding[]>(async () => []),
+    resync: fromPromise<void>(async () => undefined),
   },
   guards: {
     isDurable: ({ context }) => context.durable,
@@ -327,6 +331,20 @@ export const fleetMachine = /* @__PURE__ */ setup({
                 onError: 'idle',
               },
             },
+          },
+        },
+        // The store's pending asks, read once the fleet is known and again whenever the feed may
+        // have missed changes; a read that failed is owed and tried again at the next beat.
+        feed: {
+          initial: 'reading',
+          states: {
+            reading: {
+              invoke: { src: 'resync', onDone: 'synced', onError: 'owed' },
+              // A read already under way may have missed the change: start it again.
+              on: { 'feed.resync': { target: 'reading', reenter: true } },
+            },
+            synced: { on: { 'feed.resync': 'reading' } },
+            owed: { after: { heartbeat: 'reading' }, on: { 'feed.resync': 'reading' } },
           },
         },
       },

@@ -14,7 +14,9 @@ export interface FleetOptions {
   store: AskStore
   seamId: string
   durable: boolean
-  inspect?: InspectionObserver
+  inspect?: InspectionObserver | undefined
+  /** Reads the store's pending asks again; rejects when a read failed, to be tried at the next beat. */
+  resync(): Promise<void>
 }
 
 type LeaseWrite = { providerActive: boolean; expiresAt: number }
@@ -66,6 +68,7 @@ export function createFleet(options: FleetOptions): FleetActor {
       writeEndings: fromPromise<string[], UnwrittenEnding[]>(({ input }) =>
         writeEndings(store, input),
       ),
+      resync: fromPromise(() => options.resync()),
     },
   })
   // A seam starts with no provider: registering one tells the fleet (`provider.changed`).

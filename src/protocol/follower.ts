@@ -22,7 +22,10 @@ export interface FollowerOptions {
   presenter: Presenter
   /** The leases changed, or the earliest deadline to sweep at did. */
   fleet(
-    event: { type: 'leases.changed' } | { type: 'deadline.watch'; deadline: number | undefined },
+    event:
+      | { type: 'leases.changed' }
+      | { type: 'feed.resync' }
+      | { type: 'deadline.watch'; deadline: number | undefined },
   ): void
   /** Whether the seam was closed or dropped: it hears nothing more. */
   stopped(): boolean
@@ -43,7 +46,11 @@ export interface Follower {
    * under its key hears now, and a read begun before does not bring it back.
    */
   settledHere(askId: string, outcome: AskOutcome): void
-  /** Rereads the store's pending asks, and ends here what the store holds settled or no longer holds. */
+  /**
+   * Rereads the store's pending asks, and ends here what the store holds
+   * settled or no longer holds. Rejects, once it has done what it could,
+   * when a read failed: the fleet tries again at its next beat.
+   */
   resync(): Promise<void>
   /**
    * Reads these asks from the store now, as the feed will bring them: another
@@ -92,18 +99,13 @@ export function createFollower(options: FollowerOptions): Follower {
     else if (change.type === 'ask.settled') {
       if (change.record.outcome !== undefined) settled(change.record.askId, change.record.outcome)
     } else if (change.type === 'leases.changed') options.fleet({ type: 'leases.changed' })
-    else void resync()
+    else options.fleet({ type: 'feed.resync' })
   }
 
   const resync = async () => {
     // Only an ask of this seam the store held before the read can be missing from it, not one admitted meanwhile.
     const own = asks.stored()
-    let list: TrackedRead<AskRecord[]>
-    try {
-      list = await reads.read(() => store.pending())
-    } catch {
-      return
-    }
+    const list = await reads.read(() => store.pending())
     if (options.stopped()) return
     const seen = new Set<string>()
     for (const record of list.value) {
@@ -111,16 +113,19 @@ export function createFollower(options: FollowerOptions): Follower {
       note(record, list.settledMeanwhile)
     }
     const missing = [...foreign.keys(), ...own]
+    const failures: unknown[] = []
     for (const askId of missing.filter((id) => !seen.has(id))) {
       let record: AskRecord | undefined
       try {
         record = await store.get(askId)
-      } catch {
-        continue // A failed read says nothing of the ask: the next resync asks again.
+      } catch (error: unknown) {
+        failures.push(error) // A failed read says nothing of the ask: the next resync asks again.
+        continue
       }
       if (record?.outcome !== undefined) settled(askId, record.outcome)
       else if (record === undefined) gone(askId)
     }
+    if (failures.length > 0) throw failures[0]
   }
 
   /**

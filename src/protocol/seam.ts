@@ -53,7 +53,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
 
   const slot = createActor(seamMachine, inspect === undefined ? {} : { inspect })
   const isClosed = () => slot.getSnapshot().matches('closed')
-  const fleet = createFleet({ store, seamId, durable, ...(inspect && { inspect }) })
+  const fleet = createFleet({ store, seamId, durable, inspect, resync: () => follower.resync() })
   /** What the fleet knows of other seams, read from its machine. */
   const fleetView = () => {
     const { known, providerElsewhere } = fleet.getSnapshot().context
@@ -109,9 +109,8 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   })
 
   fleet.on('fleet.ready', () => markReady())
-  fleet.on('fleet.read', ({ providerElsewhere, first }) => {
+  fleet.on('fleet.read', ({ providerElsewhere }) => {
     asks.tell({ type: 'providers.elsewhere', active: providerElsewhere })
-    if (first) void follower.resync()
   })
   fleet.on('fleet.swept', () => follower.watchDeadlines())
   slot.on('provider.available', () => {

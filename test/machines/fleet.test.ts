@@ -39,12 +39,19 @@ function storeCalls() {
     releases: 0,
     /** Each round of unwritten endings offered, as the ids offered and when. */
     endings: [] as Array<{ at: number; askIds: string[] }>,
+    /** When each reread of the store's pending asks began. */
+    resyncs: [] as number[],
   }
   let read: () => Promise<LeaseRead> = async () => ({ providerElsewhere: false })
   let write: () => Promise<void> = async () => undefined
   let writeEndings = async (endings: UnwrittenEnding[]) => endings.map(({ askId }) => askId)
+  let resync: () => Promise<void> = async () => undefined
   return {
     calls,
+    /** How a reread of the store's pending asks goes. */
+    resyncWith(next: () => Promise<void>) {
+      resync = next
+    },
     /** How a round of unwritten endings goes: which the store took. */
     writeEndingsWith(next: typeof writeEndings) {
       writeEndings = next
@@ -82,6 +89,10 @@ function storeCalls() {
       writeEndings: fromPromise<string[], UnwrittenEnding[]>(({ input }) => {
         calls.endings.push({ at: Date.now(), askIds: input.map(({ askId }) => askId) })
         return writeEndings(input)
+      }),
+      resync: fromPromise<void>(() => {
+        calls.resyncs.push(Date.now())
+        return resync()
       }),
     },
   }
@@ -452,6 +463,68 @@ describe('fleetMachine: endings left unwritten', () => {
     await settle()
     await clock.advance(HEARTBEAT_MS)
     expect(store.calls.endings).toEqual([])
+    expect(actor.getSnapshot().status).toBe('done')
+  })
+})
+
+describe('fleetMachine: rereading the store', () => {
+  it('reads the pending asks once the leases are known, and again each time the feed asks', async () => {
+    const { actor, clock, store } = await running()
+    expect(store.calls.resyncs).toEqual([0])
+    actor.send({ type: 'feed.resync' })
+    await settle()
+    expect(store.calls.resyncs).toEqual([0, 0])
+    expect(actor.getSnapshot().matches({ running: { feed: 'synced' } })).toBe(true)
+    expect(clock.armed.size).toBe(0)
+    actor.stop()
+  })
+
+  it('a read that fails is owed: tried again at each beat, on any store, until one succeeds', async () => {
+    let failures = 2
+    const { actor, clock, store } = await running({}, (calls) =>
+      calls.resyncWith(async () => {
+        if (failures-- > 0) throw new Error('connection terminated')
+      }),
+    )
+    expect(actor.getSnapshot().matches({ running: { feed: 'owed' } })).toBe(true)
+    await clock.advance(HEARTBEAT_MS - 1)
+    expect(store.calls.resyncs).toEqual([0])
+    await clock.advance(1 + HEARTBEAT_MS)
+    expect(store.calls.resyncs).toEqual([0, HEARTBEAT_MS, 2 * HEARTBEAT_MS])
+    expect(actor.getSnapshot().matches({ running: { feed: 'synced' } })).toBe(true)
+    await clock.advance(3 * HEARTBEAT_MS)
+    expect(store.calls.resyncs).toHaveLength(3)
+    actor.stop()
+  })
+
+  it('the feed asking while a read is owed reads at once; while one is under way, starts it again', async () => {
+    const reads = [deferred<void>(), deferred<void>(), deferred<void>()]
+    const { actor, clock, store } = await running({}, (calls) =>
+      calls.resyncWith(() => reads[calls.calls.resyncs.length - 1]!.promise),
+    )
+    reads[0]!.reject(new Error('connection terminated'))
+    await settle()
+    expect(actor.getSnapshot().matches({ running: { feed: 'owed' } })).toBe(true)
+    await clock.advance(1_000)
+    actor.send({ type: 'feed.resync' })
+    actor.send({ type: 'feed.resync' })
+    expect(store.calls.resyncs).toEqual([0, 1_000, 1_000])
+    reads[1]!.reject(new Error('a read the second one replaced'))
+    reads[2]!.resolve()
+    await settle()
+    expect(actor.getSnapshot().matches({ running: { feed: 'synced' } })).toBe(true)
+    expect(clock.armed.size).toBe(0)
+    actor.stop()
+  })
+
+  it('a stop ends the rereads: an owed one is not tried', async () => {
+    const { actor, clock, store } = await running({}, (calls) =>
+      calls.resyncWith(() => Promise.reject(new Error('connection terminated'))),
+    )
+    actor.send({ type: 'fleet.stop' })
+    await settle()
+    await clock.advance(HEARTBEAT_MS)
+    expect(store.calls.resyncs).toEqual([0])
     expect(actor.getSnapshot().status).toBe('done')
   })
 })

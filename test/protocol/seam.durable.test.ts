@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { UserQuestionError, createMemoryStore } from '../../src/protocol/index.js'
 import type { AskStore } from '../../src/protocol/index.js'
 import { CorruptRowError } from '../../src/protocol/store/index.js'
-import type { AdmitResult } from '../../src/protocol/store/index.js'
+import type { AdmitResult, StoreChange } from '../../src/protocol/store/index.js'
 import { dropSeamForTesting } from '../../src/protocol/seam.js'
 import {
   HEARTBEAT_MS,
@@ -599,5 +599,69 @@ describe('§10 an ask purged before a seam heard it settle', () => {
     })
     expect(shown.request.signal.aborted).toBe(true)
     expect(seam.pending()).toEqual([])
+  })
+})
+
+describe('§10 a feed that missed changes', () => {
+  /**
+   * `store` as a console sees it over a connection that drops: while `down`
+   * the feed loses every change and reads fail; `reconnect()` brings the feed
+   * back with a `resync`, whose read fails `failingReads` more times.
+   */
+  const droppingConnection = (store: AskStore) => {
+    const link = {
+      down: false,
+      failingReads: 0,
+      listeners: new Set<(change: StoreChange) => void>(),
+    }
+    // Over the store itself, as a durable one (its prototype) is no plain object to spread.
+    const view: AskStore = Object.assign(Object.create(store) as AskStore, {
+      watch(listener: (change: StoreChange) => void) {
+        link.listeners.add(listener)
+        const unwatch = store.watch((change) => {
+          if (!link.down) listener(change)
+        })
+        return () => {
+          link.listeners.delete(listener)
+          unwatch()
+        }
+      },
+      pending() {
+        if (link.down || link.failingReads > 0) {
+          link.failingReads = Math.max(0, link.failingReads - 1)
+          return Promise.reject(new Error('connection terminated unexpectedly'))
+        }
+        return store.pending()
+      },
+    })
+    const reconnect = (failingReads: number) => {
+      link.down = false
+      link.failingReads = failingReads
+      for (const listener of link.listeners) listener({ type: 'resync' })
+    }
+    return { view, link, reconnect }
+  }
+
+  it('a resync whose read fails is tried again at the next beat: the ask the feed missed is shown then', async () => {
+    const store = durableMemoryStore()
+    const { view, link, reconnect } = droppingConnection(store)
+    const { provider } = presentingOn(view)
+    const worker = seamOn(store)
+    await vi.advanceTimersByTimeAsync(0)
+    link.down = true
+    const asked = outcomeOf(worker.ask({ questions, key: 'asked-while-down' }))
+    await settle()
+    expect(provider.calls).toHaveLength(0)
+    reconnect(1)
+    await settle()
+    expect(provider.calls).toHaveLength(0)
+    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS)
+    await settle()
+    expect(provider.calls).toHaveLength(1)
+    const shown = provider.calls[0]!
+    expect((await store.pending()).map(({ key }) => key)).toEqual(['asked-while-down'])
+    shown.resolve(answer)
+    await settle()
+    expect(asked.value).toEqual(answer)
   })
 })
