@@ -111,7 +111,7 @@ async function askThatFaults(seam: UserQuestions) {
   return { seam, shown }
 }
 
-describe('an ask whose machine faults inside the seam', () => {
+describe('§3 PROVIDER_FAILED: an ask whose machine faults inside the seam', () => {
   it('rejects PROVIDER_FAILED, writes that outcome, takes the question down, and close() waits for the write', async () => {
     const { store, inner, settled, release } = gatedStore()
     const fault = new Error('the presentation could not be taken down')
@@ -253,7 +253,7 @@ describe('an ask whose machine faults inside the seam', () => {
   })
 })
 
-describe('an ask that something unplanned breaks before its machine starts', () => {
+describe('§3 PROVIDER_FAILED: an ask that something unplanned breaks before its machine starts', () => {
   afterEach(() => vi.restoreAllMocks())
 
   it('rejects PROVIDER_FAILED (the ask failed inside the seam) with the throw as cause, and the seam takes the next ask', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { UserQuestionError } from '../../src/protocol/index.js'
 import { MAX_TIMEOUT_MS, createUserQuestions } from '../../src/protocol/index.js'
 
-describe('createUserQuestions options', () => {
+describe('§4 createUserQuestions options', () => {
   it.each([
     ['timeoutMs', -1],
     ['timeoutMs', Number.NaN],
@@ -51,7 +51,7 @@ function messageOf(run: () => unknown): string {
   throw new Error('expected a throw')
 }
 
-describe('an ask whose signal is already aborted', () => {
+describe('§3 checks: an ask whose signal is already aborted', () => {
   it('rejects ASK_ABORTED with the reason as cause, before anything else is checked', async () => {
     const seam = createUserQuestions()
     const controller = new AbortController()

@@ -356,7 +356,7 @@ const commands = fc.commands(
   { maxCommands: 40 },
 )
 
-describe('the seam against a reference model', () => {
+describe('§4 §6 the seam against a reference model', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
   })
