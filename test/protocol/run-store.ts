@@ -58,10 +58,20 @@ export function restartClock(): void {
  */
 const STEP_MS = 250
 
-/** Moves the fake clock `ms` forward in steps, `settle` after each. */
+/** Moves the fake clock `ms` forward in steps, `settle` after each; what fell due meanwhile runs too. */
 export async function advance(ms: number, settle: RunStore['settle']): Promise<void> {
   for (let left = ms; left > 0; left -= STEP_MS) {
     await vi.advanceTimersByTimeAsync(Math.min(STEP_MS, left))
     await settle()
   }
+  await runDue(settle)
+}
+
+/**
+ * Runs the timers that fell due while the seams settled (a sweep armed for
+ * a deadline already past, say), as a real clock would at once, and settles.
+ */
+export async function runDue(settle: RunStore['settle']): Promise<void> {
+  await vi.advanceTimersByTimeAsync(0)
+  await settle()
 }

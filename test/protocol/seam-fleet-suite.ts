@@ -9,6 +9,7 @@ import type {
   UserQuestions,
 } from '../../src/protocol/index.js'
 import { UserQuestionError } from '../../src/protocol/index.js'
+import { HEARTBEAT_MS } from '../../src/machines/index.js'
 import { isReplayedOutcome } from '../../src/vocabulary/index.js'
 import type { StoreChange } from '../../src/protocol/internal.js'
 import { createControllableProvider } from '../support/controllable-provider.js'
@@ -24,7 +25,7 @@ import {
 import type { PropertyCaller } from './property-callers.js'
 import { faultyStore } from './faulty-store.js'
 import type { FaultKind, FaultyStore, MetFault } from './faulty-store.js'
-import { advance, restartClock, useFakeClock } from './run-store.js'
+import { advance, restartClock, runDue, useFakeClock } from './run-store.js'
 import type { RunStore } from './run-store.js'
 
 /**
@@ -57,6 +58,8 @@ interface Model {
   crashed: Set<number>
   /** Seams whose feed is down: they hear of nothing until the next gap has them read the store. */
   deaf: Set<number>
+  /** Seams whose feed came back but whose reread failed, and when: they read again a beat later. */
+  owed: Map<number, number>
 }
 
 interface Real {
@@ -184,9 +187,18 @@ class FeedGap implements fc.AsyncCommand<Model, Real> {
   check = (model: Model) => live(model, this.seam)
   async run(model: Model, real: Real) {
     real.down[this.seam] = false
-    feedGap(real, this.seam)
-    await real.settle()
-    model.deaf.delete(this.seam)
+    const met = await faultsMet(real, async () => {
+      feedGap(real, this.seam)
+      await real.settle()
+      // An ask it missed may be overdue already: the sweep armed for it runs at once.
+      await runDue(real.settle)
+    })
+    if (!model.deaf.has(this.seam)) return
+    if (met.some((fault) => fault.kind === 'read')) model.owed.set(this.seam, Date.now())
+    else {
+      model.deaf.delete(this.seam)
+      model.owed.delete(this.seam)
+    }
   }
   toString = () => `feedGap(seam ${this.seam})`
 }
@@ -202,6 +214,7 @@ class FeedDown implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, real: Real) {
     real.down[this.seam] = true
     model.deaf.add(this.seam)
+    model.owed.delete(this.seam)
     await real.settle()
   }
   toString = () => `feedDown(seam ${this.seam})`
@@ -267,8 +280,16 @@ class Abort implements fc.AsyncCommand<Model, Real> {
 class Advance implements fc.AsyncCommand<Model, Real> {
   constructor(readonly ms: number) {}
   check = () => true
-  async run(_model: Model, real: Real) {
-    await advance(this.ms, real.settle)
+  async run(model: Model, real: Real) {
+    const met = await faultsMet(real, () => advance(this.ms, real.settle))
+    // A reread owed since a beat ago has run; one that may have met a failed read is owed again.
+    for (const [seam, since] of model.owed) {
+      if (met.some((fault) => fault.kind === 'read')) model.owed.set(seam, Date.now())
+      else if (Date.now() - since >= HEARTBEAT_MS) {
+        model.owed.delete(seam)
+        model.deaf.delete(seam)
+      }
+    }
   }
   toString = () => `advance(${this.ms})`
 }
@@ -444,8 +465,7 @@ const commandsOf = (faults: boolean) =>
       fc.nat(10).map((pick) => new Abort(pick)),
       fc.constantFrom(100, 500, 2_000, 16_000).map((ms) => new Advance(ms)),
       seamIndex.map((seam) => new FeedGap(seam)),
-      // A feed down loses changes; with faults a reread may fail too, and is owed to the next beat.
-      ...(faults ? [] : [seamIndex.map((seam) => new FeedDown(seam))]),
+      seamIndex.map((seam) => new FeedDown(seam)),
       seamIndex.map((seam) => new Close(seam)),
       seamIndex.map((seam) => new Crash(seam)),
       ...(faults ? [fault, fault, failingAsk] : []),
@@ -528,6 +548,7 @@ export function seamFleetSuite(
               closed: new Set(),
               crashed: new Set(),
               deaf: new Set(),
+              owed: new Map(),
             }
             const real: Real = {
               store,
@@ -548,6 +569,8 @@ export function seamFleetSuite(
             for (const index of model.deaf) {
               if (live(model, index)) await new FeedGap(index).run(model, real)
             }
+            // A reread that failed is owed to the next beat.
+            if (model.owed.size > 0) await new Advance(HEARTBEAT_MS).run(model, real)
             await compare(model, real)
             for (const index of seams.keys()) {
               if (live(model, index)) await closeSeam(model, real, index)
