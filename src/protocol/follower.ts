@@ -119,7 +119,7 @@ export function createFollower(options: FollowerOptions): Follower {
       try {
         record = await store.get(askId)
       } catch (error: unknown) {
-        failures.push(error) // A failed read says nothing of the ask: the next resync asks again.
+        failures.push(error) // A failed read says nothing of the ask: it is read at the next try.
         continue
       }
       if (record?.outcome !== undefined) settled(askId, record.outcome)
