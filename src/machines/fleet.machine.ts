@@ -73,8 +73,12 @@ export type FleetEmitted =
    * is known of the fleet), or another seam's provider came or went.
    */
   | { type: 'fleet.read'; providerElsewhere: boolean; first: boolean }
-  /** A sweep for overdue asks ran: the seam says which deadline to watch next. */
-  | { type: 'fleet.swept' }
+  /**
+   * A sweep for overdue asks ran: every ask overdue when it began (`at`) is
+   * ended in the store, heard or not, so the seam says which later deadline
+   * to watch next.
+   */
+  | { type: 'fleet.swept'; at: number }
 
 /** The lease a seam writes: whether its provider is active, and until when. */
 export type LeaseWrite = { providerActive: boolean; expiresAt: number }
@@ -105,7 +109,7 @@ export const fleetMachine = /* @__PURE__ */ setup({
     writeLease: idle,
     renewLease: idle,
     readLeases: fromPromise<LeaseRead>(async () => ({ providerElsewhere: false })),
-    sweepOverdue: fromPromise<void>(async () => undefined),
+    sweepOverdue: fromPromise<number, { now: number }>(async ({ input }) => input.now),
     endOrphans: fromPromise<void>(async () => undefined),
     releaseLease: fromPromise<void>(async () => undefined),
     leaveLease: idle,
@@ -161,7 +165,7 @@ export const fleetMachine = /* @__PURE__ */ setup({
       if (context.known && providerElsewhere === context.providerElsewhere) return
       enqueue.emit({ type: 'fleet.read', providerElsewhere, first: !context.known })
     }),
-    announceSweep: emit({ type: 'fleet.swept' as const }),
+    announceSweep: emit((_, at: number) => ({ type: 'fleet.swept' as const, at })),
     readAgain: raise({ type: 'leases.changed' as const }),
     noteRead: raise({ type: 'leases.read' as const }),
   },
@@ -289,10 +293,16 @@ export const fleetMachine = /* @__PURE__ */ setup({
               entry: 'clearSweep',
               invoke: {
                 src: 'sweepOverdue',
-                onDone: { target: 'idle', actions: 'announceSweep' },
-                onError: { target: 'idle', actions: 'announceSweep' },
+                input: () => ({ now: Date.now() }),
+                onDone: {
+                  target: 'idle',
+                  actions: { type: 'announceSweep', params: ({ event }) => event.output },
+                },
+                onError: 'failed',
               },
             },
+            // Tried again a beat later, not at once: a store that keeps failing is not hammered.
+            failed: { after: { heartbeat: 'sweeping' } },
           },
         },
         orphans: {

@@ -62,7 +62,11 @@ export function createFleet(options: FleetOptions): FleetActor {
         if (nextLapse !== undefined) read.nextLapse = nextLapse
         return read
       }),
-      sweepOverdue: fromPromise(() => quietly(() => store.expireOverdue(Date.now()))),
+      // Not quiet: a sweep that failed is tried again a beat later.
+      sweepOverdue: fromPromise<number, { now: number }>(async ({ input }) => {
+        await store.expireOverdue(input.now)
+        return input.now
+      }),
       endOrphans: fromPromise(() => quietly(() => store.endOrphans(Date.now()))),
       releaseLease: fromPromise(() => quietly(() => store.release(seamId))),
       writeEndings: fromPromise<string[], UnwrittenEnding[]>(({ input }) =>

@@ -61,8 +61,13 @@ export interface Follower {
   catchUp(askIds: readonly string[]): Promise<void>
   /** Shows every known pending ask of another seam (a provider registered). */
   showAll(): void
-  /** Watches the earliest deadline among other seams' asks again (a sweep ran). */
-  watchDeadlines(): void
+  /**
+   * Watches again the earliest deadline among other seams' asks that falls
+   * after `sweptAt`, when a sweep that just ran began: an ask overdue then is
+   * ended in the store even while this seam has not heard so (its feed
+   * lags, or is down), and sweeping for it again would never stop.
+   */
+  watchDeadlines(sweptAt: number): void
 }
 
 /** Creates a seam's {@link Follower}. */
@@ -174,11 +179,15 @@ export function createFollower(options: FollowerOptions): Follower {
     showAll() {
       for (const record of [...foreign.values()]) presenter.show(record)
     },
-    watchDeadlines() {
+    watchDeadlines(sweptAt) {
       let next: number | undefined
-      for (const record of foreign.values()) {
-        if (record.deadline !== undefined && (next === undefined || record.deadline < next)) {
-          next = record.deadline
+      for (const { deadline } of foreign.values()) {
+        if (
+          deadline !== undefined &&
+          deadline > sweptAt &&
+          (next === undefined || deadline < next)
+        ) {
+          next = deadline
         }
       }
       options.fleet({ type: 'deadline.watch', deadline: next })

@@ -112,7 +112,7 @@ export function createUserQuestions(options: UserQuestionsOptions = {}): UserQue
   fleet.on('fleet.read', ({ providerElsewhere }) => {
     asks.tell({ type: 'providers.elsewhere', active: providerElsewhere })
   })
-  fleet.on('fleet.swept', () => follower.watchDeadlines())
+  fleet.on('fleet.swept', ({ at }) => follower.watchDeadlines(at))
   slot.on('provider.available', () => {
     tellFleet(fleet, { type: 'provider.changed', active: true })
     asks.tell({ type: 'provider.available' })

@@ -46,8 +46,13 @@ function storeCalls() {
   let write: () => Promise<void> = async () => undefined
   let writeEndings = async (endings: UnwrittenEnding[]) => endings.map(({ askId }) => askId)
   let resync: () => Promise<void> = async () => undefined
+  let sweep: () => Promise<void> = async () => undefined
   return {
     calls,
+    /** How a sweep for overdue asks goes. */
+    sweepWith(next: () => Promise<void>) {
+      sweep = next
+    },
     /** How a reread of the store's pending asks goes. */
     resyncWith(next: () => Promise<void>) {
       resync = next
@@ -77,8 +82,10 @@ function storeCalls() {
         calls.reads += 1
         return read()
       }),
-      sweepOverdue: fromPromise<void>(async () => {
-        calls.sweeps.push(Date.now())
+      sweepOverdue: fromPromise<number, { now: number }>(async ({ input }) => {
+        calls.sweeps.push(input.now)
+        await sweep()
+        return input.now
       }),
       endOrphans: fromPromise<void>(async () => {
         calls.orphans.push(Date.now())
@@ -321,7 +328,7 @@ describe('fleetMachine: sweeps for overdue asks', () => {
     expect(store.calls.sweeps).toEqual([])
     await clock.advance(1)
     expect(store.calls.sweeps).toEqual([20_000])
-    expect(emitted.at(-1)).toEqual({ type: 'fleet.swept' })
+    expect(emitted.at(-1)).toEqual({ type: 'fleet.swept', at: 20_000 })
     // The seam says which deadline to watch next; until then nothing is armed.
     expect(clock.armed.size).toBe(0)
     actor.send({ type: 'deadline.watch', deadline: 25_000 })
@@ -346,7 +353,29 @@ describe('fleetMachine: sweeps for overdue asks', () => {
     actor.send({ type: 'deadline.watch', deadline: 40_000 })
     await clock.advance(0)
     expect(store.calls.sweeps).toEqual([50_000])
-    expect(emitted.at(-1)).toEqual({ type: 'fleet.swept' })
+    expect(emitted.at(-1)).toEqual({ type: 'fleet.swept', at: 50_000 })
+    actor.stop()
+  })
+
+  it('a sweep that fails is tried again a beat later, not at once, and told only once it ran', async () => {
+    let failures = 2
+    const { actor, clock, store, emitted } = await running({}, (calls) =>
+      calls.sweepWith(async () => {
+        if (failures-- > 0) throw new Error('database is locked')
+      }),
+    )
+    actor.send({ type: 'deadline.watch', deadline: 1_000 })
+    await clock.advance(1_000)
+    expect(store.calls.sweeps).toEqual([1_000])
+    expect(emitted.filter(({ type }) => type === 'fleet.swept')).toEqual([])
+    await clock.advance(HEARTBEAT_MS - 1)
+    expect(store.calls.sweeps).toEqual([1_000])
+    await clock.advance(1 + HEARTBEAT_MS)
+    expect(store.calls.sweeps).toEqual([1_000, 1_000 + HEARTBEAT_MS, 1_000 + 2 * HEARTBEAT_MS])
+    expect(emitted.filter(({ type }) => type === 'fleet.swept')).toEqual([
+      { type: 'fleet.swept', at: 1_000 + 2 * HEARTBEAT_MS },
+    ])
+    expect(clock.armed.size).toBe(0)
     actor.stop()
   })
 })
@@ -568,7 +597,7 @@ describe('fleetMachine: every delay is clamped', () => {
     expect([...clock.armed.values()].map(({ delay }) => delay)).toEqual([MAX_DELAY_MS])
     await clock.advance(MAX_DELAY_MS)
     expect(store.calls.sweeps).toEqual([MAX_DELAY_MS])
-    expect(emitted.at(-1)).toEqual({ type: 'fleet.swept' })
+    expect(emitted.at(-1)).toEqual({ type: 'fleet.swept', at: MAX_DELAY_MS })
     actor.send({ type: 'deadline.watch', deadline })
     expect([...clock.armed.values()].map(({ delay }) => delay)).toEqual([deadline - MAX_DELAY_MS])
     actor.stop()
