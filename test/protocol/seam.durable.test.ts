@@ -193,6 +193,39 @@ describe('§10 deadlines of another seam’s asks', () => {
     expect(watcher.pending().map(({ askId }) => askId)).toEqual([byKey.get('open')!.askId])
   })
 
+  it('a sweep that fails is tried again a beat later, once, not at once and not never', async () => {
+    const store = createMemoryStore()
+    const worker = seamOn(store, { waitForProviderMs: 60_000 })
+    let sweeps = 0
+    const watcher = seamOn(
+      Object.assign(Object.create(store) as AskStore, {
+        expireOverdue(now: number) {
+          sweeps += 1
+          return sweeps === 1
+            ? Promise.reject(new Error('database is locked'))
+            : store.expireOverdue(now)
+        },
+      }),
+    )
+    void worker.ask({ questions, key: 'overdue', timeoutMs: 1_000 })
+    await settle()
+    const [ask] = await store.pending()
+    dropSeamForTesting(worker)
+    await vi.advanceTimersByTimeAsync(1_000)
+    await settle()
+    expect(sweeps).toBe(1)
+    expect((await store.get(ask!.askId))?.state).toBe('pending')
+    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS - 1)
+    expect(sweeps).toBe(1)
+    await vi.advanceTimersByTimeAsync(1)
+    await settle()
+    expect(sweeps).toBe(2)
+    expect((await store.get(ask!.askId))?.outcome).toMatchObject({ error: { code: 'ASK_TIMEOUT' } })
+    await vi.advanceTimersByTimeAsync(3 * HEARTBEAT_MS)
+    expect(sweeps).toBe(2)
+    expect(watcher.pending()).toEqual([])
+  })
+
   it('on a durable store a seam that could not read the pending asks as it started still ends an overdue one at its next heartbeat', async () => {
     const inner = durableMemoryStore()
     const deadline = Date.now() + 1_000
