@@ -13,12 +13,16 @@ export interface MetFault {
   kind: FaultKind
   call: 'admit' | 'settle' | 'vote' | 'pending' | 'get'
   askId: string | undefined
+  /** The seam whose call met it, when it called through {@link FaultyStore.viewOf}. */
+  seam?: number
 }
 
 /** A store the seams of a run use, whose next write or read fails when armed. */
 export interface FaultyStore {
   /** What the seams are given; the run's own reads go to the store underneath. */
   readonly store: AskStore
+  /** The same store for seam `seam`: the faults its calls meet name it. */
+  viewOf(seam: number): AskStore
   /** The next admission (`admit`), or the next settlement or vote (`write`), or read, fails as `kind` says. */
   arm(kind: FaultKind, of?: 'admit' | 'write'): void
   /** Takes the fault armed for an admission back, if no admission met it. */
@@ -35,20 +39,6 @@ export function faultyStore(inner: AskStore): FaultyStore {
   let admission: FaultKind | undefined
   let write: FaultKind | undefined
   let read = false
-  const store = Object.create(inner) as AskStore
-
-  /** Runs `call` through the fault `kind`, if one is armed. */
-  const through = async <T>(
-    kind: FaultKind | undefined,
-    call: MetFault['call'],
-    askId: string | undefined,
-    run: () => Promise<T>,
-  ): Promise<T> => {
-    if (kind === undefined) return run()
-    met.push({ kind, call, askId })
-    if (kind === 'lose') await run()
-    throw lost()
-  }
   const takeWrite = () => {
     const kind = write
     write = undefined
@@ -60,18 +50,37 @@ export function faultyStore(inner: AskStore): FaultyStore {
     return kind
   }
 
-  store.admit = (ask) => {
-    const kind = admission
-    admission = undefined
-    return through(kind, 'admit', ask.askId, () => inner.admit(ask))
+  /** `inner` with one armed fault at a time meeting the next call of its kind, noted as `seam`'s. */
+  const wrap = (seam: number | undefined): AskStore => {
+    const store = Object.create(inner) as AskStore
+    const through = async <T>(
+      kind: FaultKind | undefined,
+      call: MetFault['call'],
+      askId: string | undefined,
+      run: () => Promise<T>,
+    ): Promise<T> => {
+      if (kind === undefined) return run()
+      met.push(seam === undefined ? { kind, call, askId } : { kind, call, askId, seam })
+      if (kind === 'lose') await run()
+      throw lost()
+    }
+    store.admit = (ask) => {
+      const kind = admission
+      admission = undefined
+      return through(kind, 'admit', ask.askId, () => inner.admit(ask))
+    }
+    store.settle = (askId, outcome, settledAt) =>
+      through(takeWrite(), 'settle', askId, () => inner.settle(askId, outcome, settledAt))
+    store.vote = (askId, vote) =>
+      through(takeWrite(), 'vote', askId, () => inner.vote(askId, vote))
+    store.pending = () => through(takeRead(), 'pending', undefined, () => inner.pending())
+    store.get = (askId) => through(takeRead(), 'get', askId, () => inner.get(askId))
+    return store
   }
-  store.settle = (askId, outcome, settledAt) =>
-    through(takeWrite(), 'settle', askId, () => inner.settle(askId, outcome, settledAt))
-  store.vote = (askId, vote) => through(takeWrite(), 'vote', askId, () => inner.vote(askId, vote))
-  store.pending = () => through(takeRead(), 'pending', undefined, () => inner.pending())
-  store.get = (askId) => through(takeRead(), 'get', askId, () => inner.get(askId))
+
   return {
-    store,
+    store: wrap(undefined),
+    viewOf: wrap,
     met,
     arm(kind, of = 'write') {
       if (kind === 'read') read = true

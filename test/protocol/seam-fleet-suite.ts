@@ -177,6 +177,9 @@ class Respond implements fc.AsyncCommand<Model, Real> {
 }
 
 /** The store's feed tells `seam` it may have missed changes: the seam reads the store again. */
+/** Whether `fault` is a read of `seam`'s that failed. */
+const isFailedRead = (fault: MetFault, seam: number) => fault.kind === 'read' && fault.seam === seam
+
 function feedGap(real: Real, seam: number): void {
   for (const listener of real.feeds[seam]!) listener({ type: 'resync' })
 }
@@ -194,7 +197,7 @@ class FeedGap implements fc.AsyncCommand<Model, Real> {
       await runDue(real.settle)
     })
     if (!model.deaf.has(this.seam)) return
-    if (met.some((fault) => fault.kind === 'read')) model.owed.set(this.seam, Date.now())
+    if (met.some((fault) => isFailedRead(fault, this.seam))) model.owed.set(this.seam, Date.now())
     else {
       model.deaf.delete(this.seam)
       model.owed.delete(this.seam)
@@ -282,9 +285,9 @@ class Advance implements fc.AsyncCommand<Model, Real> {
   check = () => true
   async run(model: Model, real: Real) {
     const met = await faultsMet(real, () => advance(this.ms, real.settle))
-    // A reread owed since a beat ago has run; one that may have met a failed read is owed again.
+    // A reread owed since a beat ago has run; one that met a failed read is owed again.
     for (const [seam, since] of model.owed) {
-      if (met.some((fault) => fault.kind === 'read')) model.owed.set(seam, Date.now())
+      if (met.some((fault) => isFailedRead(fault, seam))) model.owed.set(seam, Date.now())
       else if (Date.now() - since >= HEARTBEAT_MS) {
         model.owed.delete(seam)
         model.deaf.delete(seam)
@@ -534,7 +537,7 @@ export function seamFleetSuite(
             const down = providers.map(() => false)
             const seams = feeds.map((listeners, index) =>
               createUserQuestions({
-                store: seamView(failing?.store ?? store, index, listeners, owners, down),
+                store: seamView(failing?.viewOf(index) ?? store, index, listeners, owners, down),
                 waitForProviderMs: 60_000,
               }),
             )
