@@ -1,6 +1,11 @@
 import { describe, expect, it, vi } from 'vitest'
-import { UserQuestionError, createMemoryStore, validateAnswer } from '../../src/protocol/index.js'
-import type { AskStore, ProviderRequest } from '../../src/protocol/index.js'
+import {
+  UserQuestionError,
+  createAgentRegistry,
+  createMemoryStore,
+  validateAnswer,
+} from '../../src/protocol/index.js'
+import type { Agent, AskStore, ProviderRequest } from '../../src/protocol/index.js'
 import { LEASE_MS, MAX_RETRY_DELAY_MS } from '../../src/machines/index.js'
 import { createControllableProvider, skipAll, thrownBy } from '../support/controllable-provider.js'
 import { deferred } from '../support/deferred.js'
@@ -36,6 +41,24 @@ describe('§10 one console for a fleet', () => {
     await expect(asked).resolves.toEqual(answer)
     await expect(provider.last().request.settlement).resolves.toEqual({ status: 'accepted' })
     expect(console_.pending()).toEqual([])
+  })
+
+  it('a console lists another seam’s asks as their asker does: the agent and the deadline where it has them, neither written out undefined', async () => {
+    const store = createMemoryStore()
+    const agents = createAgentRegistry()
+    const agent: Agent = { id: 'planner' }
+    agents.enter(agent)
+    const worker = seamOn(store, { agents })
+    const console_ = seamOn(store)
+    console_.registerProvider(createControllableProvider())
+    await settle()
+    void worker.ask({ questions, agent, timeoutMs: 5_000 }).catch(() => undefined)
+    void worker.ask({ questions }).catch(() => undefined)
+    await settle()
+    const [withBoth, plain] = worker.pending()
+    expect(withBoth).toMatchObject({ agentId: 'planner', deadline: 1_000_000 + 5_000 })
+    expect(Object.keys(plain!).sort()).toEqual(['askId', 'questions', 'startedAt', 'state'])
+    expect(console_.pending()).toStrictEqual([withBoth, plain])
   })
 
   it('a seam admits an ask only after its first lease is written: no other seam can take the asker for dead', async () => {
