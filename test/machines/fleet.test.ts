@@ -47,8 +47,17 @@ function storeCalls() {
   let writeEndings = async (endings: UnwrittenEnding[]) => endings.map(({ askId }) => askId)
   let resync: () => Promise<void> = async () => undefined
   let sweep: () => Promise<void> = async () => undefined
+  /** The calls whose next one fails. */
+  const failing = new Set<'renew' | 'orphans' | 'release' | 'leave'>()
+  const failIfAsked = (call: 'renew' | 'orphans' | 'release' | 'leave') => {
+    if (failing.delete(call)) throw new Error('the store is down')
+  }
   return {
     calls,
+    /** Makes the next call of this kind fail (after it is recorded). */
+    failNext(call: 'renew' | 'orphans' | 'release' | 'leave') {
+      failing.add(call)
+    },
     /** How a sweep for overdue asks goes. */
     sweepWith(next: () => Promise<void>) {
       sweep = next
@@ -74,9 +83,11 @@ function storeCalls() {
       }),
       renewLease: fromPromise<void, LeaseWrite>(async ({ input }) => {
         calls.renewals.push(input)
+        failIfAsked('renew')
       }),
       leaveLease: fromPromise<void, LeaseWrite>(async ({ input }) => {
         calls.left.push(input)
+        failIfAsked('leave')
       }),
       readLeases: fromPromise<LeaseRead>(() => {
         calls.reads += 1
@@ -89,9 +100,11 @@ function storeCalls() {
       }),
       endOrphans: fromPromise<void>(async () => {
         calls.orphans.push(Date.now())
+        failIfAsked('orphans')
       }),
       releaseLease: fromPromise<void>(async () => {
         calls.releases += 1
+        failIfAsked('release')
       }),
       writeEndings: fromPromise<string[], UnwrittenEnding[]>(({ input }) => {
         calls.endings.push({ at: Date.now(), askIds: input.map(({ askId }) => askId) })
@@ -232,6 +245,33 @@ describe('fleetMachine: its lease', () => {
       false,
       true,
       false,
+    ])
+    actor.stop()
+  })
+
+  it('a renewal that fails is tried again at the next beat, and the leases are read again all the same', async () => {
+    const { actor, clock, store } = await running({ durable: true })
+    store.failNext('renew')
+    await clock.advance(HEARTBEAT_MS)
+    expect(store.calls.renewals).toHaveLength(1)
+    expect(store.calls.reads).toBe(2)
+    await clock.advance(HEARTBEAT_MS)
+    expect(store.calls.renewals.map(({ expiresAt }) => expiresAt)).toEqual([
+      HEARTBEAT_MS + LEASE_MS,
+      2 * HEARTBEAT_MS + LEASE_MS,
+    ])
+    actor.stop()
+  })
+
+  it('a write that fails stops nothing: the lease is renewed at the next beat with what the slot says', async () => {
+    const { actor, clock, store } = await running({ durable: true })
+    store.writeWith(() => Promise.reject(new Error('the store is down')))
+    actor.send({ type: 'provider.changed', active: true })
+    await settle()
+    expect(store.calls.writes.map(({ providerActive }) => providerActive)).toEqual([false, true])
+    await clock.advance(HEARTBEAT_MS)
+    expect(store.calls.renewals).toEqual([
+      { providerActive: true, expiresAt: HEARTBEAT_MS + LEASE_MS },
     ])
     actor.stop()
   })
@@ -415,6 +455,25 @@ describe('fleetMachine: orphans of a dropped seam', () => {
     actor.stop()
   })
 
+  it('an end of orphans that fails rereads the leases all the same, and the next lapse is ended', async () => {
+    const { actor, clock, store } = await running({}, (calls) =>
+      calls.readWith(async () => ({ providerElsewhere: false, nextLapse: LEASE_MS })),
+    )
+    store.failNext('orphans')
+    // Another dropped seam's lease, live until 2 × LEASE_MS.
+    store.readWith(async () =>
+      Date.now() < 2 * LEASE_MS
+        ? { providerElsewhere: false, nextLapse: 2 * LEASE_MS }
+        : { providerElsewhere: false },
+    )
+    await clock.advance(LEASE_MS)
+    expect(store.calls.orphans).toEqual([LEASE_MS])
+    expect(store.calls.reads).toBe(2)
+    await clock.advance(LEASE_MS)
+    expect(store.calls.orphans).toEqual([LEASE_MS, 2 * LEASE_MS])
+    actor.stop()
+  })
+
   it('on a durable store leaves orphans to each renewal: no timer for a lapsing lease', async () => {
     const { actor, clock } = await running({ durable: true }, (calls) =>
       calls.readWith(async () => ({ providerElsewhere: false, nextLapse: LEASE_MS })),
@@ -567,6 +626,21 @@ describe('fleetMachine: stopping', () => {
     expect(store.calls.releases).toBe(1)
     expect(actor.getSnapshot().status).toBe('done')
     expect(clock.armed.size).toBe(0)
+  })
+
+  it('a release or a last lease that the store does not take still ends the fleet', async () => {
+    const stopped = await running({ durable: true })
+    stopped.store.failNext('release')
+    stopped.actor.send({ type: 'fleet.stop' })
+    await settle()
+    expect(stopped.store.calls.releases).toBe(1)
+    expect(stopped.actor.getSnapshot().status).toBe('done')
+    const crashed = await running()
+    crashed.store.failNext('leave')
+    crashed.actor.send({ type: 'fleet.crash' })
+    await settle()
+    expect(crashed.store.calls.left).toHaveLength(1)
+    expect(crashed.actor.getSnapshot().status).toBe('done')
   })
 
   it('fleet.crash on a process-local store leaves a lease that lapses, as a killed process’s would', async () => {
