@@ -531,3 +531,51 @@ describe('presentationMachine: refusals of who answered', () => {
     expect(effects.ended).toEqual([timeout])
   })
 })
+
+describe('presentationMachine: what the store says of an approval being written', () => {
+  const plan = planReview() as unknown as PresentationInput['questions'][number]
+  const ann = { id: 'ann', via: 'console' }
+  const bob = { id: 'bob', via: 'console' }
+
+  /** A plan two must approve, ann's approval being written. */
+  function approving() {
+    const run = presenting({ questions: [plan], policy: { approvals: 2 } })
+    run.actor.send({
+      type: 'provider.answered',
+      answer: { answers: [{ id: 'plan', selected: ['Approve'] }], by: ann },
+    })
+    expect(run.actor.getSnapshot().value).toEqual({ committing: 'writing' })
+    return run
+  }
+
+  it('counted while its provider was withdrawn: taken down, the provider told its vote counted, with the count', () => {
+    const { actor, effects } = approving()
+    actor.send({ type: 'provider.withdrawn', error: handedOverOutcome() })
+    actor.send({ type: 'vote.counted', given: [bob, ann] })
+    expect(actor.getSnapshot().output).toEqual({
+      verdict: 'takenDown',
+      ending: handedOverOutcome(),
+    })
+    expect(effects.told).toEqual([
+      { status: 'counted', approvals: { required: 2, given: [bob, ann] } },
+    ])
+  })
+
+  it('already counted, and the ask settled meanwhile: refused with what settled it', () => {
+    const { actor } = approving()
+    actor.send({ type: 'ask.settled', outcome: timeout })
+    actor.send({ type: 'vote.already', given: [ann] })
+    expect(actor.getSnapshot().output).toEqual({ verdict: 'refused', outcome: timeout })
+  })
+
+  it('already counted (the same person approved elsewhere): refused already-voted, and shown again with the store’s count', () => {
+    const { actor, effects } = approving()
+    actor.send({ type: 'vote.already', given: [ann] })
+    expect(actor.getSnapshot().value).toBe('pausing')
+    expect(actor.getSnapshot().context.given).toEqual([ann])
+    expect(effects.told).toMatchObject([
+      { status: 'refused', error: { code: 'BAD_ANSWER', details: { reason: 'already-voted' } } },
+    ])
+    actor.stop()
+  })
+})
