@@ -561,6 +561,21 @@ describe('presentationMachine: what the store says of an approval being written'
     ])
   })
 
+  it('counted on a retry after its provider was withdrawn while it waited: taken down, not shown again', async () => {
+    const { actor, effects } = approving()
+    actor.send({ type: 'commit.failed', lasting: false })
+    expect(actor.getSnapshot().value).toEqual({ committing: 'waiting' })
+    actor.send({ type: 'provider.withdrawn', error: handedOverOutcome() })
+    await vi.advanceTimersByTimeAsync(MAX_RETRY_DELAY_MS * 2)
+    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
+    actor.send({ type: 'vote.counted', given: [ann] })
+    expect(actor.getSnapshot().output).toEqual({
+      verdict: 'takenDown',
+      ending: handedOverOutcome(),
+    })
+    expect(effects.called).toBe(1)
+  })
+
   it('already counted, and the ask settled meanwhile: refused with what settled it', () => {
     const { actor } = approving()
     actor.send({ type: 'ask.settled', outcome: timeout })
