@@ -71,8 +71,7 @@ export function faultyStore(inner: AskStore): FaultyStore {
     }
     store.settle = (askId, outcome, settledAt) =>
       through(takeWrite(), 'settle', askId, () => inner.settle(askId, outcome, settledAt))
-    store.vote = (askId, vote) =>
-      through(takeWrite(), 'vote', askId, () => inner.vote(askId, vote))
+    store.vote = (askId, vote) => through(takeWrite(), 'vote', askId, () => inner.vote(askId, vote))
     store.pending = () => through(takeRead(), 'pending', undefined, () => inner.pending())
     store.get = (askId) => through(takeRead(), 'get', askId, () => inner.get(askId))
     return store
