@@ -542,29 +542,45 @@ describe('askMachine is pure and its context is data', () => {
 })
 
 describe('askMachine: its deadline timer', () => {
-  it('a deadline further off than a timer can hold fires early, not final, and is armed again', async () => {
-    const deadline = 40 * 24 * 3_600_000
-    const { machine, effects } = recordingAsk()
-    const actor = createActor(machine, { input: askInput({ deadline }) }).start()
-    expect(vi.getTimerCount()).toBe(1)
-    // A delay past 2^31−1 ms would fire after 1 ms; clamped, the first timer fires at the limit.
-    await vi.advanceTimersToNextTimerAsync()
-    expect(Date.now()).toBe(MAX_DELAY_MS)
-    expect(actor.getSnapshot().value).toEqual({ pending: 'presented' })
-    expect(actor.getSnapshot().context.proposal).toBeUndefined()
-    expect(vi.getTimerCount()).toBe(1)
-    await vi.advanceTimersToNextTimerAsync()
-    expect(Date.now()).toBe(deadline)
-    expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
-    expect(effects.offered).toEqual([
-      expect.objectContaining({
-        error: expect.objectContaining({
-          code: 'ASK_TIMEOUT',
-          details: { deadline, startedAt: 0 },
+  it.each([
+    ['presented here', {}, { pending: 'presented' }],
+    [
+      'left for a human (keyed, on a durable store, no UI anywhere)',
+      { providerHere: false, durable: true, key: 'k' },
+      { pending: { waitingForProvider: 'forHuman' } },
+    ],
+    [
+      'presented on another seam',
+      { providerHere: false, providerElsewhere: true },
+      { pending: 'presentedElsewhere' },
+    ],
+  ])(
+    'a deadline further off than a timer can hold fires early, not final, and is armed again: %s',
+    async (_name, extra, state) => {
+      const deadline = 40 * 24 * 3_600_000
+      const { machine, effects } = recordingAsk()
+      const actor = createActor(machine, { input: askInput({ deadline, ...extra }) }).start()
+      expect(actor.getSnapshot().value).toEqual(state)
+      expect(vi.getTimerCount()).toBe(1)
+      // A delay past 2^31−1 ms would fire after 1 ms; clamped, the first timer fires at the limit.
+      await vi.advanceTimersToNextTimerAsync()
+      expect(Date.now()).toBe(MAX_DELAY_MS)
+      expect(actor.getSnapshot().value).toEqual(state)
+      expect(actor.getSnapshot().context.proposal).toBeUndefined()
+      expect(vi.getTimerCount()).toBe(1)
+      await vi.advanceTimersToNextTimerAsync()
+      expect(Date.now()).toBe(deadline)
+      expect(actor.getSnapshot().value).toEqual({ committing: 'writing' })
+      expect(effects.offered).toEqual([
+        expect.objectContaining({
+          error: expect.objectContaining({
+            code: 'ASK_TIMEOUT',
+            details: { deadline, startedAt: 0 },
+          }),
         }),
-      }),
-    ])
-  })
+      ])
+    },
+  )
 
   it('arms its far deadline without a TimeoutOverflowWarning', async () => {
     vi.useRealTimers()

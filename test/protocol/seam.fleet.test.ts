@@ -84,7 +84,7 @@ describe('§10 one console for a fleet', () => {
     expect(admitted).toHaveLength(1)
   })
 
-  it('a provider registered after another seam asked is shown that ask at once', async () => {
+  it('a provider registered after another seam asked is shown that ask at once, and the asker stops waiting for one', async () => {
     const store = createMemoryStore()
     const worker = seamOn(store, { waitForProviderMs: 60_000 })
     const console_ = seamOn(store)
@@ -96,6 +96,10 @@ describe('§10 one console for a fleet', () => {
     console_.registerProvider(there)
     await settle()
     expect(there.calls.map((call) => call.request.askId)).toEqual([listed!.askId])
+    // The asker knows it is shown elsewhere: no longer waiting, and its wait for a provider is over.
+    expect(worker.pending()).toMatchObject([{ askId: listed!.askId, state: 'presenting' }])
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(asked.settled).toBe(false)
     there.last().resolve(answer)
     await settle()
     expect(asked.value).toEqual(answer)
