@@ -126,6 +126,21 @@ describe('§10 one console for a fleet', () => {
     expect(asked.value).toEqual(answer)
   })
 
+  it('an ask shown on another seam is shown by its own seam’s provider too once one is registered there', async () => {
+    const { worker, there } = await fleetWithConsole()
+    const asked = outcomeOf(worker.ask({ questions }))
+    await settle()
+    const [listed] = worker.pending()
+    expect(there.last().request.askId).toBe(listed!.askId)
+    const here = createControllableProvider()
+    worker.registerProvider(here)
+    await settle()
+    expect(here.calls.map((call) => call.request.askId)).toEqual([listed!.askId])
+    here.last().resolve(answer)
+    await settle()
+    expect(asked.value).toEqual(answer)
+  })
+
   it('NO_PROVIDER counts a provider on any live seam sharing the store', async () => {
     const { worker, console_ } = fleet()
     await expect(worker.ask({ questions })).rejects.toMatchObject({ code: 'NO_PROVIDER' })
