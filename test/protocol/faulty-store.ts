@@ -91,3 +91,31 @@ export function faultyStore(inner: AskStore): FaultyStore {
     },
   }
 }
+
+/** One try to settle an ask: the outcome's code, or `answered`/`cancelled`, and when. */
+export interface SettleTry {
+  status: string
+  at: number
+}
+
+/**
+ * Wraps `inner` so that every settlement fails while `down` is set (a
+ * store locked past its busy timeout), and logs every try, failed or not.
+ */
+export function storeThatGoesDown(inner: AskStore): {
+  store: AskStore
+  tries: readonly SettleTry[]
+  down: boolean
+} {
+  const tries: SettleTry[] = []
+  const store = Object.create(inner) as AskStore
+  const control = { store, tries, down: true }
+  store.settle = (askId, outcome, settledAt) => {
+    const status = outcome.status === 'rejected' ? outcome.error.code : outcome.status
+    tries.push({ status, at: Date.now() })
+    return control.down
+      ? Promise.reject(new Error('database is locked'))
+      : inner.settle(askId, outcome, settledAt)
+  }
+  return control
+}

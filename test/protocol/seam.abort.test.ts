@@ -4,6 +4,8 @@ import {
   createMemoryStore,
   createUserQuestions,
 } from '../../src/protocol/index.js'
+import { MAX_RETRY_DELAY_MS } from '../../src/machines/index.js'
+import { storeThatGoesDown } from './faulty-store.js'
 import {
   choice,
   createControllableProvider,
@@ -86,6 +88,40 @@ describe('§4 caller abort', () => {
     expect(error.details).toEqual({ reason: 'caller-aborted' })
     expect(error.cause).toBe(reason)
     expect(secondCall.request.signal.reason).toBe(error)
+  })
+
+  it('after its provider left while the human’s answer waits to be retried: the retries stop, and the ending written is the provider’s leaving', async () => {
+    const inner = createMemoryStore()
+    const locked = storeThatGoesDown(inner)
+    const seam = createUserQuestions({ store: locked.store })
+    const provider = createControllableProvider()
+    const dispose = seam.registerProvider(provider)
+    const controller = new AbortController()
+    const asking = track(seam.ask({ questions: batch(), signal: controller.signal }))
+    const call = await provider.call(0)
+    call.resolve(skipAll(batch()))
+    await settle()
+    // Nobody takes the provider's place: the human's answer is still retried, not dropped.
+    dispose()
+    await vi.advanceTimersByTimeAsync(MAX_RETRY_DELAY_MS)
+    expect(locked.tries.map((each) => each.status)).toContain('answered')
+    expect(asking.settlement.status).toBe('pending')
+    controller.abort('stop')
+    const abortedAt = Date.now()
+    await vi.advanceTimersByTimeAsync(2 * MAX_RETRY_DELAY_MS)
+    const after = locked.tries.filter((each) => each.at >= abortedAt)
+    expect(after.length).toBeGreaterThan(0)
+    expect(after.filter((each) => each.status === 'answered')).toEqual([])
+    locked.down = false
+    await vi.advanceTimersByTimeAsync(MAX_RETRY_DELAY_MS)
+    await asking.done
+    // The first ending stands: the provider left before the caller aborted.
+    const error = await rejectionOf(result(asking), 'ASK_ABORTED')
+    expect(error.details).toEqual({ reason: 'provider-disposed' })
+    expect(locked.tries.at(-1)?.status).toBe('ASK_ABORTED')
+    expect((await inner.get(call.request.askId))?.outcome).toMatchObject({
+      error: { code: 'ASK_ABORTED', details: { reason: 'provider-disposed' } },
+    })
   })
 
   it('after close() has ended an ask still being admitted, a later abort adds nothing: SEAM_CLOSED without its reason', async () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
+import { MAX_RETRY_DELAY_MS } from '../../src/machines/index.js'
+import { storeThatGoesDown } from './faulty-store.js'
 import {
   choice,
   createControllableProvider,
@@ -121,6 +123,37 @@ describe('§4 deadlines', () => {
     call.resolve(skipAll(batch()))
     await settle()
     expect(asking.settlement.status).toBe('rejected')
+  })
+
+  it('is final for an answer still being retried after its provider left: no write of that answer once the deadline passes', async () => {
+    const inner = createMemoryStore()
+    const locked = storeThatGoesDown(inner)
+    const seam = createUserQuestions({ store: locked.store })
+    const provider = createControllableProvider()
+    const dispose = seam.registerProvider(provider)
+    const asking = track(seam.ask({ questions: batch(), timeoutMs: 10_000 }))
+    const call = await provider.call(0)
+    call.resolve(skipAll(batch()))
+    await settle()
+    expect(locked.tries).toEqual([{ status: 'answered', at: START }])
+    // Nobody takes the provider's place: the human's answer is still retried, not dropped.
+    dispose()
+    await vi.advanceTimersByTimeAsync(9_999)
+    expect(locked.tries.length).toBeGreaterThan(1)
+    expect(asking.settlement.status).toBe('pending')
+    await vi.advanceTimersByTimeAsync(1 + MAX_RETRY_DELAY_MS)
+    const late = locked.tries.filter((each) => each.at >= START + 10_000)
+    expect(late.length).toBeGreaterThan(0)
+    expect(late.filter((each) => each.status === 'answered')).toEqual([])
+    expect(locked.tries.at(-1)?.status).toBe('ASK_ABORTED')
+    locked.down = false
+    await vi.advanceTimersByTimeAsync(MAX_RETRY_DELAY_MS)
+    await asking.done
+    // The ending written after the deadline is refused: the store holds ASK_TIMEOUT, and so does the caller.
+    await rejectionOf(result(asking), 'ASK_TIMEOUT')
+    expect((await inner.get(call.request.askId))?.outcome).toMatchObject({
+      error: { code: 'ASK_TIMEOUT' },
+    })
   })
 })
 
