@@ -88,4 +88,46 @@ describe('terminalQueueMachine', () => {
       value: 'inputClosed',
     })
   })
+
+  it('a provider disposed after the input closed: asks that come later are refused as disposed', () => {
+    const { actor, emitted } = queue()
+    actor.send({ type: 'input.closed' })
+    actor.send({ type: 'provider.disposed' })
+    actor.send({ type: 'ask.queued', askId: 'a' })
+    expect(emitted).toEqual([{ type: 'ask.dropped', askId: 'a', reason: 'provider-disposed' }])
+    expect(actor.getSnapshot().value).toBe('disposed')
+  })
+
+  it('drops a waiting ask withdrawn during the caller’s turn: it is never shown', () => {
+    vi.useFakeTimers()
+    try {
+      const { actor, emitted } = queue()
+      actor.send({ type: 'ask.queued', askId: 'a' })
+      actor.send({ type: 'ask.queued', askId: 'b' })
+      actor.send({ type: 'prompt.ended', askId: 'a' })
+      expect(actor.getSnapshot().matches({ open: 'callerTurn' })).toBe(true)
+      actor.send({ type: 'ask.withdrawn', askId: 'b' })
+      vi.advanceTimersByTime(0)
+      expect(emitted).toEqual([
+        { type: 'prompt.requested', askId: 'a' },
+        { type: 'ask.dropped', askId: 'b', reason: 'withdrawn' },
+      ])
+      expect(actor.getSnapshot().context).toEqual({ waiting: [], current: null })
+      expect(actor.getSnapshot().matches({ open: 'idle' })).toBe(true)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('takes the caller’s turn only once the prompt taken down has ended, not at the end of another', () => {
+    const { actor } = queue()
+    actor.send({ type: 'ask.queued', askId: 'a' })
+    actor.send({ type: 'ask.withdrawn', askId: 'a' })
+    actor.send({ type: 'prompt.ended', askId: 'b' })
+    expect(actor.getSnapshot().matches({ open: 'takingDown' })).toBe(true)
+    expect(actor.getSnapshot().context.current).toBe('a')
+    actor.send({ type: 'prompt.ended', askId: 'a' })
+    expect(actor.getSnapshot().matches({ open: 'callerTurn' })).toBe(true)
+    expect(actor.getSnapshot().context.current).toBeNull()
+  })
 })
