@@ -65,15 +65,32 @@ describe('consoleConnectionMachine', () => {
     expect(actor.getSnapshot().context.attempt).toBe(0)
   })
 
-  it('ends for good when the host closes the session, with no reconnect', async () => {
-    const { actor, emitted } = start()
-    actor.send({ type: 'socket.opened' })
-    actor.send({ type: 'socket.closed', code: HOST_CLOSED_CODE })
-    expect(actor.getSnapshot().status).toBe('done')
-    expect(actor.getSnapshot().output).toEqual({ ended: 'host-closed' })
-    await vi.advanceTimersByTimeAsync(120_000)
-    expect(emitted).toEqual(['open'])
-  })
+  type Actor = ReturnType<typeof start>['actor']
+  it.each([
+    ['connecting for the first time', async () => {}, 1],
+    ['online', async (actor: Actor) => actor.send({ type: 'socket.opened' }), 1],
+    [
+      'trying again after a drop',
+      async (actor: Actor) => {
+        actor.send({ type: 'socket.opened' })
+        actor.send({ type: 'socket.closed', code: 1006 })
+        await vi.advanceTimersByTimeAsync(250)
+        expect(actor.getSnapshot().value).toEqual({ reconnecting: 'trying' })
+      },
+      2,
+    ],
+  ] as const)(
+    'ends for good when the host closes the session while %s, with no reconnect',
+    async (_when, reach, opens) => {
+      const { actor, emitted } = start()
+      await reach(actor)
+      actor.send({ type: 'socket.closed', code: HOST_CLOSED_CODE })
+      expect(actor.getSnapshot().status).toBe('done')
+      expect(actor.getSnapshot().output).toEqual({ ended: 'host-closed' })
+      await vi.advanceTimersByTimeAsync(120_000)
+      expect(emitted).toEqual(Array(opens).fill('open'))
+    },
+  )
 
   it('ends when the host stays unreachable for the give-up time, then stops trying', async () => {
     const { actor, emitted } = start({ retryBaseMs: 250, retryMaxMs: 5000, giveUpMs: 30_000 })
