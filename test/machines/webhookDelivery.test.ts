@@ -27,6 +27,8 @@ function run(
     claim?: (input: WebhookClaimInput) => WebhookClaimOutput['status'] | WebhookClaimOutput
     send?: () => WebhookSendOutput['result']
     ask?: WebhookAskRead['state']
+    /** How many times each actor throws before it works, as a store that cannot be reached does. */
+    throws?: Partial<Record<'claim' | 'readAsk' | 'send' | 'finish', number>>
   },
   input: Partial<WebhookDeliveryInput> = {},
   { grantSlots = true } = {},
@@ -39,10 +41,19 @@ function run(
   /** When each try was sent, on the test's clock. */
   const sentAt: number[] = []
   let sends = 0
+  const throws = { ...actors.throws }
+  /** Throws while `name` has failures left to give. */
+  const mayThrow = (name: keyof typeof throws) => {
+    if ((throws[name] ?? 0) > 0) {
+      throws[name]! -= 1
+      throw new Error(`the store is down (${name})`)
+    }
+  }
   const machine = webhookDeliveryMachine.provide({
     actors: {
       claim: fromPromise<WebhookClaimOutput, WebhookClaimInput>(async ({ input: claim }) => {
         claims.push(claim)
+        mayThrow('claim')
         const answer = actors.claim?.(claim) ?? 'claimed'
         if (answer === 'claimed') {
           return { at: clock.now(), status: 'claimed', expiresAt: clock.now() + claim.holdMs }
@@ -51,10 +62,10 @@ function run(
           ? ({ at: clock.now(), status: answer } as WebhookClaimOutput)
           : answer
       }),
-      readAsk: fromPromise<WebhookAskRead, { askId: string }>(async () => ({
-        at: clock.now(),
-        state: actors.ask ?? 'pending',
-      })),
+      readAsk: fromPromise<WebhookAskRead, { askId: string }>(async () => {
+        mayThrow('readAsk')
+        return { at: clock.now(), state: actors.ask ?? 'pending' }
+      }),
       send: fromPromise<
         WebhookSendOutput,
         { eventId: string; askId: string; attempt: number; dueAt: number }
@@ -62,11 +73,13 @@ function run(
         sends += 1
         attempts.push(send.attempt)
         sentAt.push(clock.now())
+        mayThrow('send')
         return { at: clock.now(), result: actors.send?.() ?? 'delivered' }
       }),
       finish: fromPromise<void, WebhookFinishInput>(async ({ input: finish }) => {
         finished.push(finish)
         finishedAt.push(clock.now())
+        mayThrow('finish')
       }),
     },
   })
@@ -181,6 +194,18 @@ describe('webhookDeliveryMachine', () => {
     },
   )
 
+  it('stops at a receiver that says the hook is gone: no retry, the ending written as gone', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    const { actor, finished, sends } = run(clock, { send: () => 'gone' })
+    const done = toPromise(actor)
+    await advance(clock, 1_000)
+    expect(await done).toEqual({ ending: 'gone', attempts: 1 })
+    await advance(clock, 60_000)
+    expect(sends()).toBe(1)
+    expect(finished.map((finish) => finish.ending)).toEqual(['gone'])
+  })
+
   it('sends on the claim it holds when that claim covers the try', async () => {
     const clock = new SimulatedClock()
     clock.set(1_000_000)
@@ -246,6 +271,8 @@ describe('webhookDeliveryMachine', () => {
       {},
       { kind: 'reminder', eventId: 'ask-1.reminder.1', dueAt: 1_060_000 },
     )
+    // Not claimed yet: a notifier that stops now releases nothing for it.
+    expect(early.actor.getSnapshot().context.holding).toBe(false)
     early.actor.send({ type: 'ask.settled' })
     expect(early.actor.getSnapshot().output).toEqual({ ending: 'dropped', attempts: 0 })
     expect(early.claims).toEqual([])
@@ -256,6 +283,66 @@ describe('webhookDeliveryMachine', () => {
     expect(await done).toEqual({ ending: 'dropped', attempts: 0 })
     expect(late.sends()).toBe(0)
     expect(late.finished.map((finish) => finish.ending)).toEqual(['dropped'])
+  })
+
+  it('tries again after a wait when the fresh claim it takes after a late slot throws', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    let calls = 0
+    // Each claim lasts a second, so a slot always comes too late for it; the second one throws.
+    const { actor, claims, sends } = run(clock, {
+      claim: () => {
+        calls += 1
+        if (calls === 2) throw new Error('the store is down (claim)')
+        return { at: clock.now(), status: 'claimed', expiresAt: clock.now() + 1_000 }
+      },
+    })
+    const done = toPromise(actor)
+    await advance(clock, 1, 1)
+    expect(actor.getSnapshot().value).toBe('storeUnavailable')
+    await advance(clock, 2 * MAX_WEBHOOK_RETRY_MS, 10_000)
+    expect(await done).toEqual({ ending: 'delivered', attempts: 1 })
+    expect(sends()).toBe(1)
+    expect(claims.length).toBeGreaterThan(2)
+  })
+
+  it('drops a reminder whose ask settles while it waits for a slot, without taking one', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    const { actor, sends, finished } = run(
+      clock,
+      {},
+      { kind: 'reminder', eventId: 'ask-1.reminder.1' },
+      { grantSlots: false },
+    )
+    const emitted: string[] = []
+    actor.on('*', (event) => emitted.push(event.type))
+    const done = toPromise(actor)
+    await advance(clock, 1_000)
+    expect(actor.getSnapshot().value).toBe('waitingForSlot')
+    actor.send({ type: 'ask.settled' })
+    expect(await done).toEqual({ ending: 'dropped', attempts: 0 })
+    expect(emitted).toEqual(['slot.wanted'])
+    expect(sends()).toBe(0)
+    expect(finished.map((finish) => finish.ending)).toEqual(['dropped'])
+  })
+
+  it('drops a reminder whose ask settles while another notifier holds its claim: it does not claim it again', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    const { actor, claims, sends } = run(
+      clock,
+      { claim: () => ({ at: clock.now(), status: 'held', expiresAt: clock.now() + 20_000 }) },
+      { kind: 'reminder', eventId: 'ask-1.reminder.1' },
+    )
+    const done = toPromise(actor)
+    await advance(clock, 1_000)
+    expect(actor.getSnapshot().value).toBe('standingBy')
+    actor.send({ type: 'ask.settled' })
+    expect(await done).toEqual({ ending: 'dropped', attempts: 0 })
+    await advance(clock, 30_000)
+    expect(claims).toHaveLength(1)
+    expect(sends()).toBe(0)
   })
 
   it('holds a settlement back while the ask still reads pending, and sends it once it settles', async () => {
@@ -305,4 +392,27 @@ describe('webhookDeliveryMachine', () => {
     expect(claims.map((claim) => claim.recordedOnly)).toEqual([true])
     expect(sends()).toBe(0)
   })
+
+  it.each([
+    ['its claim', 'claim', 'storeUnavailable', 1, 1],
+    ['its read of the ask', 'readAsk', 'storeUnavailable', 1, 1],
+    ['its send (a fault of the notifier’s own)', 'send', 'storeUnavailable', 2, 1],
+    ['the write of its ending', 'finish', 'finishingAgain', 1, 2],
+  ] as const)(
+    'tries again after a wait when %s throws, and still ends delivered',
+    async (_, failing, waitingIn, sent, finishes) => {
+      const clock = new SimulatedClock()
+      clock.set(1_000_000)
+      const { actor, finished, sends } = run(clock, { throws: { [failing]: 1 } })
+      const done = toPromise(actor)
+      // Due now: the first timer fires at the next tick of the clock.
+      await advance(clock, 1, 1)
+      expect(actor.getSnapshot().value).toBe(waitingIn)
+      await advance(clock, 2 * MAX_WEBHOOK_RETRY_MS, 10_000)
+      expect(actor.getSnapshot().status).toBe('done')
+      expect(await done).toEqual({ ending: 'delivered', attempts: 1 })
+      expect(sends()).toBe(sent)
+      expect(finished.map((finish) => finish.ending)).toEqual(Array(finishes).fill('delivered'))
+    },
+  )
 })
