@@ -1,5 +1,5 @@
 /** terminalQueueMachine on its own: what it asks the provider to do, in which order. */
-import { describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createActor } from 'xstate'
 import { terminalQueueMachine } from '../../src/machines/index.js'
 import type { TerminalQueueEmitted } from '../../src/machines/index.js'
@@ -12,25 +12,29 @@ function queue() {
 }
 
 describe('terminalQueueMachine', () => {
-  it('shows one ask at a time, in arrival order, with the caller’s turn between two', () => {
+  // The caller's turn is a timer: each test moves it when it needs to.
+  beforeEach(() => {
     vi.useFakeTimers()
-    try {
-      const { actor, emitted } = queue()
-      actor.send({ type: 'ask.queued', askId: 'a' })
-      actor.send({ type: 'ask.queued', askId: 'b' })
-      actor.send({ type: 'ask.queued', askId: 'b' })
-      expect(emitted).toEqual([{ type: 'prompt.requested', askId: 'a' }])
-      expect(actor.getSnapshot().context).toEqual({ waiting: ['b'], current: 'a' })
-      actor.send({ type: 'prompt.ended', askId: 'b' })
-      expect(actor.getSnapshot().context.current).toBe('a')
-      actor.send({ type: 'prompt.ended', askId: 'a' })
-      expect(actor.getSnapshot().matches({ open: 'callerTurn' })).toBe(true)
-      expect(emitted).toHaveLength(1)
-      vi.advanceTimersByTime(0)
-      expect(emitted.at(-1)).toEqual({ type: 'prompt.requested', askId: 'b' })
-    } finally {
-      vi.useRealTimers()
-    }
+  })
+
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('shows one ask at a time, in arrival order, with the caller’s turn between two', () => {
+    const { actor, emitted } = queue()
+    actor.send({ type: 'ask.queued', askId: 'a' })
+    actor.send({ type: 'ask.queued', askId: 'b' })
+    actor.send({ type: 'ask.queued', askId: 'b' })
+    expect(emitted).toEqual([{ type: 'prompt.requested', askId: 'a' }])
+    expect(actor.getSnapshot().context).toEqual({ waiting: ['b'], current: 'a' })
+    actor.send({ type: 'prompt.ended', askId: 'b' })
+    expect(actor.getSnapshot().context.current).toBe('a')
+    actor.send({ type: 'prompt.ended', askId: 'a' })
+    expect(actor.getSnapshot().matches({ open: 'callerTurn' })).toBe(true)
+    expect(emitted).toHaveLength(1)
+    vi.advanceTimersByTime(0)
+    expect(emitted.at(-1)).toEqual({ type: 'prompt.requested', askId: 'b' })
   })
 
   it('drops a waiting ask that is withdrawn, and takes the one on screen down', () => {
@@ -99,24 +103,19 @@ describe('terminalQueueMachine', () => {
   })
 
   it('drops a waiting ask withdrawn during the caller’s turn: it is never shown', () => {
-    vi.useFakeTimers()
-    try {
-      const { actor, emitted } = queue()
-      actor.send({ type: 'ask.queued', askId: 'a' })
-      actor.send({ type: 'ask.queued', askId: 'b' })
-      actor.send({ type: 'prompt.ended', askId: 'a' })
-      expect(actor.getSnapshot().matches({ open: 'callerTurn' })).toBe(true)
-      actor.send({ type: 'ask.withdrawn', askId: 'b' })
-      vi.advanceTimersByTime(0)
-      expect(emitted).toEqual([
-        { type: 'prompt.requested', askId: 'a' },
-        { type: 'ask.dropped', askId: 'b', reason: 'withdrawn' },
-      ])
-      expect(actor.getSnapshot().context).toEqual({ waiting: [], current: null })
-      expect(actor.getSnapshot().matches({ open: 'idle' })).toBe(true)
-    } finally {
-      vi.useRealTimers()
-    }
+    const { actor, emitted } = queue()
+    actor.send({ type: 'ask.queued', askId: 'a' })
+    actor.send({ type: 'ask.queued', askId: 'b' })
+    actor.send({ type: 'prompt.ended', askId: 'a' })
+    expect(actor.getSnapshot().matches({ open: 'callerTurn' })).toBe(true)
+    actor.send({ type: 'ask.withdrawn', askId: 'b' })
+    vi.advanceTimersByTime(0)
+    expect(emitted).toEqual([
+      { type: 'prompt.requested', askId: 'a' },
+      { type: 'ask.dropped', askId: 'b', reason: 'withdrawn' },
+    ])
+    expect(actor.getSnapshot().context).toEqual({ waiting: [], current: null })
+    expect(actor.getSnapshot().matches({ open: 'idle' })).toBe(true)
   })
 
   it('takes the caller’s turn only once the prompt taken down has ended, not at the end of another', () => {

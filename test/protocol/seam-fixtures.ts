@@ -1,10 +1,20 @@
 import { getEventListeners } from 'node:events'
 import { afterEach, beforeEach, vi } from 'vitest'
-import type { AskUserQuestionItem } from '../../src/protocol/index.js'
-import { choice } from '../support/controllable-provider.js'
-import type { track } from '../support/controllable-provider.js'
+import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
+import type { AskUserQuestionItem, AskUserQuestionRequest } from '../../src/protocol/index.js'
+import {
+  choice,
+  createControllableProvider,
+  skipAll,
+  track,
+} from '../support/controllable-provider.js'
+import { settle } from '../support/settle.js'
+import { storeThatGoesDown } from './faulty-store.js'
 
-/** What the seam.*.test.ts files of DESIGN §4 and §5 share: a clock, a batch, signal probes. */
+/**
+ * What the seam.*.test.ts files of DESIGN §4 and §5 share: a clock, a batch,
+ * signal probes, an answer retried while the store is down.
+ */
 
 export const START = Date.UTC(2026, 0, 1)
 
@@ -55,4 +65,25 @@ export function result<T>(tracked: ReturnType<typeof track<T>>): Promise<T> {
   if (settlement.status === 'fulfilled') return Promise.resolve(settlement.value)
   if (settlement.status === 'rejected') return Promise.reject(settlement.reason)
   return Promise.reject(new Error('the ask has not settled'))
+}
+
+/**
+ * A seam on a store that is down (see {@link storeThatGoesDown}), whose
+ * provider answered `ask` and then left with nobody to take its place: the
+ * human's answer is still being retried, not dropped.
+ */
+export async function answerRetriedAfterItsProviderLeft(
+  ask: Omit<AskUserQuestionRequest, 'questions'>,
+) {
+  const inner = createMemoryStore()
+  const locked = storeThatGoesDown(inner)
+  const seam = createUserQuestions({ store: locked.store })
+  const provider = createControllableProvider()
+  const dispose = seam.registerProvider(provider)
+  const asking = track(seam.ask({ ...ask, questions: batch() }))
+  const call = await provider.call(0)
+  call.resolve(skipAll(batch()))
+  await settle()
+  dispose()
+  return { inner, locked, asking, askId: call.request.askId }
 }

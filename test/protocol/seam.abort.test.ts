@@ -5,7 +5,6 @@ import {
   createUserQuestions,
 } from '../../src/protocol/index.js'
 import { MAX_RETRY_DELAY_MS } from '../../src/machines/index.js'
-import { storeThatGoesDown } from './faulty-store.js'
 import {
   choice,
   createControllableProvider,
@@ -16,7 +15,14 @@ import {
 } from '../support/controllable-provider.js'
 import { holdingStore } from '../support/holding-store.js'
 import { settle } from '../support/settle.js'
-import { abortListeners, batch, countingSignal, result, useFakeClock } from './seam-fixtures.js'
+import {
+  abortListeners,
+  answerRetriedAfterItsProviderLeft,
+  batch,
+  countingSignal,
+  result,
+  useFakeClock,
+} from './seam-fixtures.js'
 
 /** DESIGN §4: the caller's signal, and the signal the provider is given. */
 
@@ -91,18 +97,10 @@ describe('§4 caller abort', () => {
   })
 
   it('after its provider left while the human’s answer waits to be retried: the retries stop, and the ending written is the provider’s leaving', async () => {
-    const inner = createMemoryStore()
-    const locked = storeThatGoesDown(inner)
-    const seam = createUserQuestions({ store: locked.store })
-    const provider = createControllableProvider()
-    const dispose = seam.registerProvider(provider)
     const controller = new AbortController()
-    const asking = track(seam.ask({ questions: batch(), signal: controller.signal }))
-    const call = await provider.call(0)
-    call.resolve(skipAll(batch()))
-    await settle()
-    // Nobody takes the provider's place: the human's answer is still retried, not dropped.
-    dispose()
+    const { inner, locked, asking, askId } = await answerRetriedAfterItsProviderLeft({
+      signal: controller.signal,
+    })
     await vi.advanceTimersByTimeAsync(MAX_RETRY_DELAY_MS)
     expect(locked.tries.map((each) => each.status)).toContain('answered')
     expect(asking.settlement.status).toBe('pending')
@@ -119,7 +117,7 @@ describe('§4 caller abort', () => {
     const error = await rejectionOf(result(asking), 'ASK_ABORTED')
     expect(error.details).toEqual({ reason: 'provider-disposed' })
     expect(locked.tries.at(-1)?.status).toBe('ASK_ABORTED')
-    expect((await inner.get(call.request.askId))?.outcome).toMatchObject({
+    expect((await inner.get(askId))?.outcome).toMatchObject({
       error: { code: 'ASK_ABORTED', details: { reason: 'provider-disposed' } },
     })
   })

@@ -1,7 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
 import { MAX_RETRY_DELAY_MS } from '../../src/machines/index.js'
-import { storeThatGoesDown } from './faulty-store.js'
 import {
   choice,
   createControllableProvider,
@@ -12,7 +11,13 @@ import {
   track,
 } from '../support/controllable-provider.js'
 import { settle } from '../support/settle.js'
-import { START, batch, result, useFakeClock } from './seam-fixtures.js'
+import {
+  START,
+  answerRetriedAfterItsProviderLeft,
+  batch,
+  result,
+  useFakeClock,
+} from './seam-fixtures.js'
 
 /** DESIGN §4: an ask's deadline, and close() with asks pending. */
 
@@ -126,18 +131,10 @@ describe('§4 deadlines', () => {
   })
 
   it('is final for an answer still being retried after its provider left: no write of that answer once the deadline passes', async () => {
-    const inner = createMemoryStore()
-    const locked = storeThatGoesDown(inner)
-    const seam = createUserQuestions({ store: locked.store })
-    const provider = createControllableProvider()
-    const dispose = seam.registerProvider(provider)
-    const asking = track(seam.ask({ questions: batch(), timeoutMs: 10_000 }))
-    const call = await provider.call(0)
-    call.resolve(skipAll(batch()))
-    await settle()
+    const { inner, locked, asking, askId } = await answerRetriedAfterItsProviderLeft({
+      timeoutMs: 10_000,
+    })
     expect(locked.tries).toEqual([{ status: 'answered', at: START }])
-    // Nobody takes the provider's place: the human's answer is still retried, not dropped.
-    dispose()
     await vi.advanceTimersByTimeAsync(9_999)
     expect(locked.tries.length).toBeGreaterThan(1)
     expect(asking.settlement.status).toBe('pending')
@@ -151,7 +148,7 @@ describe('§4 deadlines', () => {
     await asking.done
     // The ending written after the deadline is refused: the store holds ASK_TIMEOUT, and so does the caller.
     await rejectionOf(result(asking), 'ASK_TIMEOUT')
-    expect((await inner.get(call.request.askId))?.outcome).toMatchObject({
+    expect((await inner.get(askId))?.outcome).toMatchObject({
       error: { code: 'ASK_TIMEOUT' },
     })
   })
