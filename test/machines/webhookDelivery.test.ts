@@ -345,6 +345,41 @@ describe('webhookDeliveryMachine', () => {
     expect(sends()).toBe(0)
   })
 
+  it.each(['due', 'waitingForSlot', 'standingBy'] as const)(
+    'keeps a settlement that hears its ask settle while %s: that is the news it carries',
+    async (state) => {
+      const clock = new SimulatedClock()
+      clock.set(1_000_000)
+      let claimsSoFar = 0
+      const { actor, sends } = run(
+        clock,
+        {
+          ask: 'settled',
+          // Standing by: another notifier holds the first claim for 20 s.
+          claim: () =>
+            state === 'standingBy' && ++claimsSoFar === 1
+              ? { at: clock.now(), status: 'held', expiresAt: clock.now() + 20_000 }
+              : 'claimed',
+        },
+        {
+          kind: 'settled',
+          eventId: 'ask-1.settled',
+          dueAt: state === 'due' ? 1_060_000 : 1_000_000,
+        },
+        { grantSlots: state !== 'waitingForSlot' },
+      )
+      const done = toPromise(actor)
+      await advance(clock, 1_000)
+      expect(actor.getSnapshot().value).toBe(state)
+      actor.send({ type: 'ask.settled' })
+      expect(actor.getSnapshot().value).toBe(state)
+      if (state === 'waitingForSlot') actor.send({ type: 'slot.granted', at: clock.now() })
+      await advance(clock, 60_000)
+      expect(await done).toEqual({ ending: 'delivered', attempts: 1 })
+      expect(sends()).toBe(1)
+    },
+  )
+
   it('holds a settlement back while the ask still reads pending, and sends it once it settles', async () => {
     const clock = new SimulatedClock()
     clock.set(1_000_000)
