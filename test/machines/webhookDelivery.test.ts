@@ -27,7 +27,7 @@ function run(
     claim?: (input: WebhookClaimInput) => WebhookClaimOutput['status'] | WebhookClaimOutput
     send?: () => WebhookSendOutput['result']
     ask?: WebhookAskRead['state']
-    /** How many times each actor throws before it works, as a store that cannot be reached does. */
+    /** How many times each actor throws before it works: the store unreachable, or the notifier's own fault (`send`). */
     throws?: Partial<Record<'claim' | 'readAsk' | 'send' | 'finish', number>>
   },
   input: Partial<WebhookDeliveryInput> = {},
@@ -46,7 +46,7 @@ function run(
   const mayThrow = (name: keyof typeof throws) => {
     if ((throws[name] ?? 0) > 0) {
       throws[name]! -= 1
-      throw new Error(`the store is down (${name})`)
+      throw new Error(`${name} threw`)
     }
   }
   const machine = webhookDeliveryMachine.provide({
@@ -293,7 +293,7 @@ describe('webhookDeliveryMachine', () => {
     const { actor, claims, sends } = run(clock, {
       claim: () => {
         calls += 1
-        if (calls === 2) throw new Error('the store is down (claim)')
+        if (calls === 2) throw new Error('claim threw')
         return { at: clock.now(), status: 'claimed', expiresAt: clock.now() + 1_000 }
       },
     })
@@ -355,11 +355,14 @@ describe('webhookDeliveryMachine', () => {
         clock,
         {
           ask: 'settled',
-          // Standing by: another notifier holds the first claim for 20 s.
-          claim: () =>
-            state === 'standingBy' && ++claimsSoFar === 1
+          claim: () => {
+            claimsSoFar += 1
+            // Standing by: another notifier holds the first claim for 20 s.
+            const heldElsewhere = state === 'standingBy' && claimsSoFar === 1
+            return heldElsewhere
               ? { at: clock.now(), status: 'held', expiresAt: clock.now() + 20_000 }
-              : 'claimed',
+              : 'claimed'
+          },
         },
         {
           kind: 'settled',
