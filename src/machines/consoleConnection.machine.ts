@@ -1,4 +1,5 @@
 import { assign, emit, setup } from 'xstate'
+import { finalStateOutput } from './final-output.js'
 import { clampDelay } from './time.js'
 
 /** Why a console's session ended: the host closed it, or it stayed unreachable too long. */
@@ -20,8 +21,6 @@ export interface ConsoleConnectionContext {
    * after a reconnect.
    */
   unconfirmed: Record<string, string>
-  /** Set once the session ended. */
-  ended: ConsoleConnectionEnd | undefined
 }
 
 /** What starts a connection: its timing, each with a default. */
@@ -74,8 +73,9 @@ export const CONSOLE_RESTARTING_CODE = 1012
 
 /**
  * The console page's connection to its host: `connecting`, `online`,
- * `reconnecting` with a doubling backoff, and a final `ended` once the host
- * closed the session or stayed unreachable for `giveUpMs` — so a page whose
+ * `reconnecting` with a doubling backoff, and final once the host closed
+ * the session (`hostClosed`) or stayed unreachable for `giveUpMs`
+ * (`hostUnreachable`), its output naming which — so a page whose
  * host is gone stops retrying (and stops filling the browser console with
  * failed connections). An answer the user sent is kept until the host
  * confirms it, and resent when the host replays that ask after a reconnect.
@@ -129,8 +129,6 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
     }),
     resetAttempts: assign({ attempt: 0 }),
     countAttempt: assign(({ context }) => ({ attempt: context.attempt + 1 })),
-    recordHostClosed: assign({ ended: 'host-closed' as const }),
-    recordHostUnreachable: assign({ ended: 'host-unreachable' as const }),
   },
 }).createMachine({
   id: 'consoleConnection',
@@ -140,7 +138,6 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
     retryMaxMs: input.retryMaxMs ?? 5000,
     giveUpMs: input.giveUpMs ?? 30_000,
     unconfirmed: {},
-    ended: undefined,
   }),
   initial: 'connecting',
   on: {
@@ -156,8 +153,7 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
         'socket.closed': [
           {
             guard: { type: 'isHostClosing', params: ({ event }) => event },
-            target: 'ended',
-            actions: 'recordHostClosed',
+            target: 'hostClosed',
           },
           { target: 'reconnecting' },
         ],
@@ -179,8 +175,7 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
         'socket.closed': [
           {
             guard: { type: 'isHostClosing', params: ({ event }) => event },
-            target: 'ended',
-            actions: 'recordHostClosed',
+            target: 'hostClosed',
           },
           { target: 'reconnecting' },
         ],
@@ -188,7 +183,7 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
     },
     reconnecting: {
       // One budget for the whole outage, however many attempts fit in it.
-      after: { giveUp: { target: 'ended', actions: 'recordHostUnreachable' } },
+      after: { giveUp: 'hostUnreachable' },
       initial: 'waiting',
       states: {
         waiting: {
@@ -201,8 +196,7 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
             'socket.closed': [
               {
                 guard: { type: 'isHostClosing', params: ({ event }) => event },
-                target: '#consoleConnection.ended',
-                actions: 'recordHostClosed',
+                target: '#consoleConnection.hostClosed',
               },
               { target: 'waiting' },
             ],
@@ -210,7 +204,15 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
         },
       },
     },
-    ended: { type: 'final' },
+    // Why the session ended is the final state it ended in.
+    hostClosed: {
+      type: 'final',
+      output: { ended: 'host-closed' } satisfies ConsoleConnectionOutput,
+    },
+    hostUnreachable: {
+      type: 'final',
+      output: { ended: 'host-unreachable' } satisfies ConsoleConnectionOutput,
+    },
   },
-  output: ({ context }): ConsoleConnectionOutput => ({ ended: context.ended ?? 'host-closed' }),
+  output: finalStateOutput<ConsoleConnectionOutput>,
 })

@@ -1,4 +1,5 @@
 import { assign, setup } from 'xstate'
+import { finalStateOutput } from './final-output.js'
 import { AskEndReasons, UserQuestionError } from '../vocabulary/index.js'
 import type { AskUserQuestionAnswer, AskUserQuestionItem } from '../vocabulary/index.js'
 import {
@@ -343,5 +344,5 @@ export const questionnaireMachine = /* @__PURE__ */ setup({
       }),
     },
   },
-  output: ({ event }) => (event as { output: QuestionnaireOutput }).output,
+  output: finalStateOutput<QuestionnaireOutput>,
 })

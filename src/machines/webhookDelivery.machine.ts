@@ -1,8 +1,10 @@
 import { assign, emit, fromPromise, setup } from 'xstate'
+import { finalStateOutput } from './final-output.js'
 import { clampDelay } from './time.js'
 import { FIRST_WEBHOOK_RETRY_MS, MAX_WEBHOOK_RETRY_MS } from './webhookDelivery.types.js'
 import type {
   WebhookEventKind,
+  WebhookDeliveryEnding,
   WebhookDeliveryInput,
   WebhookDeliveryContext,
   WebhookDeliveryEvent,
@@ -88,6 +90,16 @@ const claimVerdicts = <TNext extends string>(next: TNext) => [
   },
   { target: '#webhookDelivery.finishedElsewhere' },
 ]
+
+/**
+ * The ending this delivery writes to the ledger: every transition into
+ * `finishing` records one, so finding none is a fault of this machine, not
+ * an ending to assume.
+ */
+function ledgerEnding({ ending }: WebhookDeliveryContext): WebhookDeliveryEnding {
+  if (ending === undefined) throw new Error('webhookDeliveryMachine: finishing with no ending')
+  return ending
+}
 
 const unprovided = <TOutput, TInput>() =>
   fromPromise<TOutput, TInput>(async () => {
@@ -176,7 +188,6 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
     endGone: assign({ ending: 'gone' as const }),
     endGivenUp: assign({ ending: 'given-up' as const }),
     endDropped: assign({ ending: 'dropped' as const }),
-    endElsewhere: assign({ ending: 'elsewhere' as const }),
     release: assign({ holding: false }),
   },
 }).createMachine({
@@ -335,10 +346,7 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
           eventId: context.eventId,
           askId: context.askId,
           kind: context.kind,
-          ending:
-            context.ending === undefined || context.ending === 'elsewhere'
-              ? 'dropped'
-              : context.ending,
+          ending: ledgerEnding(context),
         }),
         onDone: { target: 'ended', actions: 'release' },
         onError: 'finishingAgain',
@@ -347,9 +355,29 @@ export const webhookDeliveryMachine = /* @__PURE__ */ setup({
     finishingAgain: {
       after: { storeRetry: 'finishing' },
     },
-    ended: { type: 'final' },
-    droppedHere: { type: 'final', entry: 'endDropped' },
-    finishedElsewhere: { type: 'final', entry: 'endElsewhere' },
+    // How the delivery ended is the final state it ended in (and, once written, the ledger's ending).
+    ended: {
+      type: 'final',
+      output: ({ context }): WebhookDeliveryOutput => ({
+        ending: ledgerEnding(context),
+        attempts: context.attempts,
+      }),
+    },
+    // Nothing claimed, nothing written: a reminder its ask's settlement made moot, or a settlement nobody owes.
+    droppedHere: {
+      type: 'final',
+      output: ({ context }): WebhookDeliveryOutput => ({
+        ending: 'dropped',
+        attempts: context.attempts,
+      }),
+    },
+    finishedElsewhere: {
+      type: 'final',
+      output: ({ context }): WebhookDeliveryOutput => ({
+        ending: 'elsewhere',
+        attempts: context.attempts,
+      }),
+    },
   },
-  output: ({ context }) => ({ ending: context.ending ?? 'dropped', attempts: context.attempts }),
+  output: finalStateOutput<WebhookDeliveryOutput>,
 })

@@ -41,8 +41,8 @@ export interface WebhookDeliveryContext extends WebhookDeliveryInput {
   claimedUntil: number
   /** Whether this delivery holds the event's claim in the ledger. */
   holding: boolean
-  /** How it ended, once it has (`elsewhere`: another notifier finished it). */
-  ending: WebhookDeliveryEnding | 'elsewhere' | undefined
+  /** The ending it writes to the ledger, recorded by the transition into `finishing`. */
+  ending: WebhookDeliveryEnding | undefined
   /** The last try's failure, for whoever watches: an HTTP status or a short reason. */
   lastFailure: string | undefined
 }

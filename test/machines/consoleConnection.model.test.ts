@@ -3,7 +3,7 @@ import { getNextSnapshot } from 'xstate'
 import type { SnapshotFrom } from 'xstate'
 import { TestModel } from 'xstate/graph'
 import { HOST_CLOSED_CODE, consoleConnectionMachine } from '../../src/machines/index.js'
-import type { ConsoleConnectionEvent } from '../../src/machines/index.js'
+import type { ConsoleConnectionEnd, ConsoleConnectionEvent } from '../../src/machines/index.js'
 import { connectToHost } from '../../src/providers/web/page/connection.js'
 import type { Connection, SocketLike } from '../../src/providers/web/page/connection.js'
 
@@ -68,6 +68,7 @@ class FakeSocket implements SocketLike {
 class World {
   sockets: FakeSocket[] = []
   states: string[] = []
+  endings: ConsoleConnectionEnd[] = []
   reconnectingSince = 0
   connection: Connection = connectToHost({
     url: 'ws://host.invalid/ws',
@@ -77,6 +78,7 @@ class World {
       return socket
     },
     onFrame: () => undefined,
+    onEnded: (reason) => this.endings.push(reason),
     onState: (state) => {
       this.states.push(state)
       if (state === 'reconnecting') this.reconnectingSince = Date.now()
@@ -163,7 +165,7 @@ describe('consoleConnectionMachine paths drive the page connection', () => {
         const sentBefore = world.sockets.map((socket) => socket.sent.length)
         if (previous !== undefined) await world.perform(step.event)
         const state = step.state
-        seen.add(JSON.stringify(state.status === 'done' ? 'ended' : state.value))
+        seen.add(JSON.stringify(state.value))
         expect(world.connection.state).toBe(expectedState(state))
         if (previous === undefined) {
           expect(world.sockets).toHaveLength(1)
@@ -183,6 +185,8 @@ describe('consoleConnectionMachine paths drive the page connection', () => {
         )
         expect(sent).toEqual(resends ? ['A'] : [])
         if (state.status === 'done') {
+          // The page says why, as the final state the machine ended in does.
+          expect(world.endings).toEqual([state.output?.ended])
           // Ended for good: no timer is left, and however long the page stays open, no new socket.
           expect(vi.getTimerCount()).toBe(0)
           await vi.advanceTimersByTimeAsync(600_000)
@@ -194,7 +198,8 @@ describe('consoleConnectionMachine paths drive the page connection', () => {
     }
     expect([...seen].sort()).toEqual([
       '"connecting"',
-      '"ended"',
+      '"hostClosed"',
+      '"hostUnreachable"',
       '"online"',
       '{"reconnecting":"trying"}',
       '{"reconnecting":"waiting"}',

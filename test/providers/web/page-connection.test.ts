@@ -3,6 +3,7 @@ import { WebSocket } from 'ws'
 import { createUserQuestions } from '../../../src/protocol/index.js'
 import { startWebConsole } from '../../../src/providers/web/index.js'
 import type { WebConsole } from '../../../src/providers/web/index.js'
+import type { ConsoleConnectionEnd } from '../../../src/machines/index.js'
 import { connectToHost } from '../../../src/providers/web/page/connection.js'
 import type {
   Connection,
@@ -29,6 +30,7 @@ async function start(restartGiveUpMs?: number) {
   const web = await startWebConsole({ seam })
   consoles.push(web)
   const states: ConnectionState[] = []
+  const endings: ConsoleConnectionEnd[] = []
   const frames: Record<string, unknown>[] = []
   let opened = 0
   const connection = connectToHost({
@@ -48,11 +50,12 @@ async function start(restartGiveUpMs?: number) {
       }
     },
     onState: (state) => states.push(state),
+    onEnded: (reason) => endings.push(reason),
     timing: { retryBaseMs: 20, retryMaxMs: 40, giveUpMs: 400 },
     ...(restartGiveUpMs === undefined ? {} : { restartGiveUpMs }),
   })
   connections.push(connection)
-  return { seam, web, connection, states, frames, opened: () => opened }
+  return { seam, web, connection, states, endings, frames, opened: () => opened }
 }
 
 const until = (check: () => boolean) => expect.poll(check, { timeout: 5000 }).toBe(true)
@@ -124,12 +127,12 @@ describe('page connection against a real console', () => {
   })
 
   it('gives up on a console that said it restarts once its restart budget is spent, then opens no socket', async () => {
-    const { web, connection, states, opened } = await start(300)
+    const { web, connection, states, endings, opened } = await start(300)
     await until(() => connection.state === 'online')
     await web.close()
     await until(() => connection.state === 'ended')
     expect(states).toEqual(['connecting', 'online', 'restarting', 'ended'])
-    expect(connection.ended).toBe('host-unreachable')
+    expect(endings).toEqual(['host-unreachable'])
     const sockets = opened()
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(opened()).toBe(sockets)
@@ -141,6 +144,7 @@ describe('page connection against a real console', () => {
     const url = gone.wsUrl
     await gone.close()
     const states: ConnectionState[] = []
+    const endings: ConsoleConnectionEnd[] = []
     let opened = 0
     const connection = connectToHost({
       url,
@@ -153,11 +157,13 @@ describe('page connection against a real console', () => {
       },
       onFrame: () => undefined,
       onState: (state) => states.push(state),
+      onEnded: (reason) => endings.push(reason),
       timing: { retryBaseMs: 20, retryMaxMs: 40, giveUpMs: 400 },
     })
     connections.push(connection)
     await until(() => connection.state === 'ended')
     expect(states).toEqual(['connecting', 'reconnecting', 'ended'])
+    expect(endings).toEqual(['host-unreachable'])
     const attempts = opened
     expect(attempts).toBeGreaterThan(2)
     await new Promise((resolve) => setTimeout(resolve, 300))

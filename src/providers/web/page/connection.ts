@@ -34,6 +34,8 @@ export interface ConnectionOptions {
   onFrame(frame: Record<string, unknown>): void
   /** Called with each new state, and once at start. */
   onState(state: ConnectionState): void
+  /** Called once the connection ended for good (right after `onState('ended')`), with why. */
+  onEnded?(reason: ConsoleConnectionEnd): void
   /** Backoff and give-up timing; the machine's defaults otherwise. */
   timing?: ConsoleConnectionInput
   /**
@@ -48,8 +50,6 @@ export interface ConnectionOptions {
 /** The running connection. */
 export interface Connection {
   readonly state: ConnectionState
-  /** Why the connection ended, once it has. */
-  readonly ended: ConsoleConnectionEnd | undefined
   /** Sends a finished ask's `question/respond` now, or once the host replays the ask. */
   sendAnswer(rpcId: string, frame: string): void
   /** The host sent `question/requested` for this ask: an unconfirmed answer to it goes again. */
@@ -122,6 +122,7 @@ export function connectToHost(options: ConnectionOptions): Connection {
       if (live !== actor) return
       if (snapshot.status === 'done') {
         report('ended')
+        options.onEnded?.(snapshot.output.ended)
         return
       }
       if (snapshot.matches('online')) {
@@ -149,10 +150,6 @@ export function connectToHost(options: ConnectionOptions): Connection {
   return {
     get state() {
       return state ?? 'connecting'
-    },
-    get ended() {
-      const snapshot = current().getSnapshot()
-      return snapshot.status === 'done' ? snapshot.output?.ended : undefined
     },
     sendAnswer: (rpcId, frame) => tell({ type: 'answer.sent', rpcId, frame }),
     offered: (rpcId) => tell({ type: 'ask.offered', rpcId }),

@@ -6,6 +6,7 @@
  */
 import { createActor } from 'xstate'
 import { questionnaireMachine } from '../../../machines/index.js'
+import type { ConsoleConnectionEnd } from '../../../machines/index.js'
 import type { AskUserQuestionItem } from '../../../vocabulary/index.js'
 import { renderAskView, viewKey } from './ask-view.js'
 import type { AskView } from './ask-view.js'
@@ -55,8 +56,6 @@ let selected: string | undefined
 let view: { rpcId: string; view: AskView } | undefined
 let lastSent: SentNotice | undefined
 let ticker: ReturnType<typeof setInterval> | undefined
-/** The host is gone for good: nothing renders an ask again. */
-let ended = false
 /** The connection as last reported: while it is down the page keeps what it shows, marked so. */
 let connectionState: ConnectionState = 'connecting'
 /** Who the host says this page is signed in as (a console with users); anonymous otherwise. */
@@ -84,7 +83,8 @@ function renderQueue(): void {
 }
 
 function renderStage(focus: boolean): void {
-  if (ended) return
+  // The host is gone for good: nothing renders an ask again.
+  if (connectionState === 'ended') return
   const ask = selected === undefined ? undefined : asks.get(selected)
   if (ask === undefined) {
     view = undefined
@@ -368,25 +368,24 @@ function onState(state: ConnectionState): void {
     if (selected === undefined || asks.get(selected)?.actor.getSnapshot().status !== 'active') {
       renderStage(false)
     }
-  } else if (state === 'ended') {
-    ended = true
-    if (unofferedTimer !== undefined) clearTimeout(unofferedTimer)
-    const unconfirmed = [...asks.values(), ...carried.values(), ...awaitingReceipt.values()].filter(
-      (ask) => ask.sent !== undefined,
-    ).length
-    for (const ask of [...asks.values(), ...carried.values()]) ask.actor.stop()
-    asks.clear()
-    carried.clear()
-    unoffered.clear()
-    awaitingReceipt.clear()
-    selected = undefined
-    view = undefined
-    updateTicker()
-    renderQueue()
-    const hadFocus = stage.contains(document.activeElement)
-    replaceChildren(stage, [endedStage(unconfirmed, connection.ended ?? 'host-closed')])
-    if (hadFocus) stage.focus()
   }
+}
+
+/** The host is gone for good: every ask leaves the page, and the stage says why. */
+function onEnded(reason: ConsoleConnectionEnd): void {
+  if (unofferedTimer !== undefined) clearTimeout(unofferedTimer)
+  const unconfirmed = [...asks.values(), ...carried.values(), ...awaitingReceipt.values()].filter(
+    (ask) => ask.sent !== undefined,
+  ).length
+  for (const ask of [...asks.values(), ...carried.values()]) ask.actor.stop()
+  for (const held of [asks, carried, unoffered, awaitingReceipt]) held.clear()
+  selected = undefined
+  view = undefined
+  updateTicker()
+  renderQueue()
+  const hadFocus = stage.contains(document.activeElement)
+  replaceChildren(stage, [endedStage(unconfirmed, reason)])
+  if (hadFocus) stage.focus()
 }
 
 renderStage(false)
@@ -397,4 +396,5 @@ const connection = connectToHost({
   openSocket: (url) => new WebSocket(url),
   onFrame,
   onState,
+  onEnded,
 })

@@ -1,4 +1,5 @@
 /** The stage's screens that are not an ask: empty (maybe after a Sent ✓), sending, ended. */
+import type { ConsoleConnectionEnd } from '../../../machines/index.js'
 import { h } from './dom.js'
 
 /** What the user's last finished ask did, shown as the Sent ✓ confirmation. */
@@ -85,11 +86,8 @@ export function offlineNotice(restarting: boolean): HTMLElement {
   ])
 }
 
-/** Why the page gave up: the host closed the session, or a console did not come back. */
-export type EndReason = 'host-closed' | 'host-unreachable'
-
-/** The host is gone for good: the page stops here. */
-export function endedStage(unconfirmed: number, reason: EndReason = 'host-closed'): HTMLElement {
+/** The host is gone for good (it closed the session, or a console did not come back): the page stops here. */
+export function endedStage(unconfirmed: number, reason: ConsoleConnectionEnd): HTMLElement {
   return h('div', { className: 'empty ended', attrs: { 'data-state': 'ended' } }, [
     h('div', { className: 'ended-mark', attrs: { 'aria-hidden': 'true' } }),
     h('h2', {
