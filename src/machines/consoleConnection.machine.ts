@@ -15,6 +15,8 @@ export interface ConsoleConnectionContext {
   retryMaxMs: number
   /** How long the host may stay unreachable before the session counts as ended, in ms. */
   giveUpMs: number
+  /** The same, after the console said it is restarting (close code 1012), in ms. */
+  restartGiveUpMs: number
   /**
    * Answers sent and not yet confirmed by the host, by `rpcId`: the
    * `question/respond` frame text, resent when the host replays that ask
@@ -31,6 +33,13 @@ export interface ConsoleConnectionInput {
   retryMaxMs?: number
   /** @default 30000 */
   giveUpMs?: number
+  /**
+   * How long a console that said it is restarting may take to come back (a
+   * person stopping a console and starting it again takes longer than a
+   * dropped socket takes to recover).
+   * @default 600000 (10 minutes)
+   */
+  restartGiveUpMs?: number
 }
 
 /** What the page tells the connection: what its WebSocket did, and what the user sent. */
@@ -71,9 +80,53 @@ export const HOST_CLOSED_CODE = 1001
  */
 export const CONSOLE_RESTARTING_CODE = 1012
 
+const closeOf = ({ event }: { event: { code: number } }) => event
+
+/**
+ * Where a closed socket leads: the host's end (1001), a console's restart
+ * (1012, to `restarted`; where none is given, a restart is one more drop),
+ * or else a drop (to `dropped`).
+ */
+const socketClosed = (dropped: string, restarted?: string) => [
+  {
+    guard: { type: 'isHostClosing' as const, params: closeOf },
+    target: '#consoleConnection.hostClosed',
+  },
+  ...(restarted === undefined
+    ? []
+    : [{ guard: { type: 'isRestarting' as const, params: closeOf }, target: restarted }]),
+  { target: dropped },
+]
+
+/**
+ * An outage: wait out the backoff, try a socket, and wait again if it
+ * fails, within one budget (`after`) for the whole outage, however many
+ * attempts fit in it.
+ */
+const outage = (
+  after: { giveUp: 'hostUnreachable' } | { restartGiveUp: 'hostUnreachable' },
+  restarted?: string,
+) => ({
+  after,
+  initial: 'waiting' as const,
+  states: {
+    waiting: {
+      after: { retryDelay: { target: 'trying' as const } },
+    },
+    trying: {
+      entry: ['countAttempt' as const, 'openSocket' as const],
+      on: {
+        'socket.opened': { target: '#consoleConnection.online' },
+        'socket.closed': /* @__PURE__ */ socketClosed('waiting', restarted),
+      },
+    },
+  },
+})
+
 /**
  * The console page's connection to its host: `connecting`, `online`,
- * `reconnecting` with a doubling backoff, and final once the host closed
+ * `reconnecting` with a doubling backoff after a drop (`restarting`, with
+ * a longer budget, after the console said it restarts), and final once the host closed
  * the session (`hostClosed`) or stayed unreachable for `giveUpMs`
  * (`hostUnreachable`), its output naming which — so a page whose
  * host is gone stops retrying (and stops filling the browser console with
@@ -104,9 +157,11 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
         Math.min(context.retryBaseMs * 2 ** Math.min(context.attempt, 20), context.retryMaxMs),
       ),
     giveUp: ({ context }) => clampDelay(context.giveUpMs),
+    restartGiveUp: ({ context }) => clampDelay(context.restartGiveUpMs),
   },
   guards: {
     isHostClosing: (_, closed: { code: number }) => closed.code === HOST_CLOSED_CODE,
+    isRestarting: (_, closed: { code: number }) => closed.code === CONSOLE_RESTARTING_CODE,
     isUnconfirmed: ({ context }, offered: { rpcId: string }) =>
       Object.hasOwn(context.unconfirmed, offered.rpcId),
   },
@@ -137,6 +192,7 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
     retryBaseMs: input.retryBaseMs ?? 250,
     retryMaxMs: input.retryMaxMs ?? 5000,
     giveUpMs: input.giveUpMs ?? 30_000,
+    restartGiveUpMs: input.restartGiveUpMs ?? 600_000,
     unconfirmed: {},
   }),
   initial: 'connecting',
@@ -150,13 +206,7 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
       entry: 'openSocket',
       on: {
         'socket.opened': { target: 'online' },
-        'socket.closed': [
-          {
-            guard: { type: 'isHostClosing', params: ({ event }) => event },
-            target: 'hostClosed',
-          },
-          { target: 'reconnecting' },
-        ],
+        'socket.closed': /* @__PURE__ */ socketClosed('reconnecting', 'restarting'),
       },
     },
     online: {
@@ -172,38 +222,15 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
           guard: { type: 'isUnconfirmed', params: ({ event }) => event },
           actions: { type: 'resendAnswer', params: ({ event }) => event },
         },
-        'socket.closed': [
-          {
-            guard: { type: 'isHostClosing', params: ({ event }) => event },
-            target: 'hostClosed',
-          },
-          { target: 'reconnecting' },
-        ],
+        'socket.closed': /* @__PURE__ */ socketClosed('reconnecting', 'restarting'),
       },
     },
-    reconnecting: {
-      // One budget for the whole outage, however many attempts fit in it.
-      after: { giveUp: 'hostUnreachable' },
-      initial: 'waiting',
-      states: {
-        waiting: {
-          after: { retryDelay: { target: 'trying' } },
-        },
-        trying: {
-          entry: ['countAttempt', 'openSocket'],
-          on: {
-            'socket.opened': { target: '#consoleConnection.online' },
-            'socket.closed': [
-              {
-                guard: { type: 'isHostClosing', params: ({ event }) => event },
-                target: '#consoleConnection.hostClosed',
-              },
-              { target: 'waiting' },
-            ],
-          },
-        },
-      },
-    },
+    reconnecting: /* @__PURE__ */ outage(
+      { giveUp: 'hostUnreachable' },
+      '#consoleConnection.restarting',
+    ),
+    // The console said it restarts: the same attempts, under a longer budget of their own.
+    restarting: /* @__PURE__ */ outage({ restartGiveUp: 'hostUnreachable' }),
     // Why the session ended is the final state it ended in.
     hostClosed: {
       type: 'final',

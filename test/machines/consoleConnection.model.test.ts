@@ -2,7 +2,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { getNextSnapshot } from 'xstate'
 import type { SnapshotFrom } from 'xstate'
 import { TestModel } from 'xstate/graph'
-import { HOST_CLOSED_CODE, consoleConnectionMachine } from '../../src/machines/index.js'
+import {
+  CONSOLE_RESTARTING_CODE,
+  HOST_CLOSED_CODE,
+  consoleConnectionMachine,
+} from '../../src/machines/index.js'
 import type { ConsoleConnectionEnd, ConsoleConnectionEvent } from '../../src/machines/index.js'
 import { connectToHost } from '../../src/providers/web/page/connection.js'
 import type { Connection, SocketLike } from '../../src/providers/web/page/connection.js'
@@ -15,10 +19,14 @@ import type { Connection, SocketLike } from '../../src/providers/web/page/connec
  */
 
 type Snapshot = SnapshotFrom<typeof consoleConnectionMachine>
-const RETRY = 'xstate.after.retryDelay.consoleConnection.reconnecting.waiting'
-const GIVE_UP = 'xstate.after.giveUp.consoleConnection.reconnecting'
-type ModelEvent = ConsoleConnectionEvent | { type: typeof RETRY } | { type: typeof GIVE_UP }
-const timing = { retryBaseMs: 100, retryMaxMs: 100, giveUpMs: 10_000 }
+// The two outages: after a drop, and after the console said it restarts (its own, longer budget).
+const OUTAGES = ['reconnecting', 'restarting'] as const
+type Outage = (typeof OUTAGES)[number]
+const retry = (outage: Outage) => `xstate.after.retryDelay.consoleConnection.${outage}.waiting`
+const giveUp = (outage: Outage) =>
+  `xstate.after.${outage === 'reconnecting' ? 'giveUp' : 'restartGiveUp'}.consoleConnection.${outage}`
+type ModelEvent = ConsoleConnectionEvent | { type: string; outage: Outage; giveUp?: true }
+const timing = { retryBaseMs: 100, retryMaxMs: 100, giveUpMs: 10_000, restartGiveUpMs: 20_000 }
 
 function eventsFor(snapshot: Snapshot): ModelEvent[] {
   if (snapshot.status === 'done') return []
@@ -29,17 +37,23 @@ function eventsFor(snapshot: Snapshot): ModelEvent[] {
   ]
   const socketOpen = snapshot.matches('online')
   const socketPending =
-    snapshot.matches('connecting') || snapshot.matches({ reconnecting: 'trying' })
+    snapshot.matches('connecting') ||
+    OUTAGES.some((outage) => snapshot.matches({ [outage]: 'trying' }))
   if (socketPending) events.push({ type: 'socket.opened' })
   if (socketPending || socketOpen) {
     events.push(
       { type: 'socket.closed', code: 1006 },
       { type: 'socket.closed', code: HOST_CLOSED_CODE },
+      { type: 'socket.closed', code: CONSOLE_RESTARTING_CODE },
     )
   }
-  if (snapshot.matches({ reconnecting: 'waiting' })) events.push({ type: RETRY })
-  // Only from `trying`, where no retry timer is armed, so the clock fires the give-up alone.
-  if (snapshot.matches({ reconnecting: 'trying' })) events.push({ type: GIVE_UP })
+  for (const outage of OUTAGES) {
+    if (snapshot.matches({ [outage]: 'waiting' })) events.push({ type: retry(outage), outage })
+    // Only from `trying`, where no retry timer is armed, so the clock fires the give-up alone.
+    if (snapshot.matches({ [outage]: 'trying' })) {
+      events.push({ type: giveUp(outage), outage, giveUp: true })
+    }
+  }
   return events
 }
 
@@ -69,7 +83,8 @@ class World {
   sockets: FakeSocket[] = []
   states: string[] = []
   endings: ConsoleConnectionEnd[] = []
-  reconnectingSince = 0
+  /** When the page last said it is offline, for each outage: its give-up budget runs from then. */
+  since: Record<Outage, number> = { reconnecting: 0, restarting: 0 }
   connection: Connection = connectToHost({
     url: 'ws://host.invalid/ws',
     openSocket: () => {
@@ -81,7 +96,7 @@ class World {
     onEnded: (reason) => this.endings.push(reason),
     onState: (state) => {
       this.states.push(state)
-      if (state === 'reconnecting') this.reconnectingSince = Date.now()
+      if (state === 'reconnecting' || state === 'restarting') this.since[state] = Date.now()
     },
     timing,
   })
@@ -91,6 +106,12 @@ class World {
   }
 
   async perform(event: ModelEvent): Promise<void> {
+    if ('outage' in event) {
+      const { outage } = event
+      const budget = outage === 'reconnecting' ? timing.giveUpMs : timing.restartGiveUpMs
+      const wait = event.giveUp ? this.since[outage] + budget - Date.now() : timing.retryMaxMs
+      return void (await vi.advanceTimersByTimeAsync(wait))
+    }
     switch (event.type) {
       case 'socket.opened':
         return this.socket.fire('open')
@@ -102,12 +123,6 @@ class World {
         return this.connection.offered(event.rpcId)
       case 'answer.settled':
         return this.connection.settled(event.rpcId)
-      case RETRY:
-        return void (await vi.advanceTimersByTimeAsync(timing.retryMaxMs))
-      case GIVE_UP:
-        return void (await vi.advanceTimersByTimeAsync(
-          this.reconnectingSince + timing.giveUpMs - Date.now(),
-        ))
     }
   }
 }
@@ -117,9 +132,7 @@ const expectedState = (snapshot: Snapshot) =>
     ? 'ended'
     : snapshot.matches('online')
       ? 'online'
-      : snapshot.matches('reconnecting')
-        ? 'reconnecting'
-        : 'connecting'
+      : (OUTAGES.find((outage) => snapshot.matches(outage)) ?? 'connecting')
 
 beforeEach(() => {
   vi.useFakeTimers()
@@ -174,7 +187,8 @@ describe('consoleConnectionMachine paths drive the page connection', () => {
         }
         const entered =
           JSON.stringify(previous.value) !== JSON.stringify(state.value) &&
-          (state.matches('connecting') || state.matches({ reconnecting: 'trying' }))
+          (state.matches('connecting') ||
+            OUTAGES.some((outage) => state.matches({ [outage]: 'trying' })))
         expect(world.sockets.length - socketsBefore).toBe(entered ? 1 : 0)
         const resends =
           previous.matches('online') &&
@@ -203,6 +217,8 @@ describe('consoleConnectionMachine paths drive the page connection', () => {
       '"online"',
       '{"reconnecting":"trying"}',
       '{"reconnecting":"waiting"}',
+      '{"restarting":"trying"}',
+      '{"restarting":"waiting"}',
     ])
   })
 })

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createActor } from 'xstate'
 import {
+  CONSOLE_RESTARTING_CODE,
   HOST_CLOSED_CODE,
   MAX_DELAY_MS,
   consoleConnectionMachine,
@@ -76,6 +77,16 @@ describe('consoleConnectionMachine', () => {
         actor.send({ type: 'socket.closed', code: 1006 })
         await vi.advanceTimersByTimeAsync(250)
         expect(actor.getSnapshot().value).toEqual({ reconnecting: 'trying' })
+      },
+      2,
+    ],
+    [
+      'trying again after the console said it restarts',
+      async (actor: Actor) => {
+        actor.send({ type: 'socket.opened' })
+        actor.send({ type: 'socket.closed', code: CONSOLE_RESTARTING_CODE })
+        await vi.advanceTimersByTimeAsync(250)
+        expect(actor.getSnapshot().value).toEqual({ restarting: 'trying' })
       },
       2,
     ],
@@ -163,6 +174,75 @@ describe('consoleConnectionMachine', () => {
     // Both waits are cut to the longest a timer holds; the outage's budget ends first.
     await vi.advanceTimersByTimeAsync(MAX_DELAY_MS - 60_000)
     expect(actor.getSnapshot().output).toEqual({ ended: 'host-unreachable' })
+  })
+
+  describe('after the console said it restarts (1012)', () => {
+    const timing = { retryBaseMs: 100, retryMaxMs: 100, giveUpMs: 1000, restartGiveUpMs: 5000 }
+    /** Every attempt fails at once, as a refused connection does while the console is down. */
+    const refuseEvery = (actor: Actor) =>
+      actor.on('socket.open', () =>
+        queueMicrotask(() => actor.send({ type: 'socket.closed', code: 1006 })),
+      )
+
+    it("keeps trying past a drop's budget, for a budget of its own, then ends unreachable", async () => {
+      const { actor, emitted } = start(timing)
+      actor.send({ type: 'socket.opened' })
+      actor.send({ type: 'socket.closed', code: CONSOLE_RESTARTING_CODE })
+      expect(actor.getSnapshot().value).toEqual({ restarting: 'waiting' })
+      refuseEvery(actor)
+      await vi.advanceTimersByTimeAsync(4999)
+      expect(actor.getSnapshot().matches('restarting')).toBe(true)
+      await vi.advanceTimersByTimeAsync(1)
+      expect(actor.getSnapshot().output).toEqual({ ended: 'host-unreachable' })
+      // One attempt every 100 ms (the wait, then a refusal at once) for 5 s: about fifty.
+      expect(emitted.length).toBeGreaterThan(40)
+    })
+
+    it('starts its budget afresh when the console says so while the page retries after a drop', async () => {
+      const { actor } = start(timing)
+      actor.send({ type: 'socket.closed', code: 1006 })
+      await vi.advanceTimersByTimeAsync(800)
+      actor.send({ type: 'socket.closed', code: 1006 })
+      await vi.advanceTimersByTimeAsync(50)
+      expect(actor.getSnapshot().value).toEqual({ reconnecting: 'waiting' })
+      await vi.advanceTimersByTimeAsync(50)
+      expect(actor.getSnapshot().value).toEqual({ reconnecting: 'trying' })
+      // At 900 ms of a 1,000 ms budget: the restart's 5,000 ms count from here.
+      actor.send({ type: 'socket.closed', code: CONSOLE_RESTARTING_CODE })
+      expect(actor.getSnapshot().value).toEqual({ restarting: 'waiting' })
+      await vi.advanceTimersByTimeAsync(4999)
+      expect(actor.getSnapshot().status).toBe('active')
+      await vi.advanceTimersByTimeAsync(1)
+      expect(actor.getSnapshot().output).toEqual({ ended: 'host-unreachable' })
+    })
+
+    it("is back online when the console returns, and a later drop has a drop's budget again", async () => {
+      const { actor } = start(timing)
+      actor.send({ type: 'socket.opened' })
+      actor.send({ type: 'socket.closed', code: CONSOLE_RESTARTING_CODE })
+      await vi.advanceTimersByTimeAsync(100)
+      expect(actor.getSnapshot().value).toEqual({ restarting: 'trying' })
+      actor.send({ type: 'socket.opened' })
+      expect(actor.getSnapshot().value).toBe('online')
+      actor.send({ type: 'socket.closed', code: 1006 })
+      expect(actor.getSnapshot().value).toEqual({ reconnecting: 'waiting' })
+      refuseEvery(actor)
+      await vi.advanceTimersByTimeAsync(1000)
+      expect(actor.getSnapshot().output).toEqual({ ended: 'host-unreachable' })
+    })
+
+    it('stays restarting, under the same budget, when an attempt is refused or the console says it again', async () => {
+      const { actor } = start(timing)
+      actor.send({ type: 'socket.closed', code: CONSOLE_RESTARTING_CODE })
+      await vi.advanceTimersByTimeAsync(100)
+      actor.send({ type: 'socket.closed', code: 1006 })
+      expect(actor.getSnapshot().value).toEqual({ restarting: 'waiting' })
+      await vi.advanceTimersByTimeAsync(100)
+      actor.send({ type: 'socket.closed', code: CONSOLE_RESTARTING_CODE })
+      expect(actor.getSnapshot().value).toEqual({ restarting: 'waiting' })
+      await vi.advanceTimersByTimeAsync(4800)
+      expect(actor.getSnapshot().output).toEqual({ ended: 'host-unreachable' })
+    })
   })
 
   it('has plain JSON context, so it persists', () => {

@@ -51,8 +51,12 @@ async function start(restartGiveUpMs?: number) {
     },
     onState: (state) => states.push(state),
     onEnded: (reason) => endings.push(reason),
-    timing: { retryBaseMs: 20, retryMaxMs: 40, giveUpMs: 400 },
-    ...(restartGiveUpMs === undefined ? {} : { restartGiveUpMs }),
+    timing: {
+      retryBaseMs: 20,
+      retryMaxMs: 40,
+      giveUpMs: 400,
+      ...(restartGiveUpMs === undefined ? {} : { restartGiveUpMs }),
+    },
   })
   connections.push(connection)
   return { seam, web, connection, states, endings, frames, opened: () => opened }

@@ -4,10 +4,12 @@
  * fake socket; the page passes the browser's `WebSocket`.
  */
 import { createActor } from 'xstate'
-import type { Actor } from 'xstate'
 import { consoleConnectionMachine } from '../../../machines/index.js'
-import type { ConsoleConnectionEnd, ConsoleConnectionInput } from '../../../machines/index.js'
-import { CONSOLE_RESTARTING_CODE } from '../../../machines/index.js'
+import type {
+  ConsoleConnectionEnd,
+  ConsoleConnectionEvent,
+  ConsoleConnectionInput,
+} from '../../../machines/index.js'
 
 /**
  * What the page shows of the connection: `restarting` after the console said
@@ -36,15 +38,8 @@ export interface ConnectionOptions {
   onState(state: ConnectionState): void
   /** Called once the connection ended for good (right after `onState('ended')`), with why. */
   onEnded?(reason: ConsoleConnectionEnd): void
-  /** Backoff and give-up timing; the machine's defaults otherwise. */
+  /** Backoff and give-up timing (after a drop, after a restart); the machine's defaults otherwise. */
   timing?: ConsoleConnectionInput
-  /**
-   * How long a console that said it is restarting may take to come back
-   * before the page gives up on it (a person stopping a console and starting
-   * it again takes longer than a dropped socket takes to recover).
-   * @default 600000 (10 minutes)
-   */
-  restartGiveUpMs?: number
 }
 
 /** The running connection. */
@@ -60,90 +55,54 @@ export interface Connection {
   stop(): void
 }
 
-type ConnectionActor = Actor<typeof consoleConnectionMachine>
-
 /** Starts connecting at once. */
 export function connectToHost(options: ConnectionOptions): Connection {
-  const timing = options.timing ?? {}
   let socket: SocketLike | undefined
   let state: ConnectionState | undefined
-  /** The console said it is restarting, and the page has not been online since. */
-  let restarting = false
-
   const report = (next: ConnectionState) => {
     if (next === state) return
     state = next
     options.onState(next)
   }
 
-  /**
-   * One actor per outage budget: a console that announces its restart gets a
-   * fresh one with the longer budget, taking over the answers not yet confirmed.
-   */
-  const start = (input: ConsoleConnectionInput, unconfirmed: Record<string, string>) => {
-    const actor: ConnectionActor = createActor(consoleConnectionMachine, { input })
-    actor.on('socket.open', () => {
-      const opened = options.openSocket(options.url)
-      socket = opened
-      // A socket replaced by a newer one (or by the end) no longer speaks for the connection.
-      const speaks = () =>
-        socket === opened && live === actor && actor.getSnapshot().status === 'active'
-      opened.addEventListener('open', () => {
-        if (speaks()) actor.send({ type: 'socket.opened' })
-      })
-      opened.addEventListener('message', (event) => {
-        if (!speaks()) return
-        let frame: unknown
-        try {
-          frame = JSON.parse(String(event.data))
-        } catch {
-          return
-        }
-        if (typeof frame === 'object' && frame !== null && !Array.isArray(frame)) {
-          options.onFrame(frame as Record<string, unknown>)
-        }
-      })
-      opened.addEventListener('close', (event) => {
-        if (!speaks()) return
-        socket = undefined
-        if (event.code === CONSOLE_RESTARTING_CODE) {
-          restarting = true
-          const pending = actor.getSnapshot().context.unconfirmed
-          live = undefined
-          actor.stop()
-          live = start({ ...timing, giveUpMs: options.restartGiveUpMs ?? 600_000 }, pending)
-          return
-        }
-        actor.send({ type: 'socket.closed', code: event.code })
-      })
+  const actor = createActor(consoleConnectionMachine, { input: options.timing ?? {} })
+  actor.on('socket.open', () => {
+    const opened = options.openSocket(options.url)
+    socket = opened
+    // A socket replaced by a newer one (or by the end) no longer speaks for the connection.
+    const speaks = () => socket === opened && actor.getSnapshot().status === 'active'
+    opened.addEventListener('open', () => {
+      if (speaks()) actor.send({ type: 'socket.opened' })
     })
-    actor.on('frame.send', ({ data }) => socket?.send(data))
-    actor.subscribe((snapshot) => {
-      if (live !== actor) return
-      if (snapshot.status === 'done') {
-        report('ended')
-        options.onEnded?.(snapshot.output.ended)
+    opened.addEventListener('message', (event) => {
+      if (!speaks()) return
+      let frame: unknown
+      try {
+        frame = JSON.parse(String(event.data))
+      } catch {
         return
       }
-      if (snapshot.matches('online')) {
-        restarting = false
-        report('online')
-      } else if (restarting) report('restarting')
-      else report(snapshot.matches('reconnecting') ? 'reconnecting' : 'connecting')
+      if (typeof frame === 'object' && frame !== null && !Array.isArray(frame)) {
+        options.onFrame(frame as Record<string, unknown>)
+      }
     })
-    live = actor
-    actor.start()
-    for (const [rpcId, frame] of Object.entries(unconfirmed)) {
-      actor.send({ type: 'answer.sent', rpcId, frame })
-    }
-    return actor
-  }
-
-  let live: ConnectionActor | undefined
-  const first = start(timing, {})
-  const current = () => live ?? first
-  const tell = (event: Parameters<ConnectionActor['send']>[0]) => {
-    const actor = current()
+    opened.addEventListener('close', (event) => {
+      if (!speaks()) return
+      socket = undefined
+      actor.send({ type: 'socket.closed', code: event.code })
+    })
+  })
+  actor.on('frame.send', ({ data }) => socket?.send(data))
+  actor.subscribe((snapshot) => {
+    if (snapshot.status === 'done') {
+      report('ended')
+      options.onEnded?.(snapshot.output.ended)
+    } else if (snapshot.matches('online')) report('online')
+    else if (snapshot.matches('restarting')) report('restarting')
+    else report(snapshot.matches('reconnecting') ? 'reconnecting' : 'connecting')
+  })
+  actor.start()
+  const tell = (event: ConsoleConnectionEvent) => {
     if (actor.getSnapshot().status === 'active') actor.send(event)
   }
 
@@ -155,8 +114,6 @@ export function connectToHost(options: ConnectionOptions): Connection {
     offered: (rpcId) => tell({ type: 'ask.offered', rpcId }),
     settled: (rpcId) => tell({ type: 'answer.settled', rpcId }),
     stop() {
-      const actor = current()
-      live = undefined
       actor.stop()
       const open = socket
       socket = undefined
