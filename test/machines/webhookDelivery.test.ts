@@ -31,7 +31,14 @@ function run(
     throws?: Partial<Record<'claim' | 'readAsk' | 'send' | 'finish', number>>
   },
   input: Partial<WebhookDeliveryInput> = {},
-  { grantSlots = true } = {},
+  {
+    grantSlots = true,
+    actions,
+  }: {
+    grantSlots?: boolean
+    /** Actions replaced, to break the machine on purpose. */
+    actions?: { endDropped: () => void }
+  } = {},
 ) {
   const finished: WebhookFinishInput[] = []
   /** When each finish was written, on the test's clock. */
@@ -82,6 +89,7 @@ function run(
         mayThrow('finish')
       }),
     },
+    ...(actions === undefined ? {} : { actions }),
   })
   const actor = createActor(machine, {
     clock,
@@ -400,6 +408,25 @@ describe('webhookDeliveryMachine', () => {
     await advance(clock, 1_000)
     expect(await done).toEqual({ ending: 'delivered', attempts: 1 })
     expect(claims.every((claim) => claim.recordedOnly)).toBe(true)
+  })
+
+  it('fails, writing nothing, where a way into finishing recorded no ending, instead of writing dropped', async () => {
+    const clock = new SimulatedClock()
+    clock.set(1_000_000)
+    // The machine broken on purpose: the way in for an ask gone from the store records no ending.
+    const { actor, finished } = run(
+      clock,
+      { ask: 'missing' },
+      { kind: 'reminder' },
+      { actions: { endDropped: () => undefined } },
+    )
+    const failed = toPromise(actor).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    await advance(clock, 1_000)
+    expect(await failed).toEqual(new Error('webhookDeliveryMachine: finishing with no ending'))
+    expect(finished).toEqual([])
   })
 
   it.each(['pending', 'reminder', 'settled'] as const)(
