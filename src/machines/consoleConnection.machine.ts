@@ -17,6 +17,12 @@ export interface ConsoleConnectionContext {
   giveUpMs: number
   /** The same, after the console said it is restarting (close code 1012), in ms. */
   restartGiveUpMs: number
+  /** How long after a reconnect the host has to offer a shown ask again, in ms. */
+  reofferGraceMs: number
+  /** The asks the host offered that the page still shows, by `rpcId`. */
+  shown: string[]
+  /** Of those, the ones not offered again since the last reconnect. */
+  unoffered: string[]
   /**
    * Answers sent and not yet confirmed by the host, by `rpcId`: the
    * `question/respond` frame text, resent when the host replays that ask
@@ -40,6 +46,14 @@ export interface ConsoleConnectionInput {
    * @default 600000 (10 minutes)
    */
   restartGiveUpMs?: number
+  /**
+   * How long after a reconnect the host has to offer again an ask the page
+   * shows before it counts as ended meanwhile (a restarted console offers
+   * its store's asks within a second or two, but none sooner than its seam
+   * has read them).
+   * @default 10000
+   */
+  reofferGraceMs?: number
 }
 
 /** What the page tells the connection: what its WebSocket did, and what the user sent. */
@@ -49,8 +63,10 @@ export type ConsoleConnectionEvent =
   | { type: 'socket.closed'; code: number }
   /** The user finished an ask: send this frame now, or when the host replays the ask. */
   | { type: 'answer.sent'; rpcId: string; frame: string }
-  /** The host (re)sent `question/requested` for this ask. */
+  /** The host (re)sent `question/requested` for this ask: the page shows it. */
   | { type: 'ask.offered'; rpcId: string }
+  /** The page no longer shows this ask (it was resolved, or the host confirmed the answer). */
+  | { type: 'ask.left'; rpcId: string }
   /** A receipt came for this ask, or it was resolved: nothing more to resend. */
   | { type: 'answer.settled'; rpcId: string }
 
@@ -60,6 +76,11 @@ export type ConsoleConnectionEmitted =
   | { type: 'socket.open' }
   /** Send this text on the open socket. */
   | { type: 'frame.send'; data: string }
+  /**
+   * These asks, shown before a reconnect, were not offered again within the
+   * grace: they ended (or moved on) while the page was away.
+   */
+  | { type: 'asks.unoffered'; rpcIds: string[] }
 
 /** How the connection ended: the page then stops reconnecting for good. */
 export interface ConsoleConnectionOutput {
@@ -124,7 +145,10 @@ const outage = (
 })
 
 /**
- * The console page's connection to its host: `connecting`, `online`,
+ * The console page's connection to its host: `connecting`, `online`
+ * (`replaying` after a reconnect until the host has offered again every ask
+ * the page shows, or the grace is over and the rest are reported
+ * `asks.unoffered`; `live` then),
  * `reconnecting` with a doubling backoff after a drop (`restarting`, with
  * a longer budget, after the console said it restarts), and final once the host closed
  * the session (`hostClosed`) or stayed unreachable for `giveUpMs`
@@ -158,12 +182,14 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
       ),
     giveUp: ({ context }) => clampDelay(context.giveUpMs),
     restartGiveUp: ({ context }) => clampDelay(context.restartGiveUpMs),
+    reofferGrace: ({ context }) => clampDelay(context.reofferGraceMs),
   },
   guards: {
     isHostClosing: (_, closed: { code: number }) => closed.code === HOST_CLOSED_CODE,
     isRestarting: (_, closed: { code: number }) => closed.code === CONSOLE_RESTARTING_CODE,
     isUnconfirmed: ({ context }, offered: { rpcId: string }) =>
       Object.hasOwn(context.unconfirmed, offered.rpcId),
+    isAllOffered: ({ context }) => context.unoffered.length === 0,
   },
   actions: {
     openSocket: emit({ type: 'socket.open' }),
@@ -182,6 +208,25 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
       const { [settled.rpcId]: _settled, ...rest } = context.unconfirmed
       return { unconfirmed: rest }
     }),
+    noteOffered: assign(({ context }, offered: { rpcId: string }) => ({
+      shown: context.shown.includes(offered.rpcId)
+        ? context.shown
+        : [...context.shown, offered.rpcId],
+      unoffered: context.unoffered.filter((rpcId) => rpcId !== offered.rpcId),
+    })),
+    noteLeft: assign(({ context }, left: { rpcId: string }) => ({
+      shown: context.shown.filter((rpcId) => rpcId !== left.rpcId),
+      unoffered: context.unoffered.filter((rpcId) => rpcId !== left.rpcId),
+    })),
+    awaitOffers: assign(({ context }) => ({ unoffered: context.shown })),
+    reportUnoffered: emit(({ context }) => ({
+      type: 'asks.unoffered' as const,
+      rpcIds: context.unoffered,
+    })),
+    dropUnoffered: assign(({ context }) => ({
+      shown: context.shown.filter((rpcId) => !context.unoffered.includes(rpcId)),
+      unoffered: [],
+    })),
     resetAttempts: assign({ attempt: 0 }),
     countAttempt: assign(({ context }) => ({ attempt: context.attempt + 1 })),
   },
@@ -193,6 +238,9 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
     retryMaxMs: input.retryMaxMs ?? 5000,
     giveUpMs: input.giveUpMs ?? 30_000,
     restartGiveUpMs: input.restartGiveUpMs ?? 600_000,
+    reofferGraceMs: input.reofferGraceMs ?? 10_000,
+    shown: [],
+    unoffered: [],
     unconfirmed: {},
   }),
   initial: 'connecting',
@@ -200,6 +248,7 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
     // Offline, an answer waits: the host replays its ask on reconnect, and it goes out then.
     'answer.sent': { actions: { type: 'recordAnswer', params: ({ event }) => event } },
     'answer.settled': { actions: { type: 'forgetAnswer', params: ({ event }) => event } },
+    'ask.left': { actions: { type: 'noteLeft', params: ({ event }) => event } },
   },
   states: {
     connecting: {
@@ -210,7 +259,19 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
       },
     },
     online: {
-      entry: 'resetAttempts',
+      // Every ask shown before this connection must be offered again on it.
+      entry: ['resetAttempts', 'awaitOffers'],
+      initial: 'replaying',
+      states: {
+        // The host replays the asks still pending; one it has not offered within the grace has ended.
+        replaying: {
+          always: { guard: 'isAllOffered', target: 'live' },
+          after: {
+            reofferGrace: { target: 'live', actions: ['reportUnoffered', 'dropUnoffered'] },
+          },
+        },
+        live: {},
+      },
       on: {
         'answer.sent': {
           actions: [
@@ -218,10 +279,16 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
             { type: 'sendAnswer', params: ({ event }) => event },
           ],
         },
-        'ask.offered': {
-          guard: { type: 'isUnconfirmed', params: ({ event }) => event },
-          actions: { type: 'resendAnswer', params: ({ event }) => event },
-        },
+        'ask.offered': [
+          {
+            guard: { type: 'isUnconfirmed', params: ({ event }) => event },
+            actions: [
+              { type: 'noteOffered', params: ({ event }) => event },
+              { type: 'resendAnswer', params: ({ event }) => event },
+            ],
+          },
+          { actions: { type: 'noteOffered', params: ({ event }) => event } },
+        ],
         'socket.closed': /* @__PURE__ */ socketClosed('reconnecting', 'restarting'),
       },
     },

@@ -25,16 +25,32 @@ type Outage = (typeof OUTAGES)[number]
 const retry = (outage: Outage) => `xstate.after.retryDelay.consoleConnection.${outage}.waiting`
 const giveUp = (outage: Outage) =>
   `xstate.after.${outage === 'reconnecting' ? 'giveUp' : 'restartGiveUp'}.consoleConnection.${outage}`
-type ModelEvent = ConsoleConnectionEvent | { type: string; outage: Outage; giveUp?: true }
-const timing = { retryBaseMs: 100, retryMaxMs: 100, giveUpMs: 10_000, restartGiveUpMs: 20_000 }
+const GRACE = 'xstate.after.reofferGrace.consoleConnection.online.replaying'
+type ModelEvent =
+  | ConsoleConnectionEvent
+  | { type: string; outage: Outage; giveUp?: true }
+  | { type: typeof GRACE; grace: true }
+const timing = {
+  retryBaseMs: 100,
+  retryMaxMs: 100,
+  giveUpMs: 10_000,
+  restartGiveUpMs: 20_000,
+  reofferGraceMs: 1_000,
+}
 
-function eventsFor(snapshot: Snapshot): ModelEvent[] {
+/**
+ * What may happen in `snapshot`; with `replay`, also the page leaving an
+ * ask and the re-offer grace running out.
+ */
+function eventsFor(snapshot: Snapshot, replay: boolean): ModelEvent[] {
   if (snapshot.status === 'done') return []
   const events: ModelEvent[] = [
     { type: 'answer.sent', rpcId: 'a', frame: 'A' },
     { type: 'ask.offered', rpcId: 'a' },
     { type: 'answer.settled', rpcId: 'a' },
   ]
+  if (replay) events.push({ type: 'ask.left', rpcId: 'a' })
+  if (replay && snapshot.matches({ online: 'replaying' })) events.push({ type: GRACE, grace: true })
   const socketOpen = snapshot.matches('online')
   const socketPending =
     snapshot.matches('connecting') ||
@@ -57,8 +73,13 @@ function eventsFor(snapshot: Snapshot): ModelEvent[] {
   return events
 }
 
-const serializeState = (snapshot: Snapshot) =>
-  JSON.stringify([snapshot.status, snapshot.value, Object.keys(snapshot.context.unconfirmed)])
+const serializeState = (snapshot: Snapshot, replay: boolean) =>
+  JSON.stringify([
+    snapshot.status,
+    snapshot.value,
+    Object.keys(snapshot.context.unconfirmed),
+    ...(replay ? [snapshot.context.shown, snapshot.context.unoffered] : []),
+  ])
 const serializeEvent = (event: ModelEvent) => JSON.stringify(event)
 
 class FakeSocket implements SocketLike {
@@ -83,6 +104,7 @@ class World {
   sockets: FakeSocket[] = []
   states: string[] = []
   endings: ConsoleConnectionEnd[] = []
+  unoffered: string[][] = []
   /** When the page last said it is offline, for each outage: its give-up budget runs from then. */
   since: Record<Outage, number> = { reconnecting: 0, restarting: 0 }
   connection: Connection = connectToHost({
@@ -94,6 +116,7 @@ class World {
     },
     onFrame: () => undefined,
     onEnded: (reason) => this.endings.push(reason),
+    onUnoffered: (rpcIds) => this.unoffered.push(rpcIds),
     onState: (state) => {
       this.states.push(state)
       if (state === 'reconnecting' || state === 'restarting') this.since[state] = Date.now()
@@ -106,6 +129,7 @@ class World {
   }
 
   async perform(event: ModelEvent): Promise<void> {
+    if ('grace' in event) return void (await vi.advanceTimersByTimeAsync(timing.reofferGraceMs))
     if ('outage' in event) {
       const { outage } = event
       const budget = outage === 'reconnecting' ? timing.giveUpMs : timing.restartGiveUpMs
@@ -123,6 +147,8 @@ class World {
         return this.connection.offered(event.rpcId)
       case 'answer.settled':
         return this.connection.settled(event.rpcId)
+      case 'ask.left':
+        return this.connection.left(event.rpcId)
     }
   }
 }
@@ -142,30 +168,55 @@ afterEach(() => {
   vi.useRealTimers()
 })
 
-describe('consoleConnectionMachine paths drive the page connection', () => {
+type Step = { event: ModelEvent; state: Snapshot }
+
+/** Every step of `path` extended by each event its state accepts, `depth` times over. */
+function extend(path: Step[], depth: number, replay: boolean): Step[][] {
+  if (depth === 0) return [path]
+  const last = path.at(-1)!.state
+  return eventsFor(last, replay).flatMap((event) =>
+    extend(
+      [...path, { event, state: getNextSnapshot(consoleConnectionMachine, last, event as never) }],
+      depth - 1,
+      replay,
+    ),
+  )
+}
+
+/**
+ * The paths driven. The connection's own (backoff, give-ups, restarts,
+ * answers): every simple path, each of its prefixes extended by one more
+ * event, so self-loops are driven too. Simple paths through the re-offer
+ * bookkeeping as well would be too many: there, every state's shortest
+ * path, each prefix extended by every two events.
+ */
+function modelPaths(replay: boolean): Step[][] {
   const model = new TestModel(consoleConnectionMachine as never, {
-    events: eventsFor as never,
-    serializeState: serializeState as never,
+    events: ((snapshot: Snapshot) => eventsFor(snapshot, replay)) as never,
+    serializeState: ((snapshot: Snapshot) => serializeState(snapshot, replay)) as never,
     serializeEvent: serializeEvent as never,
     input: timing,
   })
-  type Step = { event: ModelEvent; state: Snapshot }
+  const found = replay
+    ? model.getShortestPaths()
+    : [...model.getShortestPaths(), ...model.getSimplePaths()]
   const unique = new Map<string, Step[]>()
-  for (const path of [...model.getShortestPaths(), ...model.getSimplePaths()]) {
+  for (const path of found) {
     path.steps.forEach((_, index) => {
       const prefix = path.steps.slice(0, index + 1) as unknown as Step[]
-      const last = prefix.at(-1)!.state
-      // Every state on a path is extended by each event it accepts, so self-loops are driven too.
-      for (const event of eventsFor(last)) {
-        const steps = [
-          ...prefix,
-          { event, state: getNextSnapshot(consoleConnectionMachine, last, event as never) },
-        ]
+      for (const steps of extend(prefix, replay ? 2 : 1, replay)) {
         unique.set(steps.map((step) => serializeEvent(step.event)).join(' '), steps)
       }
     })
   }
-  const paths = [...unique.values()]
+  return [...unique.values()]
+}
+
+describe.each([
+  ['the connection', false],
+  ['the connection with re-offers', true],
+] as const)('consoleConnectionMachine paths drive the page connection: %s', (_, replay) => {
+  const paths = modelPaths(replay)
 
   it(`${paths.length} paths`, async () => {
     const seen = new Set<string>()
@@ -175,6 +226,7 @@ describe('consoleConnectionMachine paths drive the page connection', () => {
       let previous: Snapshot | undefined
       for (const step of path) {
         const socketsBefore = world.sockets.length
+        const reportsBefore = world.unoffered.length
         const sentBefore = world.sockets.map((socket) => socket.sent.length)
         if (previous !== undefined) await world.perform(step.event)
         const state = step.state
@@ -198,6 +250,10 @@ describe('consoleConnectionMachine paths drive the page connection', () => {
           socket.sent.slice(sentBefore[index] ?? 0),
         )
         expect(sent).toEqual(resends ? ['A'] : [])
+        // The grace reports the asks shown before the reconnect and not offered again since.
+        expect(world.unoffered.slice(reportsBefore)).toEqual(
+          'grace' in step.event ? [previous.context.unoffered] : [],
+        )
         if (state.status === 'done') {
           // The page says why, as the final state the machine ended in does.
           expect(world.endings).toEqual([state.output?.ended])
@@ -210,11 +266,13 @@ describe('consoleConnectionMachine paths drive the page connection', () => {
       }
       world.connection.stop()
     }
+    // The first model's states leave out the asks shown, so none of its paths reaches a replay.
     expect([...seen].sort()).toEqual([
       '"connecting"',
       '"hostClosed"',
       '"hostUnreachable"',
-      '"online"',
+      '{"online":"live"}',
+      ...(replay ? ['{"online":"replaying"}'] : []),
       '{"reconnecting":"trying"}',
       '{"reconnecting":"waiting"}',
       '{"restarting":"trying"}',

@@ -14,6 +14,7 @@ function start(input: ConsoleConnectionInput = {}) {
   const emitted: string[] = []
   actor.on('socket.open', () => emitted.push('open'))
   actor.on('frame.send', ({ data }) => emitted.push(`send ${data}`))
+  actor.on('asks.unoffered', ({ rpcIds }) => emitted.push(`unoffered ${rpcIds.join(',')}`))
   actor.start()
   return { actor, emitted }
 }
@@ -32,7 +33,7 @@ describe('consoleConnectionMachine', () => {
     expect(actor.getSnapshot().value).toBe('connecting')
     expect(emitted).toEqual(['open'])
     actor.send({ type: 'socket.opened' })
-    expect(actor.getSnapshot().value).toBe('online')
+    expect(actor.getSnapshot().value).toEqual({ online: 'live' })
   })
 
   it('backs off between reconnects, doubling up to the cap', async () => {
@@ -62,7 +63,7 @@ describe('consoleConnectionMachine', () => {
     await vi.advanceTimersByTimeAsync(200)
     expect(actor.getSnapshot().context.attempt).toBe(2)
     actor.send({ type: 'socket.opened' })
-    expect(actor.getSnapshot().value).toBe('online')
+    expect(actor.getSnapshot().value).toEqual({ online: 'live' })
     expect(actor.getSnapshot().context.attempt).toBe(0)
   })
 
@@ -130,7 +131,7 @@ describe('consoleConnectionMachine', () => {
     await vi.advanceTimersByTimeAsync(100)
     actor.send({ type: 'socket.opened' })
     await vi.advanceTimersByTimeAsync(5000)
-    expect(actor.getSnapshot().value).toBe('online')
+    expect(actor.getSnapshot().value).toEqual({ online: 'live' })
   })
 
   it('sends an answer while online and resends it when the host replays the ask', async () => {
@@ -223,7 +224,7 @@ describe('consoleConnectionMachine', () => {
       await vi.advanceTimersByTimeAsync(100)
       expect(actor.getSnapshot().value).toEqual({ restarting: 'trying' })
       actor.send({ type: 'socket.opened' })
-      expect(actor.getSnapshot().value).toBe('online')
+      expect(actor.getSnapshot().value).toEqual({ online: 'live' })
       actor.send({ type: 'socket.closed', code: 1006 })
       expect(actor.getSnapshot().value).toEqual({ reconnecting: 'waiting' })
       refuseEvery(actor)
@@ -242,6 +243,109 @@ describe('consoleConnectionMachine', () => {
       expect(actor.getSnapshot().value).toEqual({ restarting: 'waiting' })
       await vi.advanceTimersByTimeAsync(4800)
       expect(actor.getSnapshot().output).toEqual({ ended: 'host-unreachable' })
+    })
+  })
+
+  describe('after a reconnect, the asks the host does not offer again', () => {
+    const timing = { retryBaseMs: 100, retryMaxMs: 100, giveUpMs: 60_000, reofferGraceMs: 1000 }
+    /** Online with `shown` offered, then a drop and a reconnect. */
+    async function reconnected(shown: string[], input: ConsoleConnectionInput = timing) {
+      const started = start(input)
+      started.actor.send({ type: 'socket.opened' })
+      for (const rpcId of shown) started.actor.send({ type: 'ask.offered', rpcId })
+      started.actor.send({ type: 'socket.closed', code: 1006 })
+      await vi.advanceTimersByTimeAsync(100)
+      started.actor.send({ type: 'socket.opened' })
+      return started
+    }
+
+    it('is live at once on a first connection, with nothing shown to wait for', async () => {
+      const { actor, emitted } = start(timing)
+      actor.send({ type: 'socket.opened' })
+      expect(actor.getSnapshot().value).toEqual({ online: 'live' })
+      await vi.advanceTimersByTimeAsync(5000)
+      expect(emitted).toEqual(['open'])
+    })
+
+    it('reports the ones not offered within the grace, once, and forgets them', async () => {
+      const { actor, emitted } = await reconnected(['a', 'b', 'c'])
+      expect(actor.getSnapshot().value).toEqual({ online: 'replaying' })
+      actor.send({ type: 'ask.offered', rpcId: 'b' })
+      await vi.advanceTimersByTimeAsync(999)
+      expect(emitted).toEqual(['open', 'open'])
+      await vi.advanceTimersByTimeAsync(1)
+      expect(emitted).toEqual(['open', 'open', 'unoffered a,c'])
+      expect(actor.getSnapshot().value).toEqual({ online: 'live' })
+      expect(actor.getSnapshot().context.shown).toEqual(['b'])
+      // Only `b` is awaited after the next reconnect.
+      actor.send({ type: 'socket.closed', code: 1006 })
+      await vi.advanceTimersByTimeAsync(100)
+      actor.send({ type: 'socket.opened' })
+      await vi.advanceTimersByTimeAsync(1000)
+      expect(emitted.at(-1)).toBe('unoffered b')
+    })
+
+    it('is live as soon as every shown ask is offered again, and reports none', async () => {
+      const { actor, emitted } = await reconnected(['a', 'b'])
+      actor.send({ type: 'ask.offered', rpcId: 'a' })
+      expect(actor.getSnapshot().value).toEqual({ online: 'replaying' })
+      actor.send({ type: 'ask.offered', rpcId: 'b' })
+      expect(actor.getSnapshot().value).toEqual({ online: 'live' })
+      await vi.advanceTimersByTimeAsync(5000)
+      expect(emitted).toEqual(['open', 'open'])
+    })
+
+    it('does not wait for an ask the page no longer shows', async () => {
+      const { actor, emitted } = start(timing)
+      actor.send({ type: 'socket.opened' })
+      actor.send({ type: 'ask.offered', rpcId: 'a' })
+      actor.send({ type: 'ask.offered', rpcId: 'b' })
+      actor.send({ type: 'ask.left', rpcId: 'a' })
+      actor.send({ type: 'socket.closed', code: 1006 })
+      await vi.advanceTimersByTimeAsync(100)
+      actor.send({ type: 'socket.opened' })
+      // Left during the replay: `b` is not reported either, and nothing is left to wait for.
+      actor.send({ type: 'ask.left', rpcId: 'b' })
+      expect(actor.getSnapshot().value).toEqual({ online: 'live' })
+      await vi.advanceTimersByTimeAsync(5000)
+      expect(emitted).toEqual(['open', 'open'])
+    })
+
+    it('starts the grace afresh when the socket drops during it', async () => {
+      const { actor, emitted } = await reconnected(['a'])
+      await vi.advanceTimersByTimeAsync(900)
+      actor.send({ type: 'socket.closed', code: 1006 })
+      await vi.advanceTimersByTimeAsync(100)
+      actor.send({ type: 'socket.opened' })
+      await vi.advanceTimersByTimeAsync(999)
+      expect(emitted).toEqual(['open', 'open', 'open'])
+      await vi.advanceTimersByTimeAsync(1)
+      expect(emitted.at(-1)).toBe('unoffered a')
+    })
+
+    it('shows again, and awaits after the next reconnect, a reported ask the host offers later', async () => {
+      const { actor, emitted } = await reconnected(['a'])
+      await vi.advanceTimersByTimeAsync(1000)
+      actor.send({ type: 'ask.offered', rpcId: 'a' })
+      expect(actor.getSnapshot().context.shown).toEqual(['a'])
+      actor.send({ type: 'socket.closed', code: 1006 })
+      await vi.advanceTimersByTimeAsync(100)
+      actor.send({ type: 'socket.opened' })
+      await vi.advanceTimersByTimeAsync(1000)
+      expect(emitted).toEqual(['open', 'open', 'unoffered a', 'open', 'unoffered a'])
+    })
+
+    it('defaults to 10 s, and clamps a grace longer than a timer can hold', async () => {
+      const { emitted } = await reconnected(['a'], { retryBaseMs: 100 })
+      await vi.advanceTimersByTimeAsync(9999)
+      expect(emitted).toEqual(['open', 'open'])
+      await vi.advanceTimersByTimeAsync(1)
+      expect(emitted.at(-1)).toBe('unoffered a')
+      const long = await reconnected(['a'], { ...timing, reofferGraceMs: MAX_DELAY_MS * 2 })
+      await vi.advanceTimersByTimeAsync(60_000)
+      expect(long.emitted).toEqual(['open', 'open'])
+      await vi.advanceTimersByTimeAsync(MAX_DELAY_MS - 60_000)
+      expect(long.emitted.at(-1)).toBe('unoffered a')
     })
   })
 

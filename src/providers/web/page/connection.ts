@@ -38,7 +38,9 @@ export interface ConnectionOptions {
   onState(state: ConnectionState): void
   /** Called once the connection ended for good (right after `onState('ended')`), with why. */
   onEnded?(reason: ConsoleConnectionEnd): void
-  /** Backoff and give-up timing (after a drop, after a restart); the machine's defaults otherwise. */
+  /** Asks shown before a reconnect that the host did not offer again in time: they ended meanwhile. */
+  onUnoffered?(rpcIds: string[]): void
+  /** Backoff, give-up and re-offer timing; the machine's defaults otherwise. */
   timing?: ConsoleConnectionInput
 }
 
@@ -47,8 +49,10 @@ export interface Connection {
   readonly state: ConnectionState
   /** Sends a finished ask's `question/respond` now, or once the host replays the ask. */
   sendAnswer(rpcId: string, frame: string): void
-  /** The host sent `question/requested` for this ask: an unconfirmed answer to it goes again. */
+  /** The host sent `question/requested` for this ask: the page shows it, and an unconfirmed answer to it goes again. */
   offered(rpcId: string): void
+  /** The page no longer shows this ask. */
+  left(rpcId: string): void
   /** A receipt or `question/resolved` came for this ask. */
   settled(rpcId: string): void
   /** Stops the machine and closes the socket (tests; the page lives as long as the tab). */
@@ -93,6 +97,7 @@ export function connectToHost(options: ConnectionOptions): Connection {
     })
   })
   actor.on('frame.send', ({ data }) => socket?.send(data))
+  actor.on('asks.unoffered', ({ rpcIds }) => options.onUnoffered?.(rpcIds))
   actor.subscribe((snapshot) => {
     if (snapshot.status === 'done') {
       report('ended')
@@ -112,6 +117,7 @@ export function connectToHost(options: ConnectionOptions): Connection {
     },
     sendAnswer: (rpcId, frame) => tell({ type: 'answer.sent', rpcId, frame }),
     offered: (rpcId) => tell({ type: 'ask.offered', rpcId }),
+    left: (rpcId) => tell({ type: 'ask.left', rpcId }),
     settled: (rpcId) => tell({ type: 'answer.settled', rpcId }),
     stop() {
       actor.stop()

@@ -37,17 +37,7 @@ const params = new URLSearchParams(location.search)
 const token = params.get('token') ?? ''
 const socketUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws?token=${encodeURIComponent(token)}`
 
-/**
- * How long after a reconnect the host has to offer an ask again before the
- * page stops showing it: a restarted console presents its store's asks
- * within a second or two, but none sooner than its seam has read them.
- */
-const REOFFER_GRACE_MS = 10_000
-
 const asks = new Map<string, Ask>()
-/** Asks shown from before a reconnect that the host has not offered again yet. */
-const unoffered = new Set<string>()
-let unofferedTimer: ReturnType<typeof setTimeout> | undefined
 /** Asks the host did not offer again in time: one offered later still resumes where the user left it. */
 const carried = new Map<string, Ask>()
 /** Answered asks the host resolved before its receipt came: the receipt says whose answer won. */
@@ -179,7 +169,7 @@ function removeAsk(rpcId: string): void {
   const ask = asks.get(rpcId)
   if (ask === undefined) return
   asks.delete(rpcId)
-  unoffered.delete(rpcId)
+  connection.left(rpcId)
   ask.actor.stop()
   forgetDraft(rpcId)
   updateTicker()
@@ -230,7 +220,6 @@ function onFrame(frame: Record<string, unknown>): void {
       const shown = asks.get(rpcId)
       if (shown !== undefined) {
         // Shown before a reconnect, or again with a new count: an unconfirmed answer goes again.
-        unoffered.delete(rpcId)
         recount(shown, readApprovals(frame.approvals))
         connection.offered(rpcId)
         renderQueue()
@@ -322,12 +311,10 @@ function onFrame(frame: Record<string, unknown>): void {
 }
 
 /** Asks the host did not offer again after a reconnect have ended or moved on: they leave the page. */
-function dropUnoffered(): void {
-  unofferedTimer = undefined
+function onUnoffered(rpcIds: string[]): void {
   const dropped: Ask[] = []
-  for (const rpcId of [...unoffered]) {
+  for (const rpcId of rpcIds) {
     const ask = asks.get(rpcId)
-    unoffered.delete(rpcId)
     if (ask === undefined) continue
     dropped.push(ask)
     // Kept aside, not stopped: a host that offers it later still gets the user's work.
@@ -354,31 +341,21 @@ function onState(state: ConnectionState): void {
   const wasOffline = isOffline(connectionState)
   connectionState = state
   showState(state)
-  if (isOffline(state)) {
-    // The page keeps every ask it shows: the host replays the ones still pending when it is back.
-    if (unofferedTimer !== undefined) clearTimeout(unofferedTimer)
-    unofferedTimer = undefined
-    unoffered.clear()
-    if (selected === undefined || asks.get(selected)?.actor.getSnapshot().status !== 'active') {
-      renderStage(false)
-    }
-  } else if (state === 'online' && wasOffline) {
-    for (const rpcId of asks.keys()) unoffered.add(rpcId)
-    unofferedTimer = setTimeout(dropUnoffered, REOFFER_GRACE_MS)
-    if (selected === undefined || asks.get(selected)?.actor.getSnapshot().status !== 'active') {
-      renderStage(false)
-    }
+  // The page keeps every ask it shows: the host replays the ones still pending when it is back.
+  if (isOffline(state) === wasOffline) return
+  // An empty or sending stage says whether the console is there; a questionnaire stays as it is.
+  if (selected === undefined || asks.get(selected)?.actor.getSnapshot().status !== 'active') {
+    renderStage(false)
   }
 }
 
 /** The host is gone for good: every ask leaves the page, and the stage says why. */
 function onEnded(reason: ConsoleConnectionEnd): void {
-  if (unofferedTimer !== undefined) clearTimeout(unofferedTimer)
   const unconfirmed = [...asks.values(), ...carried.values(), ...awaitingReceipt.values()].filter(
     (ask) => ask.sent !== undefined,
   ).length
   for (const ask of [...asks.values(), ...carried.values()]) ask.actor.stop()
-  for (const held of [asks, carried, unoffered, awaitingReceipt]) held.clear()
+  for (const held of [asks, carried, awaitingReceipt]) held.clear()
   selected = undefined
   view = undefined
   updateTicker()
@@ -397,4 +374,5 @@ const connection = connectToHost({
   onFrame,
   onState,
   onEnded,
+  onUnoffered,
 })
