@@ -6,6 +6,8 @@ import * as machines from '../machines/index.js'
 // The store keeps this machine to itself; this development script (not in the package) draws it.
 // eslint-disable-next-line no-restricted-imports
 import { listenMachine } from '../stores/postgres/listen.machine.js'
+// eslint-disable-next-line no-restricted-imports
+import { resyncMachine } from '../notify/resync.machine.js'
 import { toMermaid, toStatelyConfig } from './machine-export.js'
 
 const docs = fileURLToPath(new URL('../../docs/machines/', import.meta.url))
@@ -27,6 +29,7 @@ function documentFor(name: string, machine: AnyStateMachine, home: string): stri
 /** Machines a part keeps to itself (not in `askseam/machines`), drawn all the same, with where they live. */
 const internalMachines: [string, AnyStateMachine, string][] = [
   ['listenMachine', listenMachine, 'src/stores/postgres'],
+  ['resyncMachine', resyncMachine, 'src/notify'],
 ]
 
 /** Every exported `*Machine` of `askseam/machines`, and the internal ones: name, machine, home. */

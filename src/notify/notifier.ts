@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { createActor, fromPromise, toPromise } from 'xstate'
 import { createStoreReads } from '../protocol/internal.js'
 import type { StoreChange, StoreReads } from '../protocol/internal.js'
 import { createDeliveries } from './deliveries.js'
@@ -6,6 +7,7 @@ import type { Deliveries } from './deliveries.js'
 import { resolveOptions } from './options.js'
 import type { NotifierOptions, ResolvedNotifierOptions } from './options.js'
 import { eventOf } from './payload.js'
+import { resyncMachine } from './resync.machine.js'
 
 /** A running notifier: {@link startNotifier}'s answer. */
 export interface Notifier {
@@ -16,9 +18,6 @@ export interface Notifier {
    */
   close(): Promise<void>
 }
-
-/** How long a failed read of the store waits before the notifier reads it again. */
-const RESYNC_RETRY_MS = 1_000
 
 /**
  * Announces a store's asks to a webhook (DESIGN §13): `ask.pending` when an
@@ -94,7 +93,8 @@ export function startNotifier(options: NotifierOptions): Notifier {
  * Reads the store whole, at start and whenever its feed says it may have
  * missed changes: its pending asks are followed, asks that settled unseen
  * are settled, and the ledger's unfinished events (left by a notifier that
- * stopped) are sent. A failed read is tried again after a wait.
+ * stopped) are sent. When to read, and again after a failure, is
+ * `resyncMachine`'s.
  */
 function createReader(
   settings: ResolvedNotifierOptions,
@@ -103,9 +103,10 @@ function createReader(
   now: () => number,
 ) {
   const { store, ledger, clock } = settings
-  let closed = false
-  let retry: unknown
-  let reading: Promise<void> = Promise.resolve()
+  const isClosed = (): boolean => {
+    const snapshot = actor.getSnapshot()
+    return snapshot.status === 'done' || snapshot.matches({ reading: 'closing' })
+  }
 
   const resync = async (): Promise<void> => {
     const { value: pending, settledMeanwhile } = await reads.read(() => store.pending())
@@ -121,7 +122,7 @@ function createReader(
     }
     for (const entry of await ledger.unfinished()) {
       const event = eventOf(entry.eventId, entry.askId)
-      if (event === undefined || closed) continue
+      if (event === undefined || isClosed()) continue
       if (event.kind === 'settled') {
         // Owed, and sent once its ask settles (the feed says when, if it has not yet).
         const record = await store.get(entry.askId)
@@ -132,35 +133,21 @@ function createReader(
     }
   }
 
-  const read = (): void => {
-    reading = reading.then(() =>
-      closed
-        ? undefined
-        : resync().catch(() => {
-            // The store is out of reach: read it again later.
-            if (closed) return
-            const again = () => read()
-            retry =
-              clock === undefined
-                ? setTimeout(again, RESYNC_RETRY_MS)
-                : clock.setTimeout(again, RESYNC_RETRY_MS)
-          }),
-    )
-  }
+  const actor = createActor(
+    resyncMachine.provide({ actors: { resync: fromPromise(() => resync()) } }),
+    clock === undefined ? {} : { clock },
+  )
+  actor.start()
 
   return {
-    read,
+    read: (): void => actor.send({ type: 'read' }),
     get closed(): boolean {
-      return closed
+      return isClosed()
     },
     /** Stops reading; answers once a read under way is over. */
     close(): Promise<void> {
-      closed = true
-      if (retry !== undefined) {
-        if (clock === undefined) clearTimeout(retry as ReturnType<typeof setTimeout>)
-        else clock.clearTimeout(retry)
-      }
-      return reading.catch(() => undefined)
+      actor.send({ type: 'close' })
+      return toPromise(actor).then(() => undefined)
     },
   }
 }

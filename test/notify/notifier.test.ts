@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import { createMemoryStore, createUserQuestions } from '../../src/protocol/index.js'
 import type { AskStore } from '../../src/protocol/index.js'
+import type { StoreChange } from '../../src/protocol/store/index.js'
 import { startNotifier } from '../../src/notify/index.js'
 import type { NotifierOptions } from '../../src/notify/index.js'
 import { answered, newAsk } from '../../src/protocol/store/contract-fixtures.js'
@@ -512,6 +513,79 @@ describe('startNotifier reading the store late', () => {
         status: 'claimed',
       })
     }
+  })
+})
+
+describe('startNotifier reading the store whole again', () => {
+  it('reads again a second after a read of the store that failed, and announces what it finds', async () => {
+    const { secret, hook, clock } = await receiverAndClock()
+    const inner = createMemoryStore()
+    let failures = 1
+    const tries: number[] = []
+    const store = Object.create(inner) as AskStore
+    store.pending = () => {
+      tries.push(clock.now())
+      return failures-- > 0 ? Promise.reject(new Error('store out of reach')) : inner.pending()
+    }
+    // Admitted before the notifier started: only a read of the store finds it.
+    const waiting = newAsk({ startedAt: clock.now() })
+    await inner.admit(waiting)
+    notifier({ store, webhook: { url: hook.url, secret }, clock, notifyAfterMs: 1_000 })
+    await runClockUntil(clock, () => hook.receipts.length > 0, 'the ask.pending', { stepMs: 100 })
+    expect(hook.receipts.map((r) => r.id)).toEqual([`${waiting.askId}.pending`])
+    expect(tries).toHaveLength(2)
+    // A second after the failure was heard, which the clock's first step may have come before.
+    expect(tries[1]! - tries[0]!).toBeGreaterThanOrEqual(1_000)
+    expect(tries[1]! - tries[0]!).toBeLessThanOrEqual(1_100)
+  })
+
+  it('reads the store whole when its feed says it missed changes, and takes up the ask it missed', async () => {
+    const { secret, hook, clock } = await receiverAndClock()
+    const inner = createMemoryStore()
+    const missed = newAsk({ startedAt: clock.now() })
+    let tell: ((change: StoreChange) => void) | undefined
+    const store = Object.create(inner) as AskStore
+    // A feed that loses the missed ask's admission, as one that dropped its connection does.
+    store.watch = (listener) => {
+      tell = listener
+      return inner.watch((change) => {
+        if (change.type !== 'ask.admitted' || change.record.askId !== missed.askId) listener(change)
+      })
+    }
+    notifier({ store, webhook: { url: hook.url, secret }, clock, notifyAfterMs: 1_000 })
+    await inner.admit(missed)
+    await runClockUntil(clock, () => clock.now() >= missed.startedAt + 5_000, 'five seconds')
+    expect(hook.receipts).toEqual([])
+    tell!({ type: 'resync' })
+    await runClockUntil(clock, () => hook.receipts.length > 0, 'the ask.pending', { stepMs: 100 })
+    expect(hook.receipts.map((r) => r.id)).toEqual([`${missed.askId}.pending`])
+  })
+
+  it('closes while a read is under way once it ends, and starts nothing the read found', async () => {
+    const { secret, hook, clock } = await receiverAndClock()
+    const inner = createMemoryStore()
+    const readBegun = deferred()
+    const readLands = deferred()
+    const store = Object.create(inner) as AskStore
+    store.pending = () => {
+      readBegun.resolve()
+      return readLands.promise.then(() => inner.pending())
+    }
+    // Owed from a notifier that stopped: the read would send it.
+    const owed = newAsk({ startedAt: clock.now() - 60_000 })
+    await inner.admit(owed)
+    const started = startNotifier({ store, webhook: { url: hook.url, secret }, clock })
+    await readBegun.promise
+    let closed = false
+    const closing = started.close().then(() => (closed = true))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(closed).toBe(false)
+    readLands.resolve()
+    await closing
+    await runClockUntil(clock, () => clock.now() >= owed.startedAt + 600_000, 'ten minutes', {
+      stepMs: 10_000,
+    })
+    expect(hook.receipts).toEqual([])
   })
 })
 
