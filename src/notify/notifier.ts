@@ -103,11 +103,6 @@ function createReader(
   now: () => number,
 ) {
   const { store, ledger, clock } = settings
-  const isClosed = (): boolean => {
-    const snapshot = actor.getSnapshot()
-    return snapshot.status === 'done' || snapshot.matches({ reading: 'closing' })
-  }
-
   const resync = async (): Promise<void> => {
     const { value: pending, settledMeanwhile } = await reads.read(() => store.pending())
     const still = new Set(pending.map((record) => record.askId))
@@ -122,7 +117,8 @@ function createReader(
     }
     for (const entry of await ledger.unfinished()) {
       const event = eventOf(entry.eventId, entry.askId)
-      if (event === undefined || isClosed()) continue
+      // Read after a close: the deliveries, stopped, start nothing.
+      if (event === undefined) continue
       if (event.kind === 'settled') {
         // Owed, and sent once its ask settles (the feed says when, if it has not yet).
         const record = await store.get(entry.askId)
@@ -142,7 +138,8 @@ function createReader(
   return {
     read: (): void => actor.send({ type: 'read' }),
     get closed(): boolean {
-      return isClosed()
+      const snapshot = actor.getSnapshot()
+      return snapshot.status === 'done' || snapshot.matches({ reading: 'closing' })
     },
     /** Stops reading; answers once a read under way is over. */
     close(): Promise<void> {

@@ -23,8 +23,8 @@ export type ResyncEvent =
  *   again; a `read` meanwhile reads at once.
  * - `closed`: final.
  *
- * The notifier provides `resync`; while the machine is `closing` or
- * `closed`, it starts no delivery.
+ * The notifier provides `resync`, and stops its deliveries as it closes:
+ * what a read finds after that starts nothing.
  */
 export const resyncMachine = /* @__PURE__ */ setup({
   types: {

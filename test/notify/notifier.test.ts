@@ -571,7 +571,7 @@ describe('startNotifier reading the store whole again', () => {
       readBegun.resolve()
       return readLands.promise.then(() => inner.pending())
     }
-    // Owed from a notifier that stopped: the read would send it.
+    // Due at once: a read that landed before the close would announce it.
     const owed = newAsk({ startedAt: clock.now() - 60_000 })
     await inner.admit(owed)
     const started = startNotifier({ store, webhook: { url: hook.url, secret }, clock })
