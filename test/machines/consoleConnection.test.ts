@@ -276,7 +276,7 @@ describe('consoleConnectionMachine', () => {
       await vi.advanceTimersByTimeAsync(1)
       expect(emitted).toEqual(['open', 'open', 'unoffered a,c'])
       expect(actor.getSnapshot().value).toEqual({ online: 'live' })
-      expect(actor.getSnapshot().context.shown).toEqual(['b'])
+      expect(actor.getSnapshot().context).toMatchObject({ shown: ['b'], unoffered: [] })
       // Only `b` is awaited after the next reconnect.
       actor.send({ type: 'socket.closed', code: 1006 })
       await vi.advanceTimersByTimeAsync(100)
@@ -295,20 +295,37 @@ describe('consoleConnectionMachine', () => {
       expect(emitted).toEqual(['open', 'open'])
     })
 
+    it('counts an ask whose unconfirmed answer goes again as offered', async () => {
+      const { actor, emitted } = await reconnected(['a'])
+      actor.send({ type: 'socket.closed', code: 1006 })
+      actor.send({ type: 'answer.sent', rpcId: 'a', frame: 'A' })
+      await vi.advanceTimersByTimeAsync(100)
+      actor.send({ type: 'socket.opened' })
+      actor.send({ type: 'ask.offered', rpcId: 'a' })
+      expect(actor.getSnapshot().value).toEqual({ online: 'live' })
+      await vi.advanceTimersByTimeAsync(5000)
+      expect(emitted).toEqual(['open', 'open', 'open', 'send A'])
+    })
+
     it('does not wait for an ask the page no longer shows', async () => {
       const { actor, emitted } = start(timing)
       actor.send({ type: 'socket.opened' })
-      actor.send({ type: 'ask.offered', rpcId: 'a' })
-      actor.send({ type: 'ask.offered', rpcId: 'b' })
+      for (const rpcId of ['a', 'b', 'c']) actor.send({ type: 'ask.offered', rpcId })
       actor.send({ type: 'ask.left', rpcId: 'a' })
+      expect(actor.getSnapshot().context.shown).toEqual(['b', 'c'])
       actor.send({ type: 'socket.closed', code: 1006 })
       await vi.advanceTimersByTimeAsync(100)
       actor.send({ type: 'socket.opened' })
-      // Left during the replay: `b` is not reported either, and nothing is left to wait for.
+      expect(actor.getSnapshot().context.unoffered).toEqual(['b', 'c'])
+      // Left during the replay: `b` is not reported.
       actor.send({ type: 'ask.left', rpcId: 'b' })
+      await vi.advanceTimersByTimeAsync(1000)
+      expect(emitted).toEqual(['open', 'open', 'unoffered c'])
+      // Nothing is left to wait for after the next reconnect.
+      actor.send({ type: 'socket.closed', code: 1006 })
+      await vi.advanceTimersByTimeAsync(100)
+      actor.send({ type: 'socket.opened' })
       expect(actor.getSnapshot().value).toEqual({ online: 'live' })
-      await vi.advanceTimersByTimeAsync(5000)
-      expect(emitted).toEqual(['open', 'open'])
     })
 
     it('starts the grace afresh when the socket drops during it', async () => {
@@ -351,6 +368,7 @@ describe('consoleConnectionMachine', () => {
 
   it('has plain JSON context, so it persists', () => {
     const { actor } = start()
+    expect(actor.getSnapshot().context).toMatchObject({ shown: [], unoffered: [], unconfirmed: {} })
     actor.send({ type: 'answer.sent', rpcId: 'a', frame: 'A' })
     const persisted = actor.getPersistedSnapshot()
     expect(JSON.parse(JSON.stringify(persisted))).toEqual(persisted)
