@@ -7,6 +7,8 @@ import * as machines from '../machines/index.js'
 // eslint-disable-next-line no-restricted-imports
 import { listenMachine } from '../stores/postgres/listen.machine.js'
 // eslint-disable-next-line no-restricted-imports
+import { backstopMachine } from '../stores/postgres/backstop.machine.js'
+// eslint-disable-next-line no-restricted-imports
 import { resyncMachine } from '../notify/resync.machine.js'
 import { toMermaid, toStatelyConfig } from './machine-export.js'
 
@@ -29,6 +31,7 @@ function documentFor(name: string, machine: AnyStateMachine, home: string): stri
 /** Machines a part keeps to itself (not in `askseam/machines`), drawn all the same, with where they live. */
 const internalMachines: [string, AnyStateMachine, string][] = [
   ['listenMachine', listenMachine, 'src/stores/postgres'],
+  ['backstopMachine', backstopMachine, 'src/stores/postgres'],
   ['resyncMachine', resyncMachine, 'src/notify'],
 ]
 

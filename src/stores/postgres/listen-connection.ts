@@ -29,7 +29,7 @@ export interface ListenConnectionDependencies {
  * The store's timers do not keep a process up: a reconnect pending while
  * the server is down must not stop it from exiting.
  */
-const unrefClock: Clock = {
+export const unrefClock: Clock = {
   setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
   clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
 }
