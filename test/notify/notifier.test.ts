@@ -475,19 +475,27 @@ describe('startNotifier on a simulated clock', () => {
   })
 })
 
+/**
+ * A memory store whose reads of pending asks see it as it was when they
+ * began (`readBegun`), and answer once `readLands` resolves.
+ */
+function heldReads() {
+  const inner = createMemoryStore()
+  const readBegun = deferred()
+  const readLands = deferred()
+  const store = Object.create(inner) as AskStore
+  store.pending = () => {
+    const read = inner.pending()
+    readBegun.resolve()
+    return readLands.promise.then(() => read)
+  }
+  return { inner, store, readBegun, readLands }
+}
+
 describe('startNotifier reading the store late', () => {
   it('does not take up an ask that settled while its read of pending asks was under way', async () => {
     const { secret, hook, clock } = await receiverAndClock()
-    const inner = createMemoryStore()
-    // The notifier's reads of pending asks see the store as it was, and answer once `readLands` resolves.
-    const readBegun = deferred()
-    const readLands = deferred()
-    const store = Object.create(inner) as AskStore
-    store.pending = () => {
-      const read = inner.pending()
-      readBegun.resolve()
-      return readLands.promise.then(() => read)
-    }
+    const { inner, store, readBegun, readLands } = heldReads()
     const settled = newAsk({ startedAt: clock.now() })
     await inner.admit(settled)
     notifier({
@@ -563,14 +571,7 @@ describe('startNotifier reading the store whole again', () => {
 
   it('closes while a read is under way once it ends, and starts nothing the read found', async () => {
     const { secret, hook, clock } = await receiverAndClock()
-    const inner = createMemoryStore()
-    const readBegun = deferred()
-    const readLands = deferred()
-    const store = Object.create(inner) as AskStore
-    store.pending = () => {
-      readBegun.resolve()
-      return readLands.promise.then(() => inner.pending())
-    }
+    const { inner, store, readBegun, readLands } = heldReads()
     // Due at once: a read that landed before the close would announce it.
     const owed = newAsk({ startedAt: clock.now() - 60_000 })
     await inner.admit(owed)
