@@ -14,7 +14,8 @@ export interface Notifier {
   /**
    * Stops sending: every delivery under way is stopped and the claims it
    * held are released, so another notifier on the store (or this one,
-   * restarted) sends those events. Does not close the store.
+   * restarted) sends those events. Does not close the store. Called
+   * again, answers when the first call does.
    */
   close(): Promise<void>
 }
@@ -64,8 +65,8 @@ export function startNotifier(options: NotifierOptions): Notifier {
   const reads = createStoreReads()
   const reader = createReader(settings, deliveries, reads, now)
 
+  // Heard no more after close() (unwatched); the stopped deliveries take up nothing.
   const onChange = (change: StoreChange): void => {
-    if (reader.closed) return
     if (change.type === 'ask.admitted') deliveries.follow(change.record)
     else if (change.type === 'ask.settled') {
       reads.settled(change.record.askId)
@@ -75,17 +76,17 @@ export function startNotifier(options: NotifierOptions): Notifier {
   const unwatch = store.watch(onChange)
   reader.read()
 
+  const close = async (): Promise<void> => {
+    unwatch()
+    const reading = reader.close()
+    const held = deliveries.stop()
+    await reading
+    await Promise.all(held.map((eventId) => ledger.release(eventId, holder).catch(() => undefined)))
+  }
+  let closing: Promise<void> | undefined
   return {
-    async close() {
-      if (reader.closed) return
-      unwatch()
-      const reading = reader.close()
-      const held = deliveries.stop()
-      await reading
-      await Promise.all(
-        held.map((eventId) => ledger.release(eventId, holder).catch(() => undefined)),
-      )
-    },
+    // Once: a second call answers when the first is done.
+    close: () => (closing ??= close()),
   }
 }
 
@@ -136,11 +137,8 @@ function createReader(
   actor.start()
 
   return {
+    /** Asks for a read; once closing or closed, the machine takes up none. */
     read: (): void => actor.send({ type: 'read' }),
-    get closed(): boolean {
-      const snapshot = actor.getSnapshot()
-      return snapshot.status === 'done' || snapshot.matches({ reading: 'closing' })
-    },
     /** Stops reading; answers once a read under way is over. */
     close(): Promise<void> {
       actor.send({ type: 'close' })

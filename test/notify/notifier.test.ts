@@ -575,14 +575,27 @@ describe('startNotifier reading the store whole again', () => {
     // Due at once: a read that landed before the close would announce it.
     const owed = newAsk({ startedAt: clock.now() - 60_000 })
     await inner.admit(owed)
+    let unwatched = 0
+    const watch = store.watch.bind(store)
+    store.watch = (listener) => {
+      const unwatch = watch(listener)
+      return () => {
+        unwatched += 1
+        unwatch()
+      }
+    }
     const started = startNotifier({ store, webhook: { url: hook.url, secret }, clock })
     await readBegun.promise
-    let closed = false
-    const closing = started.close().then(() => (closed = true))
+    const closed: string[] = []
+    const closing = started.close().then(() => closed.push('first'))
+    // A second close is the same close: it too answers once the read ends.
+    const again = started.close().then(() => closed.push('second'))
     await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(closed).toBe(false)
+    expect(closed).toEqual([])
     readLands.resolve()
-    await closing
+    await Promise.all([closing, again])
+    expect(closed).toEqual(['first', 'second'])
+    expect(unwatched).toBe(1)
     await runClockUntil(clock, () => clock.now() >= owed.startedAt + 600_000, 'ten minutes', {
       stepMs: 10_000,
     })
