@@ -23,12 +23,6 @@ export interface ConsoleConnectionContext {
   shown: string[]
   /** Of those, the ones not offered again since the last reconnect. */
   unoffered: string[]
-  /**
-   * Answers sent and not yet confirmed by the host, by `rpcId`: the
-   * `question/respond` frame text, resent when the host replays that ask
-   * after a reconnect.
-   */
-  unconfirmed: Record<string, string>
 }
 
 /** What starts a connection: its timing, each with a default. */
@@ -56,19 +50,21 @@ export interface ConsoleConnectionInput {
   reofferGraceMs?: number
 }
 
-/** What the page tells the connection: what its WebSocket did, and what the user sent. */
+/** What the page tells the connection: what its WebSocket did, what to send, and which asks it shows. */
 export type ConsoleConnectionEvent =
   | { type: 'socket.opened' }
   /** The socket closed (or never opened); `code` is the WebSocket close code. */
   | { type: 'socket.closed'; code: number }
-  /** The user finished an ask: send this frame now, or when the host replays the ask. */
-  | { type: 'answer.sent'; rpcId: string; frame: string }
+  /**
+   * Send this frame to the host now; offline it is dropped (an answer the
+   * host never confirmed goes again when it offers the ask anew, which
+   * `consoleAskMachine` decides).
+   */
+  | { type: 'send'; frame: string }
   /** The host (re)sent `question/requested` for this ask: the page shows it. */
   | { type: 'ask.offered'; rpcId: string }
   /** The page no longer shows this ask (it was resolved, or the host confirmed the answer). */
   | { type: 'ask.left'; rpcId: string }
-  /** A receipt came for this ask, or it was resolved: nothing more to resend. */
-  | { type: 'answer.settled'; rpcId: string }
 
 /** What the connection asks the page to do. */
 export type ConsoleConnectionEmitted =
@@ -154,9 +150,9 @@ const outage = (
  * the session (`hostClosed`) or stayed unreachable for `giveUpMs`
  * (`hostUnreachable`), its output naming which — so a page whose
  * host is gone stops retrying (and stops filling the browser console with
- * failed connections). An answer the user sent is kept until the host
- * confirms it, and resent when the host replays that ask after a reconnect.
- * The machine holds no socket: it emits `socket.open` and `frame.send`, and
+ * failed connections). A frame is sent only while online: what an ask
+ * must send again after a reconnect is that ask's own affair
+ * (`consoleAskMachine`). The machine holds no socket: it emits `socket.open` and `frame.send`, and
  * the page does them.
  *
  * @example
@@ -187,27 +183,14 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
   guards: {
     isHostClosing: (_, closed: { code: number }) => closed.code === HOST_CLOSED_CODE,
     isRestarting: (_, closed: { code: number }) => closed.code === CONSOLE_RESTARTING_CODE,
-    isUnconfirmed: ({ context }, offered: { rpcId: string }) =>
-      Object.hasOwn(context.unconfirmed, offered.rpcId),
     isAllOffered: ({ context }) => context.unoffered.length === 0,
   },
   actions: {
     openSocket: emit({ type: 'socket.open' }),
-    sendAnswer: emit((_, answer: { frame: string }) => ({
+    sendFrame: emit((_, sent: { frame: string }) => ({
       type: 'frame.send' as const,
-      data: answer.frame,
+      data: sent.frame,
     })),
-    resendAnswer: emit(({ context }, offered: { rpcId: string }) => ({
-      type: 'frame.send' as const,
-      data: context.unconfirmed[offered.rpcId] ?? '',
-    })),
-    recordAnswer: assign(({ context }, answer: { rpcId: string; frame: string }) => ({
-      unconfirmed: { ...context.unconfirmed, [answer.rpcId]: answer.frame },
-    })),
-    forgetAnswer: assign(({ context }, settled: { rpcId: string }) => {
-      const { [settled.rpcId]: _settled, ...rest } = context.unconfirmed
-      return { unconfirmed: rest }
-    }),
     noteOffered: assign(({ context }, offered: { rpcId: string }) => ({
       shown: context.shown.includes(offered.rpcId)
         ? context.shown
@@ -241,13 +224,9 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
     reofferGraceMs: input.reofferGraceMs ?? 10_000,
     shown: [],
     unoffered: [],
-    unconfirmed: {},
   }),
   initial: 'connecting',
   on: {
-    // Offline, an answer waits: the host replays its ask on reconnect, and it goes out then.
-    'answer.sent': { actions: { type: 'recordAnswer', params: ({ event }) => event } },
-    'answer.settled': { actions: { type: 'forgetAnswer', params: ({ event }) => event } },
     'ask.left': { actions: { type: 'noteLeft', params: ({ event }) => event } },
   },
   states: {
@@ -273,22 +252,8 @@ export const consoleConnectionMachine = /* @__PURE__ */ setup({
         live: {},
       },
       on: {
-        'answer.sent': {
-          actions: [
-            { type: 'recordAnswer', params: ({ event }) => event },
-            { type: 'sendAnswer', params: ({ event }) => event },
-          ],
-        },
-        'ask.offered': [
-          {
-            guard: { type: 'isUnconfirmed', params: ({ event }) => event },
-            actions: [
-              { type: 'noteOffered', params: ({ event }) => event },
-              { type: 'resendAnswer', params: ({ event }) => event },
-            ],
-          },
-          { actions: { type: 'noteOffered', params: ({ event }) => event } },
-        ],
+        send: { actions: { type: 'sendFrame', params: ({ event }) => event } },
+        'ask.offered': { actions: { type: 'noteOffered', params: ({ event }) => event } },
         'socket.closed': /* @__PURE__ */ socketClosed('reconnecting', 'restarting'),
       },
     },

@@ -116,6 +116,16 @@ export type {
   ConsoleConnectionInput,
   ConsoleConnectionOutput,
 } from './consoleConnection.machine.js'
+export { consoleAskMachine } from './consoleAsk.machine.js'
+export type {
+  ConsoleAskContext,
+  ConsoleAskEmitted,
+  ConsoleAskEvent,
+  ConsoleAskLeft,
+  ConsoleAskOutput,
+  ConsoleAskSent,
+  ConsoleAskVerdict,
+} from './consoleAsk.machine.js'
 export { KEEP_ALIVE_MS, keepAliveMachine } from './keepAlive.machine.js'
 export type {
   KeepAliveContext,

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest'
 
 /*
  * `askseam/machines` is built to be bundled: a UI that takes one machine
- * (the web console takes questionnaireMachine and consoleConnectionMachine)
+ * (the web console takes questionnaireMachine, consoleConnectionMachine and
+ * consoleAskMachine)
  * must not carry the others. Each machine is `/* @__PURE__ *\/`, and so is
  * every call inside its definition; one that is not (a spread, a helper
  * called bare) keeps its whole machine in every bundle.
@@ -15,6 +16,7 @@ const entry = fileURLToPath(new URL('../../src/machines/index.ts', import.meta.u
 /** Each machine's id, and the machines it runs as children (which its bundle must carry). */
 const machines = {
   askMachine: 'ask',
+  consoleAskMachine: 'consoleAsk',
   consoleConnectionMachine: 'consoleConnection',
   fleetMachine: 'fleet',
   keepAliveMachine: 'keepAlive',

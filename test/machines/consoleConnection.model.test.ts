@@ -45,9 +45,8 @@ const timing = {
 function eventsFor(snapshot: Snapshot, replay: boolean): ModelEvent[] {
   if (snapshot.status === 'done') return []
   const events: ModelEvent[] = [
-    { type: 'answer.sent', rpcId: 'a', frame: 'A' },
+    { type: 'send', frame: 'A' },
     { type: 'ask.offered', rpcId: 'a' },
-    { type: 'answer.settled', rpcId: 'a' },
   ]
   if (replay) events.push({ type: 'ask.left', rpcId: 'a' })
   if (replay && snapshot.matches({ online: 'replaying' })) events.push({ type: GRACE, grace: true })
@@ -77,7 +76,6 @@ const serializeState = (snapshot: Snapshot, replay: boolean) =>
   JSON.stringify([
     snapshot.status,
     snapshot.value,
-    Object.keys(snapshot.context.unconfirmed),
     ...(replay ? [snapshot.context.shown, snapshot.context.unoffered] : []),
   ])
 const serializeEvent = (event: ModelEvent) => JSON.stringify(event)
@@ -141,12 +139,10 @@ class World {
         return this.socket.fire('open')
       case 'socket.closed':
         return this.socket.fire('close', { code: event.code })
-      case 'answer.sent':
-        return this.connection.sendAnswer(event.rpcId, event.frame)
+      case 'send':
+        return this.connection.send(event.frame)
       case 'ask.offered':
         return this.connection.offered(event.rpcId)
-      case 'answer.settled':
-        return this.connection.settled(event.rpcId)
       case 'ask.left':
         return this.connection.left(event.rpcId)
     }
@@ -242,10 +238,8 @@ describe.each([
           (state.matches('connecting') ||
             OUTAGES.some((outage) => state.matches({ [outage]: 'trying' })))
         expect(world.sockets.length - socketsBefore).toBe(entered ? 1 : 0)
-        const resends =
-          previous.matches('online') &&
-          (step.event.type === 'answer.sent' ||
-            (step.event.type === 'ask.offered' && 'a' in previous.context.unconfirmed))
+        // A frame goes out only while online; offline it is dropped, not kept.
+        const resends = previous.matches('online') && step.event.type === 'send'
         const sent = world.sockets.flatMap((socket, index) =>
           socket.sent.slice(sentBefore[index] ?? 0),
         )

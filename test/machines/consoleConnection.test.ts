@@ -134,32 +134,17 @@ describe('consoleConnectionMachine', () => {
     expect(actor.getSnapshot().value).toEqual({ online: 'live' })
   })
 
-  it('sends an answer while online and resends it when the host replays the ask', async () => {
+  it('sends a frame while online, and drops one sent offline (its ask sends it again when offered)', async () => {
     const { actor, emitted } = start({ retryBaseMs: 100 })
     actor.send({ type: 'socket.opened' })
-    actor.send({ type: 'answer.sent', rpcId: 'a', frame: 'A' })
+    actor.send({ type: 'send', frame: 'A' })
     expect(emitted).toEqual(['open', 'send A'])
     actor.send({ type: 'socket.closed', code: 1006 })
-    await vi.advanceTimersByTimeAsync(100)
-    actor.send({ type: 'socket.opened' })
-    actor.send({ type: 'ask.offered', rpcId: 'b' })
-    actor.send({ type: 'ask.offered', rpcId: 'a' })
-    expect(emitted).toEqual(['open', 'send A', 'open', 'send A'])
-    actor.send({ type: 'answer.settled', rpcId: 'a' })
-    actor.send({ type: 'ask.offered', rpcId: 'a' })
-    expect(emitted).toHaveLength(4)
-    expect(actor.getSnapshot().context.unconfirmed).toEqual({})
-  })
-
-  it('keeps an answer given while offline and sends it when the ask is replayed', async () => {
-    const { actor, emitted } = start({ retryBaseMs: 100 })
-    actor.send({ type: 'socket.closed', code: 1006 })
-    actor.send({ type: 'answer.sent', rpcId: 'a', frame: 'A' })
-    expect(emitted).toEqual(['open'])
+    actor.send({ type: 'send', frame: 'B' })
     await vi.advanceTimersByTimeAsync(100)
     actor.send({ type: 'socket.opened' })
     actor.send({ type: 'ask.offered', rpcId: 'a' })
-    expect(emitted).toEqual(['open', 'open', 'send A'])
+    expect(emitted).toEqual(['open', 'send A', 'open'])
   })
 
   it('clamps a wait longer than a timer can hold instead of retrying or giving up at once', async () => {
@@ -295,13 +280,13 @@ describe('consoleConnectionMachine', () => {
       expect(emitted).toEqual(['open', 'open'])
     })
 
-    it('counts an ask whose unconfirmed answer goes again as offered', async () => {
+    it('counts an ask offered again while its answer goes out as offered', async () => {
       const { actor, emitted } = await reconnected(['a'])
       actor.send({ type: 'socket.closed', code: 1006 })
-      actor.send({ type: 'answer.sent', rpcId: 'a', frame: 'A' })
       await vi.advanceTimersByTimeAsync(100)
       actor.send({ type: 'socket.opened' })
       actor.send({ type: 'ask.offered', rpcId: 'a' })
+      actor.send({ type: 'send', frame: 'A' })
       expect(actor.getSnapshot().value).toEqual({ online: 'live' })
       await vi.advanceTimersByTimeAsync(5000)
       expect(emitted).toEqual(['open', 'open', 'open', 'send A'])
@@ -368,8 +353,8 @@ describe('consoleConnectionMachine', () => {
 
   it('has plain JSON context, so it persists', () => {
     const { actor } = start()
-    expect(actor.getSnapshot().context).toMatchObject({ shown: [], unoffered: [], unconfirmed: {} })
-    actor.send({ type: 'answer.sent', rpcId: 'a', frame: 'A' })
+    expect(actor.getSnapshot().context).toMatchObject({ shown: [], unoffered: [] })
+    actor.send({ type: 'ask.offered', rpcId: 'a' })
     const persisted = actor.getPersistedSnapshot()
     expect(JSON.parse(JSON.stringify(persisted))).toEqual(persisted)
   })

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
+import { createActor } from 'xstate'
 import { createUserQuestions } from '../../../src/protocol/index.js'
 import { startWebConsole } from '../../../src/providers/web/index.js'
 import type { WebConsole } from '../../../src/providers/web/index.js'
+import { consoleAskMachine } from '../../../src/machines/index.js'
 import type { ConsoleConnectionEnd } from '../../../src/machines/index.js'
 import { connectToHost } from '../../../src/providers/web/page/connection.js'
 import type {
@@ -45,9 +47,6 @@ async function start(restartGiveUpMs?: number) {
     onFrame: (frame) => {
       frames.push(frame)
       if (frame.type === 'question/requested') connection.offered(String(frame.rpcId))
-      if (frame.type === 'receipt' || frame.type === 'question/resolved') {
-        connection.settled(String(frame.rpcId))
-      }
     },
     onState: (state) => states.push(state),
     onEnded: (reason) => endings.push(reason),
@@ -78,7 +77,7 @@ describe('page connection against a real console', () => {
     const asked = seam.ask({ questions: [{ id: 'name', question: 'Name?' }] })
     await until(() => frames.some((frame) => frame.type === 'question/requested'))
     const rpcId = String(frames.find((frame) => frame.type === 'question/requested')?.rpcId)
-    connection.sendAnswer(rpcId, respond(rpcId, 'Aurora'))
+    connection.send(respond(rpcId, 'Aurora'))
     expect(await asked).toEqual({ answers: [{ id: 'name', selected: [], custom: 'Aurora' }] })
     await until(() => frames.some((frame) => frame.type === 'receipt' && frame.accepted === true))
   })
@@ -98,10 +97,14 @@ describe('page connection against a real console', () => {
     expect(states).toEqual(['connecting', 'online', 'restarting', 'online'])
   })
 
-  it('keeps an answer given while the console restarts and sends it when the ask is offered again', async () => {
+  it("with the ask's machine beside it, sends an answer given while the console restarts when the ask is offered again", async () => {
     const seam = createUserQuestions({ providerGraceMs: 60_000 })
     const web = await startWebConsole({ seam })
     const frames: Record<string, unknown>[] = []
+    // The page's wiring: the ask's machine decides what goes out, the connection sends it.
+    const ask = createActor(consoleAskMachine)
+    ask.on('answer.send', ({ frame }) => connection.send(frame))
+    ask.start()
     const connection = connectToHost({
       url: web.wsUrl,
       openSocket: (url) => {
@@ -111,8 +114,11 @@ describe('page connection against a real console', () => {
       },
       onFrame: (frame) => {
         frames.push(frame)
-        if (frame.type === 'question/requested') connection.offered(String(frame.rpcId))
-        if (frame.type === 'receipt') connection.settled(String(frame.rpcId))
+        if (frame.type === 'question/requested') {
+          connection.offered(String(frame.rpcId))
+          ask.send({ type: 'offered', counted: false })
+        }
+        if (frame.type === 'receipt') ask.send({ type: 'receipt', verdict: 'accepted' })
       },
       onState: () => undefined,
       timing: { retryBaseMs: 20, retryMaxMs: 40, giveUpMs: 400 },
@@ -123,10 +129,12 @@ describe('page connection against a real console', () => {
     const rpcId = String(frames.find((frame) => frame.type === 'question/requested')?.rpcId)
     await web.close()
     await until(() => connection.state === 'restarting')
-    connection.sendAnswer(rpcId, respond(rpcId, 'Aurora'))
+    ask.send({ type: 'answered', frame: respond(rpcId, 'Aurora'), sent: 'answered' })
     const { port } = new URL(web.url)
     consoles.push(await startWebConsole({ seam, port: Number(port), token: web.token }))
     expect(await asked).toEqual({ answers: [{ id: 'name', selected: [], custom: 'Aurora' }] })
+    await until(() => ask.getSnapshot().status === 'done')
+    expect(ask.getSnapshot().output).toEqual({ left: 'accepted', sent: 'answered' })
     await seam.close()
   })
 

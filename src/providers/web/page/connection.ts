@@ -47,14 +47,12 @@ export interface ConnectionOptions {
 /** The running connection. */
 export interface Connection {
   readonly state: ConnectionState
-  /** Sends a finished ask's `question/respond` now, or once the host replays the ask. */
-  sendAnswer(rpcId: string, frame: string): void
-  /** The host sent `question/requested` for this ask: the page shows it, and an unconfirmed answer to it goes again. */
+  /** Sends a frame now; offline it is dropped (an ask sends its answer again when the host offers it anew). */
+  send(frame: string): void
+  /** The host sent `question/requested` for this ask: the page shows it. */
   offered(rpcId: string): void
   /** The page no longer shows this ask. */
   left(rpcId: string): void
-  /** A receipt or `question/resolved` came for this ask. */
-  settled(rpcId: string): void
   /** Stops the machine and closes the socket (tests; the page lives as long as the tab). */
   stop(): void
 }
@@ -115,10 +113,9 @@ export function connectToHost(options: ConnectionOptions): Connection {
     get state() {
       return state ?? 'connecting'
     },
-    sendAnswer: (rpcId, frame) => tell({ type: 'answer.sent', rpcId, frame }),
+    send: (frame) => tell({ type: 'send', frame }),
     offered: (rpcId) => tell({ type: 'ask.offered', rpcId }),
     left: (rpcId) => tell({ type: 'ask.left', rpcId }),
-    settled: (rpcId) => tell({ type: 'answer.settled', rpcId }),
     stop() {
       actor.stop()
       const open = socket

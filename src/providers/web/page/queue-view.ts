@@ -1,11 +1,10 @@
 /** The queue of waiting asks down the side of the console page. */
 import type { Actor } from 'xstate'
-import type { questionnaireMachine } from '../../../machines/index.js'
+import type { consoleAskMachine, questionnaireMachine } from '../../../machines/index.js'
 import type { AskUserQuestionItem } from '../../../vocabulary/index.js'
 import type { Approvals } from './wire.js'
 import { h } from './dom.js'
 import { clamp } from './stage-views.js'
-import type { SentNotice } from './stage-views.js'
 import { deadlineBadge } from './view-kit.js'
 
 /** One ask the page shows, and the questionnaire the user answers it with. */
@@ -16,10 +15,15 @@ export interface Ask {
   /** When the ask times out (epoch ms), if the host said; and when this page first saw it. */
   deadline: { at: number; since: number } | undefined
   actor: Actor<typeof questionnaireMachine>
-  /** What the user's finished questionnaire sent, until the host confirms it. */
-  sent: SentNotice['kind'] | undefined
+  /** Where the ask is on the page: listed, carried aside, awaiting its receipt, or gone. */
+  life: Actor<typeof consoleAskMachine>
   /** On an ask that needs several approvals: how many, and the ids of who gave them, as last sent. */
   approvals: Approvals | undefined
+}
+
+/** The user's answer to `ask` is out, and the host has not confirmed it. */
+export function isSending(ask: Pick<Ask, 'life'>): boolean {
+  return ask.life.getSnapshot().context.sent !== undefined
 }
 
 /** How an ask is named in the queue, a toast or a notification. */
@@ -64,7 +68,7 @@ export function queueItems(
             ask.approvals !== undefined &&
               ` · ${ask.approvals.given.length} of ${ask.approvals.required} approvals`,
             ask.sessionId !== undefined && ` · ${ask.sessionId}`,
-            ask.sent !== undefined && ' · sending…',
+            isSending(ask) && ' · sending…',
           ]),
           ask.deadline !== undefined && deadlineBadge(ask.deadline),
         ],
