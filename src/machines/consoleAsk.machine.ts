@@ -113,9 +113,9 @@ export const consoleAskMachine = /* @__PURE__ */ setup({
     wasSent: ({ context }) => context.sent !== undefined,
   },
   actions: {
-    keepAnswer: assign(({ event }) =>
-      event.type === 'answered' ? { sent: { frame: event.frame, kind: event.sent } } : {},
-    ),
+    keepAnswer: assign((_, answer: { frame: string; sent: ConsoleAskSent }) => ({
+      sent: { frame: answer.frame, kind: answer.sent },
+    })),
     sendAnswer: emit(({ context }) => ({
       type: 'answer.send' as const,
       frame: context.sent?.frame ?? '',
@@ -143,7 +143,10 @@ export const consoleAskMachine = /* @__PURE__ */ setup({
       states: {
         answering: {
           on: {
-            answered: { target: 'sent', actions: 'keepAnswer' },
+            answered: {
+              target: 'sent',
+              actions: { type: 'keepAnswer', params: ({ event }) => event },
+            },
             // Ended without this page's answer.
             resolved: '#consoleAsk.resolved',
           },

@@ -126,6 +126,7 @@ describe('consoleAskMachine', () => {
       { type: 'offered', counted: true },
     )
     expect(where(actor).value).toEqual({ shown: 'answering' })
+    expect(actor.getSnapshot().context.sent).toBeUndefined()
     expect(emitted).toEqual(['send F', 'restart'])
     // Counted on an ask the user had not answered: nothing to start over.
     const fresh = start({ type: 'unoffered' }, { type: 'offered', counted: true })

@@ -11,6 +11,7 @@ import type {
 import { createPageAsks } from '../../../src/providers/web/page/asks.js'
 import type { PageAsks } from '../../../src/providers/web/page/asks.js'
 import type { Ask } from '../../../src/providers/web/page/queue-view.js'
+import { installSessionStorage } from '../../support/session-storage.js'
 
 /**
  * Paths generated from consoleAskMachine drive the page's own asks module
@@ -54,14 +55,7 @@ const requested = (counted: boolean) => ({
 })
 
 /** The tab's sessionStorage, where the page keeps the user's drafts. */
-const storage = new Map<string, string>()
-Object.assign(globalThis, {
-  sessionStorage: {
-    getItem: (key: string) => storage.get(key) ?? null,
-    setItem: (key: string, value: string) => void storage.set(key, value),
-    removeItem: (key: string) => void storage.delete(key),
-  },
-})
+const storage = installSessionStorage()
 const DRAFT = `askseam:draft:${RPC_ID}`
 
 /** The page's asks, with everything it reported recorded. */

@@ -7,7 +7,7 @@
  */
 import { createActor } from 'xstate'
 import { consoleAskMachine, questionnaireMachine } from '../../../machines/index.js'
-import type { ConsoleAskOutput, ConsoleAskVerdict } from '../../../machines/index.js'
+import type { ConsoleAskOutput } from '../../../machines/index.js'
 import type { AskUserQuestionItem } from '../../../vocabulary/index.js'
 import { forgetDraft, saveDraft, savedDraft } from './drafts.js'
 import { summary } from './queue-view.js'
@@ -57,14 +57,6 @@ export interface PageAsks {
   ended(): number
 }
 
-/** How the host took this page's answer, from its receipt frame. */
-function verdictOf(frame: Record<string, unknown>): ConsoleAskVerdict {
-  if (frame.accepted === true) {
-    return readApprovals(frame.counted) === undefined ? 'accepted' : 'counted'
-  }
-  return frame.reason === 'not-pending' ? 'not-pending' : 'refused'
-}
-
 /** A questionnaire for `ask`'s questions, resumed from the tab's saved draft of them, if any. */
 function questionnaire(ask: Pick<Ask, 'rpcId' | 'questions'>): Ask['actor'] {
   const snapshot = savedDraft(ask.rpcId, ask.questions)
@@ -90,8 +82,8 @@ export function createPageAsks(
   function startQuestions(ask: Ask): void {
     const { actor, rpcId } = ask
     actor.start()
+    // A stopped questionnaire (started over, or its ask gone) reports nothing more.
     actor.subscribe((snapshot) => {
-      if (ask.actor !== actor || asks.get(rpcId) !== ask) return
       if (snapshot.status === 'active') saveDraft(rpcId, actor.getPersistedSnapshot())
       else forgetDraft(rpcId)
       if (snapshot.status === 'done') {
@@ -178,15 +170,21 @@ export function createPageAsks(
     }
   }
 
+  /** How the host took this page's answer: the ask's machine decides what follows, the page says it. */
   function receipt(ask: Ask, frame: Record<string, unknown>): void {
-    const verdict = verdictOf(frame)
-    ask.life.send({ type: 'receipt', verdict })
     const counted = readApprovals(frame.counted)
-    if (verdict === 'counted' && counted !== undefined) hooks.tell(countedText(counted))
-    if (verdict === 'not-pending') {
-      hooks.tell(`${named(ask)} was already settled; your answer was not used.`)
+    if (frame.accepted === true) {
+      ask.life.send({ type: 'receipt', verdict: counted === undefined ? 'accepted' : 'counted' })
+      if (counted !== undefined) hooks.tell(countedText(counted))
+      return
     }
-    if (verdict === 'refused') hooks.tell(refusalText(frame.reason, frame.message))
+    const notPending = frame.reason === 'not-pending'
+    ask.life.send({ type: 'receipt', verdict: notPending ? 'not-pending' : 'refused' })
+    hooks.tell(
+      notPending
+        ? `${named(ask)} was already settled; your answer was not used.`
+        : refusalText(frame.reason, frame.message),
+    )
   }
 
   const listed = () => [...asks.values()].filter((ask) => isListed(ask.rpcId))
