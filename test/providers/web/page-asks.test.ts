@@ -57,6 +57,23 @@ describe('the console page’s asks', () => {
     expect(asks.get('c')?.deadline).toBeUndefined()
   })
 
+  it('tells the page of a new ask once, and of every offer of it', () => {
+    const { asks, offered, arrived } = page()
+    asks.frame(requested('a'))
+    asks.frame(requested('a'))
+    expect(offered).toEqual(['a', 'a'])
+    expect(arrived.map((ask) => ask.rpcId)).toEqual(['a'])
+  })
+
+  it('says an ask ended, in the words of its outcome or plainly for one it does not know', () => {
+    const { asks, told } = page()
+    asks.frame(requested('a'))
+    asks.frame(requested('b'))
+    asks.frame({ type: 'question/resolved', rpcId: 'a', outcome: 'timed-out' })
+    asks.frame({ type: 'question/resolved', rpcId: 'b', outcome: 'vanished' })
+    expect(told).toEqual(['“Which database?” timed out.', '“Which database?” ended.'])
+  })
+
   it('ignores an offer without a list of questions', () => {
     const { asks, offered, arrived } = page()
     expect(asks.frame({ type: 'question/requested', rpcId: 'a', questions: 'none' })).toBe(true)
