@@ -58,6 +58,10 @@ const best = cases.map(({ size, samples }) => ({
   median: median(samples),
 }))
 const base = best[0]?.min ?? Number.NaN
+console.log('## Validating a large answer\n')
+console.log(
+  'One multi-select question with N options, every one selected: time per selected label, and its ratio to the smallest N (a linear check stays near 1).\n',
+)
 console.log(
   table(
     [
