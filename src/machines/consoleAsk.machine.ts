@@ -40,7 +40,7 @@ export type ConsoleAskEmitted =
 
 /** One ask on the console page, as data. */
 export interface ConsoleAskContext {
-  /** What the user sent and its frame, until the host settles it; none while they answer. */
+  /** What the user sent and its frame; none while they answer (again, once the questions start over). */
   sent: { frame: string; kind: ConsoleAskSent } | undefined
 }
 
@@ -54,10 +54,13 @@ export interface ConsoleAskContext {
 export type ConsoleAskLeft =
   'accepted' | 'counted' | 'not-pending' | 'resolved' | 'refused' | 'console-ended'
 
-/** How an ask left the page, and what the user had sent that the host did not confirm. */
+/** How an ask left the page, and what the user had sent. */
 export interface ConsoleAskOutput {
   left: ConsoleAskLeft
-  /** Present when an answer went out and no receipt confirmed it (`console-ended`), or when `accepted` says what was. */
+  /**
+   * What the user had sent, when an answer was out as the ask left; on
+   * `console-ended`, an answer the host never confirmed.
+   */
   sent?: ConsoleAskSent
 }
 
