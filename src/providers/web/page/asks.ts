@@ -66,6 +66,21 @@ function questionnaire(ask: Pick<Ask, 'rpcId' | 'questions'>): Ask['actor'] {
   })
 }
 
+/** What a `question/requested` frame says of a new ask; nothing without a list of questions. */
+function offerOf(frame: Record<string, unknown>): Omit<Ask, 'actor' | 'life'> | undefined {
+  if (!Array.isArray(frame.questions)) return undefined
+  return {
+    rpcId: String(frame.rpcId),
+    sessionId: typeof frame.sessionId === 'string' ? frame.sessionId : undefined,
+    questions: frame.questions as AskUserQuestionItem[],
+    deadline:
+      typeof frame.deadline === 'number' && Number.isFinite(frame.deadline)
+        ? { at: frame.deadline, since: Date.now() }
+        : undefined,
+    approvals: readApprovals(frame.approvals),
+  }
+}
+
 /**
  * The page's asks; `signedInAs` says who the page is signed in as (an offer
  * whose count names them has their approval), when the host said.
@@ -96,21 +111,13 @@ export function createPageAsks(
   }
 
   function start(frame: Record<string, unknown>): Ask | undefined {
-    if (!Array.isArray(frame.questions)) return undefined
-    const rpcId = String(frame.rpcId)
-    const questions = frame.questions as AskUserQuestionItem[]
-    const deadline =
-      typeof frame.deadline === 'number' && Number.isFinite(frame.deadline)
-        ? { at: frame.deadline, since: Date.now() }
-        : undefined
+    const offer = offerOf(frame)
+    if (offer === undefined) return undefined
+    const { rpcId } = offer
     const ask: Ask = {
-      rpcId,
-      sessionId: typeof frame.sessionId === 'string' ? frame.sessionId : undefined,
-      questions,
-      deadline,
-      actor: questionnaire({ rpcId, questions }),
+      ...offer,
+      actor: questionnaire(offer),
       life: createActor(consoleAskMachine),
-      approvals: readApprovals(frame.approvals),
     }
     asks.set(rpcId, ask)
     startQuestions(ask)
